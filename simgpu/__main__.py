@@ -1,0 +1,3 @@
+from simgpu.cli import main
+
+main()

@@ -1,0 +1,106 @@
+"""The Python entry point: `simulate(arch, algo, problem, options, mode)` -> Result.
+
+It resolves the arch and the algorithm, validates the options against the algorithm's declared names, asks the
+algorithm for its kernels, runs the engine, applies the power-limited clock when the arch has one (one re-run at
+the lowered clock), and checks the model's invariants before returning: cycles never below the roofline bound,
+HBM bytes never below the compulsory traffic. A violated invariant is an InternalError, never a result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from simgpu.arch import Arch, load_arch
+from simgpu.clock import power_limited_clock_hz
+from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine, RunStats
+from simgpu.errors import InternalError, OptionError, ProblemError
+from simgpu.kernel import Kernel
+from simgpu.problem import AnyProblem, GemmProblem, Problem
+from simgpu.registry import load_algorithm
+from simgpu.result import Result, make_result
+from simgpu.trace import Trace
+
+MODES: tuple[str, ...] = ("exact",)
+CLOCK_TOLERANCE = 2e-3  # re-run at the power-limited clock only when it moves by more than this fraction
+
+
+def roofline_cycles(arch: Arch, problem: AnyProblem, clock_hz: float) -> float:
+    """A lower bound on any schedule's cycles: peak tensor-core rate and compulsory HBM reads."""
+    compute = problem.flops / (arch.tensor_core.flops_per_cycle[problem.dtype] * arch.sms)  # type: ignore[index]
+    memory = problem.compulsory_read_bytes / arch.hbm_bytes_per_cycle(clock_hz)
+    return float(max(compute, memory))
+
+
+def schedule(arch: Arch, algo: str, problem: AnyProblem, options: Mapping[str, Any]) -> tuple[Kernel, ...]:
+    """The kernels `algo` launches for `problem` on `arch`, after checking the problem kind and option names."""
+    module = load_algorithm(algo)
+    expected = Problem if module.PROBLEM == "attention" else GemmProblem
+    if not isinstance(problem, expected):
+        raise ProblemError(f"algorithm {algo} takes a {expected.__name__}, got {type(problem).__name__}")
+    unknown = sorted(set(options) - set(module.OPTIONS))
+    if unknown:
+        valid = ", ".join(sorted(module.OPTIONS)) or "none"
+        raise OptionError(f"algorithm {algo} has no option {', '.join(unknown)} (valid: {valid})")
+    problem.check_arch(arch)
+    return tuple(module.schedule(arch, problem, **options))
+
+
+def simulate(
+    arch: Arch | str | Path,
+    algo: str,
+    problem: AnyProblem,
+    options: Mapping[str, Any] | None = None,
+    mode: str = "exact",
+    trace: Trace | None = None,
+    event_budget: int = DEFAULT_EVENT_BUDGET,
+) -> Result:
+    started = time.perf_counter()
+    if not isinstance(arch, Arch):
+        arch = load_arch(arch)
+    if mode not in MODES:
+        raise OptionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    options = dict(options or {})
+    kernels = schedule(arch, algo, problem, options)
+    clock_hz = arch.clock_hz
+    stats = Engine(arch, clock_hz, trace, event_budget).run(kernels)
+    if arch.power is not None:
+        tensor = stats.units["tensor"]
+        lowered = power_limited_clock_hz(arch, tensor.busy_cycles / (tensor.instances * stats.cycles))
+        if abs(lowered - clock_hz) > CLOCK_TOLERANCE * clock_hz:
+            clock_hz = lowered
+            if trace is not None:
+                trace.spans.clear()
+            stats = Engine(arch, clock_hz, trace, event_budget).run(kernels)
+    _check_invariants(arch, algo, problem, stats, clock_hz)
+    return make_result(
+        stats,
+        arch=arch.name,
+        algo=algo,
+        problem=problem.describe(),
+        options=options,
+        mode=mode,
+        clock_hz=clock_hz,
+        flops=problem.flops,
+        sim_wall_s=time.perf_counter() - started,
+        spans=tuple(trace.spans) if trace is not None else (),
+    )
+
+
+def _check_invariants(arch: Arch, algo: str, problem: AnyProblem, stats: RunStats, clock_hz: float) -> None:
+    bound = roofline_cycles(arch, problem, clock_hz)
+    # Busy cycles are float sums; allow rounding in the last bits only.
+    if stats.cycles < bound * (1 - 1e-9):
+        raise InternalError(f"{algo} on {arch.name}: {stats.cycles:.0f} cycles is below the roofline {bound:.0f}")
+    if stats.hbm_read_bytes < problem.compulsory_read_bytes:
+        raise InternalError(
+            f"{algo} on {arch.name}: HBM reads {stats.hbm_read_bytes:.0f} B below compulsory "
+            f"{problem.compulsory_read_bytes} B"
+        )
+    if stats.hbm_write_bytes < problem.compulsory_write_bytes:
+        raise InternalError(
+            f"{algo} on {arch.name}: HBM writes {stats.hbm_write_bytes:.0f} B below compulsory "
+            f"{problem.compulsory_write_bytes} B"
+        )

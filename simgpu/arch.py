@@ -1,0 +1,358 @@
+"""Architecture description: a frozen, validated tree loaded from a YAML file in `archs/` (or a user's own file).
+
+What is described: SM count and clock (with an optional power-limited clock), per-SM compute pipes (tensor core by
+dtype and instruction kind, MUFU ex2, FP32 FMA, ALU, warp schedulers), per-SM memories (shared memory, TMEM, TMA),
+the chip-wide L2 and HBM, and feature flags. Every number lives in the YAML file with its source; this module holds
+no hardware constant, only the schema and its consistency rules.
+
+Loading rejects unknown keys, missing keys, wrong types (strict: no string-to-number coercion), non-finite and
+out-of-range values, and inconsistent combinations, with one line naming the file, the key path and the reason.
+A file may `inherit:` another (by name or relative path) and override any keys; `overrides` apply `key.path=value`
+what-ifs on top, validated the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from simgpu.errors import ArchError
+
+TensorInstruction = Literal["mma_sync", "wgmma", "tcgen05"]
+DType = Literal["fp32", "tf32", "bf16", "fp16", "fp8"]
+
+# Size in bytes of one element of each dtype the tensor cores take (fp32 is the accumulator type).
+DTYPE_BYTES: Mapping[str, int] = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+
+PositiveInt = Annotated[int, Field(gt=0)]
+NonNegativeInt = Annotated[int, Field(ge=0)]
+PositiveFloat = Annotated[float, Field(gt=0)]
+NonNegativeFloat = Annotated[float, Field(ge=0)]
+Fraction = Annotated[float, Field(gt=0, le=1)]
+
+
+class _Node(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class SmSpec(_Node):
+    """Per-SM limits that decide how many CTAs fit (occupancy) and how fast warps issue."""
+
+    max_threads: PositiveInt
+    max_ctas: PositiveInt
+    registers: PositiveInt
+    max_registers_per_thread: PositiveInt
+    warp_schedulers: PositiveInt
+    cta_launch_cycles: NonNegativeInt
+
+
+class TensorCoreSpec(_Node):
+    """Matrix units of one SM: dense rate per input dtype and the instruction that drives them."""
+
+    instruction: TensorInstruction
+    flops_per_cycle: dict[DType, PositiveInt]
+    instruction_m: PositiveInt
+    instruction_n_max: PositiveInt
+    instruction_k_bytes: PositiveInt
+    subpartitions: PositiveInt
+
+
+class MufuSpec(_Node):
+    """Multi-function unit: transcendental throughput (ex2) per SM."""
+
+    ex2_per_cycle: PositiveFloat
+
+
+class FmaSpec(_Node):
+    """FP32 FMA lanes per SM: one FMUL/FADD/FFMA per lane per cycle."""
+
+    fp32_per_cycle: PositiveFloat
+
+
+class AluSpec(_Node):
+    """Integer/compare/min/max/conversion lanes per SM."""
+
+    ops_per_cycle: PositiveFloat
+
+
+class SmemSpec(_Node):
+    """Shared memory of one SM: capacity, the opt-in limit per CTA, and the read/write port bandwidth."""
+
+    capacity_bytes: PositiveInt
+    per_cta_bytes: PositiveInt
+    bandwidth_bytes_per_cycle: PositiveFloat
+    copy_engine_writes_use_port: bool
+
+
+class TmemSpec(_Node):
+    """Tensor Memory (Blackwell): accumulator storage of 128 lanes x columns x 32 bit, allocated in granules."""
+
+    lanes: PositiveInt
+    columns: PositiveInt
+    column_granule: PositiveInt
+    bandwidth_bytes_per_cycle: PositiveFloat
+
+    @property
+    def capacity_bytes(self) -> int:
+        return self.lanes * self.columns * 4
+
+
+class TmaSpec(_Node):
+    """Bulk tensor copy engine of one SM: a fixed issue cost per copy instruction."""
+
+    issue_cycles: NonNegativeInt
+
+
+class L2Spec(_Node):
+    """Chip-wide L2: capacity decides hits; bandwidth is shared by all SMs."""
+
+    capacity_bytes: NonNegativeInt
+    bandwidth_bytes_per_s: PositiveFloat
+    hit_latency_cycles: NonNegativeInt
+
+
+class HbmSpec(_Node):
+    """Device memory: capacity, datasheet bandwidth, the achievable share of it, and miss latency."""
+
+    capacity_bytes: PositiveInt
+    bandwidth_bytes_per_s: PositiveFloat
+    achievable_fraction: Fraction
+    latency_cycles: NonNegativeInt
+
+    @property
+    def sustained_bytes_per_s(self) -> float:
+        return self.bandwidth_bytes_per_s * self.achievable_fraction
+
+
+class PowerSpec(_Node):
+    """Power-limited clock: with the tensor cores saturated the chip runs at `tensor_saturated_clock_hz`.
+
+    The model interpolates linearly in the tensor-core busy fraction between `clock_hz` (idle tensor cores) and this
+    clock. It is a first-order stand-in for a power model (dynamic power is dominated by tensor-core activity).
+    """
+
+    tensor_saturated_clock_hz: PositiveFloat
+
+
+class Features(_Node):
+    """What the chip can do; schedules refuse archs that lack what they need."""
+
+    tma: bool
+    wgmma: bool
+    tcgen05: bool
+    tmem: bool
+    clusters: bool
+
+
+class Arch(_Node):
+    """One GPU. Frozen; a what-if is a new Arch made with `with_overrides` or `load_arch(..., overrides=...)`."""
+
+    name: str
+    compute_capability: str
+    sms: PositiveInt
+    clock_hz: PositiveFloat
+    power: PowerSpec | None
+    kernel_launch_s: NonNegativeFloat
+    sm: SmSpec
+    tensor_core: TensorCoreSpec
+    mufu: MufuSpec
+    fma: FmaSpec
+    alu: AluSpec
+    smem: SmemSpec
+    tmem: TmemSpec | None
+    tma: TmaSpec | None
+    l2: L2Spec
+    hbm: HbmSpec
+    features: Features
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Arch:
+        if self.smem.per_cta_bytes > self.smem.capacity_bytes:
+            raise ValueError(
+                f"smem.per_cta_bytes ({self.smem.per_cta_bytes}) exceeds smem.capacity_bytes "
+                f"({self.smem.capacity_bytes})"
+            )
+        if self.features.tmem != (self.tmem is not None):
+            raise ValueError("features.tmem must be true exactly when a tmem section is given")
+        if self.features.tma != (self.tma is not None):
+            raise ValueError("features.tma must be true exactly when a tma section is given")
+        instruction = self.tensor_core.instruction
+        if instruction == "wgmma" and not self.features.wgmma:
+            raise ValueError("tensor_core.instruction is wgmma but features.wgmma is false")
+        if instruction == "tcgen05" and not (self.features.tcgen05 and self.features.tmem):
+            raise ValueError("tensor_core.instruction is tcgen05 but features.tcgen05 or features.tmem is false")
+        if self.power is not None and self.power.tensor_saturated_clock_hz > self.clock_hz:
+            raise ValueError("power.tensor_saturated_clock_hz exceeds clock_hz")
+        if self.sm.max_threads % 32:
+            raise ValueError("sm.max_threads must be a multiple of the warp size (32)")
+        return self
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        """Input dtypes the tensor cores take, in the file's order."""
+        return tuple(self.tensor_core.flops_per_cycle)
+
+    def hbm_bytes_per_cycle(self, clock_hz: float) -> float:
+        return self.hbm.sustained_bytes_per_s / clock_hz
+
+    def l2_bytes_per_cycle(self, clock_hz: float) -> float:
+        return self.l2.bandwidth_bytes_per_s / clock_hz
+
+    def peak_flops_per_s(self, dtype: str) -> float:
+        return self.tensor_core.flops_per_cycle[dtype] * self.sms * self.clock_hz  # type: ignore[index]
+
+    def with_overrides(self, overrides: Mapping[str, Any], source: str = "<overrides>") -> Arch:
+        """A new Arch with `key.path -> value` overrides applied and the whole tree validated again."""
+        tree = self.model_dump()
+        for path, value in overrides.items():
+            _set_path(tree, path, value, source)
+        return _validate(tree, source)
+
+
+ARCH_DIRS_ENV = "SIMGPU_ARCH_PATH"
+
+
+def arch_dirs() -> tuple[Path, ...]:
+    """Where named archs live: `simgpu/archs` inside an installed wheel, else the repository's `archs/`."""
+    here = Path(__file__).resolve().parent
+    candidates = (here / "archs", here.parent / "archs")
+    return tuple(d for d in candidates if d.is_dir())
+
+
+def available_archs() -> tuple[str, ...]:
+    names: set[str] = set()
+    for directory in arch_dirs():
+        names.update(p.stem for p in directory.glob("*.yaml"))
+    return tuple(sorted(names))
+
+
+def resolve_arch_path(name_or_path: str | Path, relative_to: Path | None = None) -> Path:
+    """A file path as given (absolute or relative to the inheriting file), else a named arch."""
+    text = str(name_or_path)
+    if text.endswith((".yaml", ".yml")) or "/" in text or Path(text).is_file():
+        path = Path(text)
+        if not path.is_absolute() and relative_to is not None:
+            path = relative_to / path
+        if not path.is_file():
+            raise ArchError(f"{text}: no such arch file")
+        return path
+    for directory in arch_dirs():
+        candidate = directory / f"{text}.yaml"
+        if candidate.is_file():
+            return candidate
+    known = ", ".join(available_archs()) or "none found"
+    raise ArchError(f"unknown arch {text!r} (known: {known}; or give a path to a YAML file)")
+
+
+def load_arch(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Arch:
+    """Load, merge `inherit:` parents, apply overrides, validate. Raises ArchError with file and key path."""
+    path = resolve_arch_path(name_or_path)
+    tree = _load_tree(path, chain=())
+    arch = _validate(tree, str(path))
+    if overrides:
+        arch = arch.with_overrides(overrides, source=f"{path} (--set)")
+    return arch
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """Parse `key.path=value` as given to `--set`. Numbers, booleans and `null` are typed; the rest is a string."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ArchError(f"--set {text!r}: expected KEY.PATH=VALUE")
+    return key.strip(), parse_scalar(raw.strip())
+
+
+def parse_scalar(raw: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("null", "none", "~"):
+        return None
+    return raw
+
+
+def _load_tree(path: Path, chain: tuple[Path, ...]) -> dict[str, Any]:
+    resolved = path.resolve()
+    if resolved in chain:
+        cycle = " -> ".join(str(p) for p in (*chain, resolved))
+        raise ArchError(f"{path}: inherit cycle: {cycle}")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ArchError(f"{path}: cannot read arch file: {err}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or "invalid YAML"
+        raise ArchError(f"{path}:{where}: YAML syntax error: {problem}") from None
+    if not isinstance(data, dict):
+        raise ArchError(f"{path}: an arch file must be a YAML mapping, got {type(data).__name__}")
+    parent_name = data.pop("inherit", None)
+    if parent_name is None:
+        return data
+    if not isinstance(parent_name, str):
+        raise ArchError(f"{path}: inherit: expected an arch name or path, got {parent_name!r}")
+    try:
+        parent_path = resolve_arch_path(parent_name, relative_to=path.parent)
+    except ArchError as err:
+        raise ArchError(f"{path}: inherit: {err}") from None
+    parent = _load_tree(parent_path, (*chain, resolved))
+    return _merge(parent, data)
+
+
+def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(dict(merged[key]), value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _set_path(tree: dict[str, Any], path: str, value: Any, source: str) -> None:
+    keys = path.split(".")
+    node: Any = tree
+    for depth, key in enumerate(keys[:-1]):
+        child = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(child, dict):
+            where = ".".join(keys[: depth + 1])
+            if isinstance(node, dict) and key in node and node[key] is None:
+                raise ArchError(f"{source}: {path}: section {where} is absent on this arch; set the section first")
+            raise ArchError(f"{source}: {path}: no such key ({where} is not a section)")
+        node = child
+    if not isinstance(node, dict) or keys[-1] not in node:
+        raise ArchError(f"{source}: {path}: no such key")
+    if isinstance(node[keys[-1]], float) and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    node[keys[-1]] = value
+
+
+def _validate(tree: Mapping[str, Any], source: str) -> Arch:
+    try:
+        return Arch.model_validate(dict(tree))
+    except ValidationError as err:
+        first = err.errors()[0]
+        location = ".".join(str(part) for part in first["loc"]) or "<root>"
+        message = first["msg"]
+        if first["type"] == "extra_forbidden":
+            message = "unknown key"
+        elif first["type"] == "missing":
+            message = "missing key"
+        value = first.get("input")
+        shown = (
+            "" if first["type"] in ("missing", "extra_forbidden") or isinstance(value, dict) else f" (got {value!r})"
+        )
+        more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
+        raise ArchError(f"{source}: {location}: {message}{shown}{more}") from None

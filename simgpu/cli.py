@@ -1,0 +1,177 @@
+"""The `simgpu` command line. The only module that prints.
+
+User errors (a bad flag, a bad YAML file, an unknown arch or algorithm, a problem the arch cannot run) print one
+line `simgpu: error: ...` on stderr and exit with status 2; a failed model invariant exits with status 3.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from simgpu.api import simulate
+from simgpu.arch import available_archs, load_arch, parse_override, parse_scalar
+from simgpu.errors import InternalError, OptionError, SimgpuError
+from simgpu.problem import INPUT_DTYPES, PASSES, AnyProblem, GemmProblem, Problem
+from simgpu.registry import load_algorithm
+from simgpu.result import Result
+from simgpu.trace import Trace
+
+USAGE_ERROR = 2
+INTERNAL_ERROR = 3
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """simgpu: a discrete-event simulator and cost model of GPUs at the level of their units."""
+
+
+@cli.command("archs")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
+def archs_command(as_json: bool) -> None:
+    """List the architectures that ship with simgpu."""
+    archs = [(name, load_arch(name)) for name in available_archs()]
+    if as_json:
+        rows = [
+            {
+                "name": name,
+                "model": arch.name,
+                "sms": arch.sms,
+                "clock_hz": arch.clock_hz,
+                "bf16_tflops": arch.peak_flops_per_s("bf16") / 1e12,
+                "hbm_bytes_per_s": arch.hbm.bandwidth_bytes_per_s,
+                "l2_bytes": arch.l2.capacity_bytes,
+                "tensor_instruction": arch.tensor_core.instruction,
+                "dtypes": list(arch.dtypes),
+            }
+            for name, arch in archs
+        ]
+        click.echo(json.dumps(rows, indent=2))
+        return
+    click.echo(
+        f"{'name':<6} {'model':<26} {'SMs':>4} {'clock MHz':>9} {'bf16 TF/s':>9} {'HBM TB/s':>8} {'L2 MiB':>6}  tensor"
+    )
+    for name, arch in archs:
+        click.echo(
+            f"{name:<6} {arch.name:<26} {arch.sms:>4} {arch.clock_hz / 1e6:>9.0f} "
+            f"{arch.peak_flops_per_s('bf16') / 1e12:>9.0f} {arch.hbm.bandwidth_bytes_per_s / 1e12:>8.2f} "
+            f"{arch.l2.capacity_bytes / 2**20:>6.0f}  {arch.tensor_core.instruction}"
+        )
+
+
+def _key_values(items: Sequence[str], flag: str) -> dict[str, Any]:
+    parsed: dict[str, Any] = {}
+    for item in items:
+        if flag == "--set":
+            key, value = parse_override(item)
+        else:
+            key, sep, raw = item.partition("=")
+            if not sep or not key.strip():
+                raise OptionError(f"{flag} {item!r}: expected NAME=VALUE")
+            key, value = key.strip(), parse_scalar(raw.strip())
+        parsed[key] = value
+    return parsed
+
+
+@cli.command("run")
+@click.option("--arch", "arch_name", required=True, help="Arch name (see `simgpu archs`) or path to a YAML file.")
+@click.option("--algo", required=True, help="Algorithm: gemm, standard, v1, v2, v3, v4.")
+@click.option("--batch", type=int, default=1, show_default=True)
+@click.option("--heads", type=int, default=16, show_default=True)
+@click.option("--seqlen", type=int, default=4096, show_default=True, help="Query sequence length.")
+@click.option("--seqlen-k", type=int, default=None, help="Key/value sequence length (default: --seqlen).")
+@click.option("--headdim", type=int, default=128, show_default=True)
+@click.option("--causal", is_flag=True)
+@click.option("--dtype", type=click.Choice(INPUT_DTYPES), default="bf16", show_default=True)
+@click.option("--pass", "pass_", type=click.Choice(PASSES), default="fwd", show_default=True)
+@click.option("--m", type=int, default=4096, show_default=True, help="GEMM rows of A and C.")
+@click.option("--n", type=int, default=4096, show_default=True, help="GEMM columns of B and C.")
+@click.option("--k", type=int, default=4096, show_default=True, help="GEMM inner dimension.")
+@click.option("--set", "sets", multiple=True, metavar="KEY.PATH=VALUE", help="Override an arch value (what-if).")
+@click.option("--option", "opts", multiple=True, metavar="NAME=VALUE", help="Algorithm option, e.g. block_n=64.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option(
+    "--trace",
+    "trace_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write a Chrome trace (open in Perfetto) of SM 0 and the chip-wide units.",
+)
+def run_command(
+    arch_name: str,
+    algo: str,
+    batch: int,
+    heads: int,
+    seqlen: int,
+    seqlen_k: int | None,
+    headdim: int,
+    causal: bool,
+    dtype: str,
+    pass_: str,
+    m: int,
+    n: int,
+    k: int,
+    sets: Sequence[str],
+    opts: Sequence[str],
+    as_json: bool,
+    trace_path: str | None,
+) -> None:
+    """Simulate one algorithm on one arch and print the prediction."""
+    arch = load_arch(arch_name, _key_values(sets, "--set"))
+    module = load_algorithm(algo)
+    problem: AnyProblem
+    if module.PROBLEM == "gemm":
+        problem = GemmProblem(m, n, k, dtype)
+    else:
+        problem = Problem(batch, heads, seqlen, headdim, seqlen_k, causal, dtype, pass_)
+    trace = Trace() if trace_path is not None else None
+    result = simulate(arch, algo, problem, _key_values(opts, "--option"), trace=trace)
+    if trace_path is not None:
+        result.write_trace(trace_path)
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+    else:
+        click.echo(format_result(result))
+
+
+def format_result(result: Result) -> str:
+    problem = " ".join(f"{key}={value}" for key, value in result.problem.items())
+    busy = "  ".join(f"{unit} {fraction:.0%}" for unit, fraction in sorted(result.busy.items(), key=lambda i: -i[1]))
+    lines = [
+        f"{result.algo} on {result.arch} ({result.mode} mode, clock {result.clock_hz / 1e6:.0f} MHz)",
+        f"  problem      {problem}",
+        f"  time         {result.time_s * 1e3:.4f} ms  ({result.cycles:,.0f} cycles)",
+        f"  throughput   {result.tflops:.1f} TFLOP/s  ({result.flops:.3e} FLOP)",
+        f"  HBM          read {result.hbm_read_bytes / 1e6:,.1f} MB  write {result.hbm_write_bytes / 1e6:,.1f} MB",
+        f"  L2           read {result.l2_read_bytes / 1e6:,.1f} MB  write {result.l2_write_bytes / 1e6:,.1f} MB",
+        f"  smem         read {result.smem_read_bytes / 1e6:,.1f} MB  write {result.smem_write_bytes / 1e6:,.1f} MB",
+        f"  busy         {busy}",
+        f"  bottleneck   {result.bottleneck}",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point: runs the click group and turns every user error into one line and exit status 2."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="simgpu", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.Abort:
+        sys.exit(USAGE_ERROR)
+    except click.ClickException as err:
+        _fail(err.format_message(), USAGE_ERROR)
+    except InternalError as err:
+        _fail(f"internal error: {err}", INTERNAL_ERROR)
+    except SimgpuError as err:
+        _fail(str(err), USAGE_ERROR)
+
+
+def _fail(message: str, status: int) -> None:
+    one_line = " ".join(message.split())
+    click.echo(f"simgpu: error: {one_line}", err=True)
+    sys.exit(status)

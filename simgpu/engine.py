@@ -1,0 +1,373 @@
+"""The discrete-event engine: CTAs placed on SMs, warp roles as SimPy processes, ops charged to units.
+
+Kernels run one after another (a launch gap apart) on one chip whose L2 contents carry over between them. For each
+kernel the engine computes how many CTAs fit on an SM (threads, registers, shared memory, TMEM, CTA slots) and
+starts that many CTA slots per SM, filled breadth-first across SMs as the hardware's block scheduler does. A slot
+runs CTAs until the tile queue is empty (one tile per CTA), or, for a persistent kernel, runs one CTA whose roles
+pull tiles from the queue. Each warp role is a SimPy process that walks its program: unit ops reserve time on the
+units (see `simgpu.sm`); synchronous ones suspend the role until completion, asynchronous ones arrive on a barrier
+when they complete. A run that ends with roles still waiting is a deadlock and is reported as one.
+
+This is the exact mode: every CTA and every loop iteration is simulated. Ignored here: anything below the op level
+(instruction latencies, register dependencies, warp scheduling policy).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Generator, Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import simpy
+
+from simgpu.arch import Arch
+from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
+from simgpu.kernel import WARP_SIZE, BarrierSpec, Kernel, Role
+from simgpu.ops import Advance, Arrive, BarrierRef, Delay, Op, Repeat, Store, Wait
+from simgpu.sm import Sm
+from simgpu.trace import Trace
+from simgpu.units.hbm import Hbm
+from simgpu.units.l2 import L2
+from simgpu.units.server import SpanRecorder
+
+DEFAULT_EVENT_BUDGET = 20_000_000
+REGISTER_ALLOCATION_GRANULE = 256  # registers are allocated per warp in units of 256 (CUDA occupancy calculator)
+
+
+@dataclass(frozen=True)
+class UnitTotals:
+    """Busy cycles summed over all instances of a unit, how many instances there are, and what they served."""
+
+    busy_cycles: float
+    instances: int
+    amount: float
+
+
+@dataclass(frozen=True)
+class RunStats:
+    """What one engine run measured; `simgpu.result` turns it into a Result."""
+
+    cycles: float
+    kernel_cycles: tuple[float, ...]
+    units: dict[str, UnitTotals]
+    hbm_read_bytes: float
+    hbm_write_bytes: float
+    l2_read_bytes: float
+    l2_write_bytes: float
+    smem_read_bytes: float
+    smem_write_bytes: float
+    tmem_read_bytes: float
+    tmem_write_bytes: float
+    ops: int
+    ctas_per_sm: tuple[int, ...]
+
+
+def ctas_per_sm(arch: Arch, kernel: Kernel) -> int:
+    """How many CTAs of `kernel` fit on one SM at once; ResourceError naming the resource if none does."""
+    cta = kernel.cta
+    warps = -(-cta.threads // WARP_SIZE)
+    regs_per_warp = -(-cta.registers_per_thread * WARP_SIZE // REGISTER_ALLOCATION_GRANULE)
+    regs_per_warp *= REGISTER_ALLOCATION_GRANULE
+    where = f"kernel {kernel.name}"
+    if cta.registers_per_thread > arch.sm.max_registers_per_thread:
+        raise ResourceError(
+            f"{where}: {cta.registers_per_thread} registers per thread exceed the limit of "
+            f"{arch.sm.max_registers_per_thread} on {arch.name}"
+        )
+    if cta.smem_bytes > arch.smem.per_cta_bytes:
+        raise ResourceError(
+            f"{where}: needs {cta.smem_bytes} bytes of shared memory per CTA; {arch.name} allows "
+            f"{arch.smem.per_cta_bytes}"
+        )
+    if cta.tmem_columns:
+        if arch.tmem is None:
+            raise ResourceError(f"{where}: needs Tensor Memory, which {arch.name} does not have")
+        if cta.tmem_columns > arch.tmem.columns:
+            raise ResourceError(f"{where}: needs {cta.tmem_columns} TMEM columns; {arch.name} has {arch.tmem.columns}")
+    limits = {
+        "threads": arch.sm.max_threads // cta.threads,
+        "CTA slots": arch.sm.max_ctas,
+        "registers": arch.sm.registers // (regs_per_warp * warps),
+        "shared memory": arch.smem.capacity_bytes // cta.smem_bytes if cta.smem_bytes else arch.sm.max_ctas,
+    }
+    if cta.tmem_columns and arch.tmem is not None:
+        granule = arch.tmem.column_granule
+        columns = -(-cta.tmem_columns // granule) * granule
+        limits["TMEM"] = arch.tmem.columns // columns
+    resource, fit = min(limits.items(), key=lambda item: item[1])
+    if fit < 1:
+        raise ResourceError(f"{where}: one CTA does not fit on an SM of {arch.name} ({resource})")
+    return fit
+
+
+class _Barrier:
+    __slots__ = ("arrivals", "count", "name", "phases", "waiters")
+
+    def __init__(self, spec: BarrierSpec, slot: int) -> None:
+        self.name = spec.name if spec.slots == 1 else f"{spec.name}[{slot}]"
+        self.arrivals = spec.arrivals
+        self.count = 0
+        self.phases = spec.initial_phases
+        self.waiters: list[tuple[int, simpy.Event]] = []
+
+    def arrive(self) -> None:
+        self.count += 1
+        if self.count < self.arrivals:
+            return
+        self.count = 0
+        self.phases += 1
+        ready = [w for w in self.waiters if w[0] <= self.phases]
+        self.waiters = [w for w in self.waiters if w[0] > self.phases]
+        for _, event in ready:
+            event.succeed()
+
+
+class _RoleState:
+    __slots__ = ("cta", "cursors", "done", "name", "phases", "waiting")
+
+    def __init__(self, name: str, cta: _Cta) -> None:
+        self.name = name
+        self.cta = cta
+        self.phases: dict[_Barrier, int] = {}
+        self.cursors: dict[str, int] = {}
+        self.waiting: tuple[_Barrier, int] | None = None
+        self.done = False
+
+
+class _Cta:
+    __slots__ = ("barriers", "index", "kernel", "queue", "sm", "tiles")
+
+    def __init__(self, index: int, kernel: Kernel, sm: Sm, tiles: list[Hashable], queue: deque[Hashable] | None):
+        self.index = index
+        self.kernel = kernel
+        self.sm = sm
+        self.tiles = tiles
+        self.queue = queue  # persistent CTAs draw further tiles from the kernel's queue
+        self.barriers = {spec.name: [_Barrier(spec, i) for i in range(spec.slots)] for spec in kernel.barriers}
+
+    def tile(self, k: int) -> Hashable | None:
+        if k < len(self.tiles):
+            return self.tiles[k]
+        if self.queue:
+            self.tiles.append(self.queue.popleft())
+            return self.tiles[k]
+        return None
+
+    def barrier(self, ref: BarrierRef, role: _RoleState) -> _Barrier:
+        """The barrier slot `ref` names: explicit `(name, slot)`, or the role's cursor on ring `name`."""
+        if isinstance(ref, str):
+            name, slot = ref, role.cursors.get(ref, 0)
+        else:
+            name, slot = ref
+        ring = self.barriers.get(name)
+        if ring is None:
+            raise ScheduleError(f"kernel {self.kernel.name}: no barrier named {name!r}")
+        return ring[slot % len(ring)]
+
+
+class Engine:
+    """Runs kernels on a model of `arch` at `clock_hz` (exact mode). One Engine, one run."""
+
+    def __init__(
+        self,
+        arch: Arch,
+        clock_hz: float | None = None,
+        trace: Trace | None = None,
+        event_budget: int = DEFAULT_EVENT_BUDGET,
+    ) -> None:
+        self.arch = arch
+        self.clock_hz = clock_hz if clock_hz is not None else arch.clock_hz
+        self.trace = trace
+        self.event_budget = event_budget
+        self.env = simpy.Environment()
+        self.hbm = Hbm(arch.hbm_bytes_per_cycle(self.clock_hz), arch.hbm.latency_cycles, self._chip_recorder())
+        self.l2 = L2(
+            arch.l2.capacity_bytes,
+            arch.l2_bytes_per_cycle(self.clock_hz),
+            arch.l2.hit_latency_cycles,
+            self.hbm,
+            self._chip_recorder(),
+        )
+        self.sms = [Sm(i, arch, self.l2, self._sm_recorder) for i in range(arch.sms)]
+        self._ops = 0
+        self._roles: list[_RoleState] = []
+        self._ctas = 0
+
+    def _chip_recorder(self) -> SpanRecorder | None:
+        trace = self.trace
+        if trace is None:
+            return None
+        return lambda unit, start, end: trace.unit_span("chip", unit, start, end)
+
+    def _sm_recorder(self, index: int) -> SpanRecorder | None:
+        trace = self.trace
+        if trace is None or index not in trace.sms:
+            return None
+        return lambda unit, start, end: trace.unit_span(f"SM {index}", unit, start, end)
+
+    def run(self, kernels: Sequence[Kernel]) -> RunStats:
+        if not kernels:
+            raise ScheduleError("nothing to run: no kernels")
+        launch_cycles = self.arch.kernel_launch_s * self.clock_hz
+        kernel_cycles = []
+        fits = []
+        for kernel in kernels:
+            start = self.env.now
+            fit = ctas_per_sm(self.arch, kernel)
+            fits.append(fit)
+            self._run_kernel(kernel, fit, start + launch_cycles)
+            kernel_cycles.append(self.env.now - start)
+        self.l2.flush()
+        return self._stats(tuple(kernel_cycles), tuple(fits))
+
+    def _run_kernel(self, kernel: Kernel, fit: int, start: float) -> None:
+        env = self.env
+        queue: deque[Hashable] = deque(kernel.tiles)
+        self._roles = []
+        slots = [env.process(self._slot(sm, kernel, queue, start)) for _ in range(fit) for sm in self.sms]
+        env.run()
+        if not all(slot.triggered for slot in slots):
+            raise DeadlockError(self._deadlock_message(kernel))
+
+    def _deadlock_message(self, kernel: Kernel) -> str:
+        stuck = [r for r in self._roles if not r.done]
+        shown = []
+        for role in stuck[:4]:
+            if role.waiting is None:
+                shown.append(f"CTA {role.cta.index} role {role.name!r} (not waiting on a barrier)")
+                continue
+            barrier, phase = role.waiting
+            shown.append(
+                f"CTA {role.cta.index} role {role.name!r} waits on barrier {barrier.name!r} phase {phase} "
+                f"({barrier.phases} completed, {barrier.count}/{barrier.arrivals} arrivals)"
+            )
+        more = f" and {len(stuck) - len(shown)} more" if len(stuck) > len(shown) else ""
+        return f"deadlock in kernel {kernel.name}: " + "; ".join(shown) + more
+
+    def _slot(self, sm: Sm, kernel: Kernel, queue: deque[Hashable], start: float) -> Generator[simpy.Event, Any, None]:
+        env = self.env
+        yield env.timeout(start - env.now)
+        launch = self.arch.sm.cta_launch_cycles
+        while queue:
+            if launch:
+                yield env.timeout(launch)
+            if not queue:
+                return
+            cta = _Cta(self._ctas, kernel, sm, [queue.popleft()], queue if kernel.persistent else None)
+            self._ctas += 1
+            roles = [env.process(self._role(cta, role)) for role in kernel.roles]
+            yield env.all_of(roles)
+            if kernel.persistent:
+                return
+
+    def _role(self, cta: _Cta, role: Role) -> Generator[simpy.Event, Any, None]:
+        state = _RoleState(role.name, cta)
+        self._roles.append(state)
+        k = 0
+        while (tile := cta.tile(k)) is not None:
+            yield from self._run_ops(cta, role, state, role.program(tile))
+            k += 1
+        state.done = True
+
+    def _run_ops(
+        self, cta: _Cta, role: Role, state: _RoleState, ops: Sequence[Op]
+    ) -> Generator[simpy.Event, Any, None]:
+        """Walk a program. Loops are expanded through a stack of iterators rather than nested generators, so a
+        resumed role does not pass through one generator frame per loop level."""
+        env = self.env
+        sm = cta.sm
+        trace = self.trace if self.trace is not None and sm.index in self.trace.sms else None
+        stack: list[Iterator[Op]] = [iter(ops)]
+        while stack:
+            op = next(stack[-1], None)
+            if op is None:
+                stack.pop()
+                continue
+            kind = type(op)
+            if kind is Repeat:
+                assert isinstance(op, Repeat)
+                stack.append(_expand(op))
+            elif kind is Wait:
+                assert isinstance(op, Wait)
+                barrier = cta.barrier(op.barrier, state)
+                phase = state.phases.get(barrier, 0) + 1
+                state.phases[barrier] = phase
+                if barrier.phases < phase:
+                    event = env.event()
+                    barrier.waiters.append((phase, event))
+                    state.waiting = (barrier, phase)
+                    yield event
+                    state.waiting = None
+            elif kind is Arrive:
+                assert isinstance(op, Arrive)
+                cta.barrier(op.barrier, state).arrive()
+            elif kind is Advance:
+                assert isinstance(op, Advance)
+                for name in op.barriers:
+                    state.cursors[name] = state.cursors.get(name, 0) + 1
+            elif kind is Delay:
+                assert isinstance(op, Delay)
+                yield env.timeout(op.cycles)
+            else:
+                self._ops += 1
+                if self._ops > self.event_budget:
+                    raise EventBudgetError(
+                        f"simulation exceeded its event budget of {self.event_budget} ops; use fast mode or a "
+                        f"smaller problem"
+                    )
+                now = env.now
+                done = sm.execute(op, now, role.warps)  # type: ignore[arg-type]
+                if trace is not None:
+                    trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
+                arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
+                if arrive is not None:
+                    self._arrive_at(cta.barrier(arrive, state), done - now)
+                elif kind is Store and not op.wait:  # type: ignore[union-attr]
+                    env.timeout(done - now)  # keeps the kernel open until the write drains
+                else:
+                    yield env.timeout(done - now)
+
+    def _arrive_at(self, barrier: _Barrier, delay: float) -> None:
+        event = self.env.timeout(delay)
+        event.callbacks.append(_arrival(barrier))
+
+    def _stats(self, kernel_cycles: tuple[float, ...], fits: tuple[int, ...]) -> RunStats:
+        units: dict[str, UnitTotals] = {
+            "hbm": UnitTotals(self.hbm.server.busy_cycles, 1, self.hbm.server.amount),
+            "l2": UnitTotals(self.l2.server.busy_cycles, 1, self.l2.server.amount),
+        }
+        for sm in self.sms:
+            for name, server in sm.servers().items():
+                prev = units.get(name, UnitTotals(0.0, 0, 0.0))
+                units[name] = UnitTotals(
+                    prev.busy_cycles + server.busy_cycles, prev.instances + 1, prev.amount + server.amount
+                )
+        smem_r = sum(sm.smem.read_bytes for sm in self.sms)
+        smem_w = sum(sm.smem.write_bytes for sm in self.sms)
+        tmem_r = sum(sm.tmem.read_bytes for sm in self.sms if sm.tmem is not None)
+        tmem_w = sum(sm.tmem.write_bytes for sm in self.sms if sm.tmem is not None)
+        return RunStats(
+            cycles=self.env.now,
+            kernel_cycles=kernel_cycles,
+            units=units,
+            hbm_read_bytes=self.hbm.read_bytes,
+            hbm_write_bytes=self.hbm.write_bytes,
+            l2_read_bytes=self.l2.read_bytes,
+            l2_write_bytes=self.l2.write_bytes,
+            smem_read_bytes=smem_r,
+            smem_write_bytes=smem_w,
+            tmem_read_bytes=tmem_r,
+            tmem_write_bytes=tmem_w,
+            ops=self._ops,
+            ctas_per_sm=fits,
+        )
+
+
+def _expand(loop: Repeat) -> Iterator[Op]:
+    for i in range(loop.count):
+        yield from loop.body(i)
+
+
+def _arrival(barrier: _Barrier) -> Callable[[Any], None]:
+    return lambda _event: barrier.arrive()

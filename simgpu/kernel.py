@@ -1,0 +1,77 @@
+"""Kernels as schedules hand them to the engine: work items, per-CTA resources, warp roles and their programs.
+
+A kernel is a list of tiles (work items, in launch order) and the program each warp role runs for one tile. A
+non-persistent kernel launches one CTA per tile; a persistent kernel launches as many CTAs as fit at once and each
+pulls tiles from a shared queue in the given order (dynamic scheduling, as FA3/FA4's tile schedulers do; LPT is an
+order of the tiles). Barriers are per CTA and keep their phase across the tiles of a persistent CTA.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+
+from simgpu.errors import ScheduleError
+from simgpu.ops import Op
+
+WARP_SIZE = 32
+
+
+@dataclass(frozen=True)
+class CtaResources:
+    """What one CTA occupies on its SM; decides how many CTAs are resident at once."""
+
+    threads: int
+    registers_per_thread: int
+    smem_bytes: int
+    tmem_columns: int = 0
+
+
+@dataclass(frozen=True)
+class BarrierSpec:
+    """A ring of `slots` mbarrier-style barriers: a slot's phase completes after `arrivals` arrivals.
+
+    `initial_phases` start completed: the `empty` ring of a producer/consumer pipeline has `initial_phases=1`, so
+    the producer's first pass over the ring does not wait.
+    """
+
+    name: str
+    arrivals: int = 1
+    initial_phases: int = 0
+    slots: int = 1
+
+
+@dataclass(frozen=True)
+class Role:
+    """A group of warps running the same program (a warp role: load, mma, softmax, correction, epilogue...)."""
+
+    name: str
+    warps: int
+    program: Callable[[Hashable], Sequence[Op]]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    tiles: tuple[Hashable, ...]
+    cta: CtaResources
+    roles: tuple[Role, ...]
+    barriers: tuple[BarrierSpec, ...] = field(default=())
+    persistent: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.tiles:
+            raise ScheduleError(f"kernel {self.name}: no tiles to run")
+        if not self.roles:
+            raise ScheduleError(f"kernel {self.name}: no warp roles")
+        role_warps = sum(role.warps for role in self.roles)
+        if role_warps * WARP_SIZE != self.cta.threads:
+            raise ScheduleError(
+                f"kernel {self.name}: roles have {role_warps} warps but the CTA has {self.cta.threads} threads"
+            )
+        names = [b.name for b in self.barriers]
+        if len(set(names)) != len(names):
+            raise ScheduleError(f"kernel {self.name}: duplicate barrier names")
+        for barrier in self.barriers:
+            if barrier.arrivals <= 0 or barrier.initial_phases < 0 or barrier.slots <= 0:
+                raise ScheduleError(f"kernel {self.name}: barrier {barrier.name} has a bad arrival or phase count")

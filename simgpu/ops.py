@@ -1,0 +1,153 @@
+"""Ops: what a warp role asks of the units. Ops declare demand (bytes, FLOPs, elements); units decide time.
+
+An op with `arrive=None` is synchronous: the role waits until it completes. An op naming a barrier in `arrive` is
+asynchronous (TMA copies, cp.async groups, wgmma, tcgen05): the role continues at once and the op arrives on that
+barrier when it completes; another role (or the same one) waits on the barrier. Stores are fire-and-forget unless
+`wait=True`. `Repeat` marks a loop so that the engine can see iterations (the fast mode extrapolates them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+CopyEngine = Literal["tma", "cp_async", "ldg"]
+Operand = Literal["reg", "smem", "tmem"]
+
+# A barrier reference: a name resolves to the slot at the role's cursor for that ring (see `Advance`), as a
+# CUTLASS PipelineState does; (name, slot) names the slot explicitly.
+BarrierRef = str | tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """Global -> on-chip copy of one tile of `tensor`. `tile` names the bytes for L2 residency."""
+
+    tensor: str
+    tile: Hashable
+    nbytes: int
+    engine: CopyEngine = "tma"
+    arrive: BarrierRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """On-chip -> global write of one tile; `atomic=True` is a read-modify-write done in L2 (fp32 atomics)."""
+
+    tensor: str
+    tile: Hashable
+    nbytes: int
+    engine: CopyEngine = "ldg"
+    atomic: bool = False
+    wait: bool = False
+    arrive: BarrierRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Mma:
+    """C[m, n] += A[m, k] @ B[k, n] on the tensor cores; operands and accumulator live where the names say."""
+
+    m: int
+    n: int
+    k: int
+    dtype: str
+    a: Operand = "smem"
+    b: Operand = "smem"
+    acc: Operand = "reg"
+    arrive: BarrierRef | None = None
+
+    @property
+    def flops(self) -> float:
+        return 2.0 * self.m * self.n * self.k
+
+
+@dataclass(frozen=True, slots=True)
+class Exp:
+    """`count` exp2 evaluations; `emulated_fraction` of them run as a polynomial on the FMA pipe.
+
+    `fma_per_emulated` is the FMA-pipe op count of one software exp2 (range reduction + Horner + exponent insert),
+    given by the algorithm that chose the polynomial.
+    """
+
+    count: float
+    emulated_fraction: float = 0.0
+    fma_per_emulated: float = 0.0
+    arrive: BarrierRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Fma:
+    """`count` FP32 lane operations on the FMA pipe (FMUL, FADD or FFMA each count one)."""
+
+    count: float
+    arrive: BarrierRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Alu:
+    """`count` lane operations on the ALU pipe (compare, min/max, integer, conversions)."""
+
+    count: float
+    arrive: BarrierRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Smem:
+    """Thread-issued shared-memory traffic (ldmatrix, ld/st.shared) through the SM's smem port."""
+
+    read_bytes: float = 0.0
+    write_bytes: float = 0.0
+    arrive: BarrierRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tmem:
+    """Thread-issued Tensor Memory traffic (tcgen05.ld / tcgen05.st)."""
+
+    read_bytes: float = 0.0
+    write_bytes: float = 0.0
+    arrive: BarrierRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Delay:
+    """A fixed latency that occupies no unit (a dependency chain, a barrier round trip)."""
+
+    cycles: float
+
+
+@dataclass(frozen=True, slots=True)
+class Arrive:
+    """Arrive once on a barrier slot of the CTA."""
+
+    barrier: BarrierRef
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Wait for the next phase of a barrier slot (each role counts the phases it has consumed per slot)."""
+
+    barrier: BarrierRef
+
+
+@dataclass(frozen=True, slots=True)
+class Advance:
+    """Move this role's cursor on each named barrier ring to the next slot."""
+
+    barriers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """Run `body(i)` for i in range(count): a loop the engine can see (the fast mode extrapolates it).
+
+    The body is a function of the iteration so that each iteration can name its own tiles (for L2 residency).
+    """
+
+    count: int
+    body: Callable[[int], Sequence[Op]]
+
+
+UnitOp = Load | Store | Mma | Exp | Fma | Alu | Smem | Tmem
+Op = UnitOp | Delay | Arrive | Wait | Advance | Repeat

@@ -1,0 +1,157 @@
+"""Problems the simulator is asked about: an attention shape and pass, or a GEMM shape.
+
+FLOPs follow the papers' convention (shared/reference/papers.md): an attention forward is
+4 * batch * heads * seqlen_q * seqlen_k * headdim, halved when causal; backward is 2.5x forward and
+forward+backward 3.5x. Compulsory HBM bytes are the inputs read once plus the outputs written once: no schedule can
+move less, so results below it are internal errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from simgpu.arch import DTYPE_BYTES, Arch
+from simgpu.errors import ProblemError
+
+Pass = Literal["fwd", "bwd", "fwd_bwd"]
+PASSES: tuple[str, ...] = ("fwd", "bwd", "fwd_bwd")
+INPUT_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8")
+LSE_BYTES = 4  # the log-sum-exp statistics are fp32 in every FlashAttention version
+
+
+def _positive(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ProblemError(f"{name} must be a positive integer, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Attention of `(batch, heads, seqlen, headdim)` tensors; `seqlen_k` defaults to `seqlen_q`."""
+
+    batch: int
+    heads: int
+    seqlen_q: int
+    headdim: int
+    seqlen_k: int | None = None
+    causal: bool = False
+    dtype: str = "bf16"
+    pass_: str = "fwd"
+
+    def __post_init__(self) -> None:
+        for name in ("batch", "heads", "seqlen_q", "headdim"):
+            _positive(name, getattr(self, name))
+        if self.seqlen_k is None:
+            object.__setattr__(self, "seqlen_k", self.seqlen_q)
+        _positive("seqlen_k", self.nk)
+        if self.dtype not in INPUT_DTYPES:
+            raise ProblemError(f"dtype must be one of {', '.join(INPUT_DTYPES)}, got {self.dtype!r}")
+        if self.pass_ not in PASSES:
+            raise ProblemError(f"pass must be one of {', '.join(PASSES)}, got {self.pass_!r}")
+        if not isinstance(self.causal, bool):
+            raise ProblemError(f"causal must be a bool, got {self.causal!r}")
+
+    @property
+    def nk(self) -> int:
+        assert self.seqlen_k is not None  # set in __post_init__
+        return self.seqlen_k
+
+    @property
+    def element_bytes(self) -> int:
+        return DTYPE_BYTES[self.dtype]
+
+    def forward_flops(self) -> float:
+        flops = 4.0 * self.batch * self.heads * self.seqlen_q * self.nk * self.headdim
+        return flops / 2 if self.causal else flops
+
+    @property
+    def flops(self) -> float:
+        factor = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}[self.pass_]
+        return self.forward_flops() * factor
+
+    def tensor_bytes(self, seqlen: int) -> int:
+        """Bytes of one (batch, heads, seqlen, headdim) tensor in the input dtype."""
+        return self.batch * self.heads * seqlen * self.headdim * self.element_bytes
+
+    @property
+    def lse_bytes(self) -> int:
+        return self.batch * self.heads * self.seqlen_q * LSE_BYTES
+
+    def _compulsory(self) -> tuple[int, int]:
+        """(read, write) bytes: inputs read once and outputs written once, for the pass asked."""
+        q, kv, lse = self.tensor_bytes(self.seqlen_q), self.tensor_bytes(self.nk), self.lse_bytes
+        return {
+            "fwd": (q + 2 * kv, q + lse),  # read Q, K, V; write O, LSE
+            "bwd": (3 * q + 2 * kv + lse, q + 2 * kv),  # read Q, K, V, O, dO, LSE; write dQ, dK, dV
+            "fwd_bwd": (2 * q + 2 * kv, 2 * q + lse + 2 * kv),  # read Q, K, V, dO; write O, LSE, dQ, dK, dV
+        }[self.pass_]
+
+    @property
+    def compulsory_read_bytes(self) -> int:
+        return self._compulsory()[0]
+
+    @property
+    def compulsory_write_bytes(self) -> int:
+        return self._compulsory()[1]
+
+    def check_arch(self, arch: Arch) -> None:
+        if self.dtype not in arch.dtypes:
+            raise ProblemError(
+                f"dtype {self.dtype} is not supported by {arch.name} (its tensor cores take {', '.join(arch.dtypes)})"
+            )
+
+    def describe(self) -> dict[str, object]:
+        return {
+            "batch": self.batch,
+            "heads": self.heads,
+            "seqlen_q": self.seqlen_q,
+            "seqlen_k": self.nk,
+            "headdim": self.headdim,
+            "causal": self.causal,
+            "dtype": self.dtype,
+            "pass": self.pass_,
+        }
+
+
+@dataclass(frozen=True)
+class GemmProblem:
+    """C (m x n) = A (m x k) @ B (k x n), inputs in `dtype`, fp32 accumulation, C written in `dtype`."""
+
+    m: int
+    n: int
+    k: int
+    dtype: str = "bf16"
+
+    def __post_init__(self) -> None:
+        for name in ("m", "n", "k"):
+            _positive(name, getattr(self, name))
+        if self.dtype not in INPUT_DTYPES:
+            raise ProblemError(f"dtype must be one of {', '.join(INPUT_DTYPES)}, got {self.dtype!r}")
+
+    @property
+    def element_bytes(self) -> int:
+        return DTYPE_BYTES[self.dtype]
+
+    @property
+    def flops(self) -> float:
+        return 2.0 * self.m * self.n * self.k
+
+    @property
+    def compulsory_read_bytes(self) -> int:
+        return (self.m * self.k + self.k * self.n) * self.element_bytes
+
+    @property
+    def compulsory_write_bytes(self) -> int:
+        return self.m * self.n * self.element_bytes
+
+    def check_arch(self, arch: Arch) -> None:
+        if self.dtype not in arch.dtypes:
+            raise ProblemError(
+                f"dtype {self.dtype} is not supported by {arch.name} (its tensor cores take {', '.join(arch.dtypes)})"
+            )
+
+    def describe(self) -> dict[str, object]:
+        return {"m": self.m, "n": self.n, "k": self.k, "dtype": self.dtype}
+
+
+AnyProblem = Problem | GemmProblem

@@ -1,0 +1,154 @@
+"""Result of one simulation: cycles, time, FLOPs, bytes per memory level and direction, unit busy fractions, the
+bottleneck unit, and optionally the trace spans. Frozen; `to_dict` gives the stable `--json` keys.
+
+Busy fraction of a unit = its busy cycles / (instances x run cycles): for a per-SM unit, the average over SMs.
+The bottleneck is the unit with the highest busy fraction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from simgpu.engine import RunStats
+from simgpu.trace import Span, write_chrome_trace
+
+JSON_KEYS: tuple[str, ...] = (
+    "arch",
+    "algo",
+    "problem",
+    "mode",
+    "cycles",
+    "time_s",
+    "flops",
+    "tflops",
+    "hbm_read_bytes",
+    "hbm_write_bytes",
+    "l2_read_bytes",
+    "l2_write_bytes",
+    "smem_read_bytes",
+    "smem_write_bytes",
+    "busy",
+    "bottleneck",
+    "sim_wall_s",
+)
+
+
+@dataclass(frozen=True)
+class Result:
+    arch: str
+    algo: str
+    problem: Mapping[str, object]
+    options: Mapping[str, object]
+    mode: str
+    clock_hz: float
+    cycles: float
+    time_s: float
+    flops: float
+    hbm_read_bytes: float
+    hbm_write_bytes: float
+    l2_read_bytes: float
+    l2_write_bytes: float
+    smem_read_bytes: float
+    smem_write_bytes: float
+    tmem_read_bytes: float
+    tmem_write_bytes: float
+    busy: Mapping[str, float]
+    unit_cycles: Mapping[str, float]
+    bottleneck: str
+    kernel_cycles: tuple[float, ...]
+    ctas_per_sm: tuple[int, ...]
+    sim_wall_s: float
+    spans: tuple[Span, ...] = field(default=(), repr=False)
+
+    @property
+    def tflops(self) -> float:
+        return self.flops / self.time_s / 1e12 if self.time_s > 0 else 0.0
+
+    @property
+    def hbm_bytes(self) -> float:
+        return self.hbm_read_bytes + self.hbm_write_bytes
+
+    def to_dict(self, per_tile: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "arch": self.arch,
+            "algo": self.algo,
+            "problem": dict(self.problem),
+            "options": dict(self.options),
+            "mode": self.mode,
+            "clock_hz": self.clock_hz,
+            "cycles": self.cycles,
+            "time_s": self.time_s,
+            "flops": self.flops,
+            "tflops": self.tflops,
+            "hbm_read_bytes": self.hbm_read_bytes,
+            "hbm_write_bytes": self.hbm_write_bytes,
+            "l2_read_bytes": self.l2_read_bytes,
+            "l2_write_bytes": self.l2_write_bytes,
+            "smem_read_bytes": self.smem_read_bytes,
+            "smem_write_bytes": self.smem_write_bytes,
+            "tmem_read_bytes": self.tmem_read_bytes,
+            "tmem_write_bytes": self.tmem_write_bytes,
+            "busy": dict(self.busy),
+            "bottleneck": self.bottleneck,
+            "kernel_cycles": list(self.kernel_cycles),
+            "ctas_per_sm": list(self.ctas_per_sm),
+            "sim_wall_s": self.sim_wall_s,
+        }
+        if per_tile:
+            data["unit_cycles"] = dict(self.unit_cycles)
+        return data
+
+    def write_trace(self, path: str | Path) -> None:
+        write_chrome_trace(path, self.spans, self.clock_hz)
+
+
+def make_result(
+    stats: RunStats,
+    *,
+    arch: str,
+    algo: str,
+    problem: Mapping[str, object],
+    options: Mapping[str, object],
+    mode: str,
+    clock_hz: float,
+    flops: float,
+    sim_wall_s: float,
+    spans: tuple[Span, ...] = (),
+) -> Result:
+    cycles = stats.cycles
+    busy = {
+        name: (totals.busy_cycles / (totals.instances * cycles) if cycles > 0 else 0.0)
+        for name, totals in stats.units.items()
+    }
+    unit_cycles = {name: totals.busy_cycles / totals.instances for name, totals in stats.units.items()}
+    bottleneck = max(sorted(busy), key=lambda name: busy[name])
+    return Result(
+        arch=arch,
+        algo=algo,
+        problem=MappingProxyType(dict(problem)),
+        options=MappingProxyType(dict(options)),
+        mode=mode,
+        clock_hz=clock_hz,
+        cycles=cycles,
+        time_s=cycles / clock_hz,
+        flops=flops,
+        hbm_read_bytes=stats.hbm_read_bytes,
+        hbm_write_bytes=stats.hbm_write_bytes,
+        l2_read_bytes=stats.l2_read_bytes,
+        l2_write_bytes=stats.l2_write_bytes,
+        smem_read_bytes=stats.smem_read_bytes,
+        smem_write_bytes=stats.smem_write_bytes,
+        tmem_read_bytes=stats.tmem_read_bytes,
+        tmem_write_bytes=stats.tmem_write_bytes,
+        busy=MappingProxyType(busy),
+        unit_cycles=MappingProxyType(unit_cycles),
+        bottleneck=bottleneck,
+        kernel_cycles=stats.kernel_cycles,
+        ctas_per_sm=stats.ctas_per_sm,
+        sim_wall_s=sim_wall_s,
+        spans=spans,
+    )

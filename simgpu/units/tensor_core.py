@@ -1,0 +1,42 @@
+"""Tensor cores of one SM: dense FLOPs per cycle by input dtype, driven by mma.sync, wgmma or tcgen05.
+
+mma.sync runs on the tensor core of the issuing warp's processing block, so a role of w warps reaches at most
+min(w, subpartitions) / subpartitions of the SM's rate; wgmma (a warpgroup) and tcgen05 (one thread for the SM)
+reach all of it. Operands read from smem or TMEM are charged to those ports by the SM, not here. Ignored: operand
+reuse caches and the extra latency of the first instruction of a chain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from simgpu.errors import ScheduleError
+from simgpu.units.server import Server, SpanRecorder
+
+
+class TensorCore:
+    __slots__ = ("flops_per_cycle", "instruction", "server", "subpartitions")
+
+    def __init__(
+        self,
+        instruction: str,
+        flops_per_cycle: Mapping[str, int],
+        subpartitions: int,
+        recorder: SpanRecorder | None,
+    ) -> None:
+        self.instruction = instruction
+        self.flops_per_cycle = dict(flops_per_cycle)
+        self.subpartitions = subpartitions
+        # The server counts FLOPs at 1 FLOP per cycle; each dtype scales the share.
+        self.server = Server("tensor", 1.0, recorder)
+
+    def share(self, warps: int) -> float:
+        if self.instruction == "mma_sync":
+            return min(warps, self.subpartitions) / self.subpartitions
+        return 1.0
+
+    def mma(self, now: float, flops: float, dtype: str, warps: int) -> float:
+        rate = self.flops_per_cycle.get(dtype)
+        if rate is None:
+            raise ScheduleError(f"tensor cores take {', '.join(self.flops_per_cycle)}, not {dtype}")
+        return self.server.reserve(now, flops, share=rate * self.share(warps))

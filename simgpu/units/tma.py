@@ -1,0 +1,21 @@
+"""TMA, the bulk tensor copy engine of one SM: each copy instruction costs a fixed number of engine cycles.
+
+The bytes themselves are served by L2/HBM and land in smem; the engine's own cost is its issue time, which bounds
+how many small copies one SM can start. Ignored: descriptor fetch and multicast.
+"""
+
+from __future__ import annotations
+
+from simgpu.units.server import Server, SpanRecorder
+
+
+class CopyEngine:
+    __slots__ = ("issue_cycles", "server")
+
+    def __init__(self, issue_cycles: float, recorder: SpanRecorder | None) -> None:
+        # A zero issue cost is legal (unmeasured); the server then never becomes busy.
+        self.server = Server("tma", 1.0, recorder)
+        self.issue_cycles = issue_cycles
+
+    def issue(self, now: float, instructions: float = 1.0) -> float:
+        return self.server.reserve(now, instructions * self.issue_cycles)
