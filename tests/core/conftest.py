@@ -1,0 +1,30 @@
+"""A toy chip with round numbers, so that engine stories have exact expected cycle counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from simgpu.arch import Arch, load_arch
+
+# 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies or launch gaps, one SM.
+TOY = {
+    "sms": 1,
+    "clock_hz": 1.0e9,
+    "kernel_launch_s": 0.0,
+    "hbm.bandwidth_bytes_per_s": 1.0e12,
+    "hbm.achievable_fraction": 1.0,
+    "hbm.latency_cycles": 0,
+    "l2.bandwidth_bytes_per_s": 1.0e18,
+    "l2.hit_latency_cycles": 0,
+    "l2.capacity_bytes": 0,
+}
+
+
+@pytest.fixture
+def toy_hopper() -> Arch:
+    return load_arch("h100", TOY)
+
+
+@pytest.fixture
+def toy_blackwell() -> Arch:
+    return load_arch("b200", TOY)

@@ -1,0 +1,71 @@
+"""The command line: tables and JSON on success, one line and exit status 2 on any user error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from simgpu.cli import main
+from simgpu.result import JSON_KEYS
+
+SMALL_GEMM = ["run", "--arch", "h100", "--algo", "gemm", "--m", "512", "--n", "512", "--k", "512"]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        status = 0
+    except SystemExit as done:
+        status = int(done.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_archs_lists_the_four_chips(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(["archs", "--json"], capsys)
+    assert status == 0
+    assert [row["name"] for row in json.loads(out)] == ["a100", "b200", "h100", "h200"]
+
+
+def test_run_json_has_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run([*SMALL_GEMM, "--json"], capsys)
+    assert status == 0
+    data = json.loads(out)
+    assert set(JSON_KEYS) <= set(data)
+    assert data["flops"] == 2 * 512**3
+    assert data["mode"] == "exact"
+
+
+def test_run_writes_a_chrome_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.json"
+    status, _, _ = run([*SMALL_GEMM, "--trace", str(path)], capsys)
+    assert status == 0
+    events = json.loads(path.read_text())["traceEvents"]
+    tracks = {e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    assert {"unit tensor", "unit hbm", "unit l2"} <= tracks
+    assert any(track.endswith("producer") for track in tracks)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--arch", "h9", "--algo", "gemm"], "unknown arch 'h9'"),
+        (["run", "--arch", "h100", "--algo", "nope"], "unknown algorithm 'nope'"),
+        (["run", "--arch", "h100", "--algo", "gemm", "--bogus"], "No such option"),
+        (["run", "--arch", "h100", "--algo", "gemm", "--set", "hbm.foo=1"], "hbm.foo: no such key"),
+        (["run", "--arch", "a100", "--algo", "gemm", "--dtype", "fp8"], "dtype fp8 is not supported"),
+        (["run", "--arch", "h100", "--algo", "gemm", "--option", "block_q=1"], "has no option block_q"),
+        (["run", "--arch", "h100", "--algo", "gemm", "--option", "stages=0"], "stages must be a positive"),
+        (["run", "--arch", "h100", "--algo", "gemm", "--m", "0"], "m must be a positive integer"),
+        (["run", "--arch", "h100", "--algo", "gemm", "--option", "stages=100"], "shared memory per CTA"),
+        ([*SMALL_GEMM, "--trace", "/nonexistent/dir/t.json"], "cannot write trace"),
+    ],
+)
+def test_user_errors_are_one_line_and_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(args, capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("simgpu: error: ")
+    assert message in err
+    assert "Traceback" not in err + out

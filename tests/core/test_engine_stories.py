@@ -1,0 +1,138 @@
+"""Small exact stories about the engine: each expectation is worked out by hand from the toy chip's rates."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import pytest
+
+from simgpu.arch import Arch
+from simgpu.engine import Engine, ctas_per_sm
+from simgpu.errors import DeadlockError, EventBudgetError, ResourceError
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.ops import Advance, Arrive, Exp, Fma, Load, Mma, Op, Repeat, Wait
+
+MB = 1_000_000  # 1 MB takes 1000 cycles at the toy HBM's 1000 B/cycle
+ISSUE = 1  # a TMA copy is one instruction: one issue cycle before the engine starts it
+
+
+def one_cta(roles: Sequence[Role], barriers: Sequence[BarrierSpec] = (), smem: int = 0, tiles: int = 1) -> Kernel:
+    threads = 32 * sum(role.warps for role in roles)
+    return Kernel("story", tuple(range(tiles)), CtaResources(threads, 32, smem), tuple(roles), tuple(barriers))
+
+
+def fixed(*ops: Op) -> Role:
+    return Role("r", 4, lambda tile: ops)
+
+
+def test_one_load_takes_bytes_over_bandwidth(toy_hopper: Arch) -> None:
+    stats = Engine(toy_hopper).run([one_cta([fixed(Load("Q", 0, MB))])])
+    assert stats.cycles == ISSUE + 1000
+    assert stats.hbm_read_bytes == MB
+
+
+def test_two_loads_sharing_hbm_take_twice_as_long(toy_hopper: Arch) -> None:
+    a = Role("a", 4, lambda tile: (Load("Q", "a", MB),))
+    b = Role("b", 4, lambda tile: (Load("K", "b", MB),))
+    stats = Engine(toy_hopper).run([one_cta([a, b])])
+    assert stats.cycles == ISSUE + 2000
+    assert stats.units["hbm"].busy_cycles == 2000
+
+
+def test_async_mma_overlaps_exp_on_another_unit(toy_blackwell: Arch) -> None:
+    # tcgen05 128x256x64 bf16: 2*128*256*64 / 8192 FLOP/cycle = 512 cycles; smem operands 48 KiB / 128 = 384.
+    mma = Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="tmem", arrive="mma_done")
+    exp = Exp(16 * 300)  # 4800 ex2 at 16/cycle = 300 cycles on MUFU
+    overlapped = fixed(mma, exp, Wait("mma_done"))
+    stats = Engine(toy_blackwell).run([one_cta([overlapped], [BarrierSpec("mma_done")])])
+    assert stats.cycles == 512
+    serial = fixed(Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="tmem"), exp)
+    assert Engine(toy_blackwell).run([one_cta([serial])]).cycles == 512 + 300
+
+
+def pipeline(iterations: int) -> Kernel:
+    """load (1000 cycles) -> exp (1500 cycles, the slowest) -> fma (500 cycles), two-slot rings between stages."""
+
+    def load(tile: Hashable) -> Sequence[Op]:
+        step = lambda i: (Wait("empty1"), Load("X", i, MB, arrive="full1"), Advance(("empty1", "full1")))  # noqa: E731
+        return (Repeat(iterations, step),)
+
+    def exp(tile: Hashable) -> Sequence[Op]:
+        def step(i: int) -> Sequence[Op]:
+            return (
+                Wait("full1"),
+                Exp(16 * 1500),
+                Arrive("empty1"),
+                Wait("empty2"),
+                Arrive("full2"),
+                Advance(("full1", "empty1", "full2", "empty2")),
+            )
+
+        return (Repeat(iterations, step),)
+
+    def fma(tile: Hashable) -> Sequence[Op]:
+        step = lambda i: (Wait("full2"), Fma(128 * 500), Arrive("empty2"), Advance(("full2", "empty2")))  # noqa: E731
+        return (Repeat(iterations, step),)
+
+    rings = [
+        BarrierSpec("full1", slots=2),
+        BarrierSpec("empty1", initial_phases=1, slots=2),
+        BarrierSpec("full2", slots=2),
+        BarrierSpec("empty2", initial_phases=1, slots=2),
+    ]
+    roles = [Role("load", 1, load), Role("exp", 4, exp), Role("fma", 4, fma)]
+    return one_cta(roles, rings)
+
+
+def test_three_stage_pipeline_period_is_the_slowest_stage(toy_hopper: Arch) -> None:
+    short = Engine(toy_hopper).run([pipeline(10)]).cycles
+    long = Engine(toy_hopper).run([pipeline(20)]).cycles
+    assert (long - short) / 10 == 1500
+    # Fill: the first load (issue + 1000) and the last fma (500) are not hidden.
+    assert short == ISSUE + 1000 + 10 * 1500 + 500
+
+
+def test_cta_that_does_not_fit_in_smem_is_rejected(toy_hopper: Arch) -> None:
+    kernel = one_cta([fixed(Fma(1))], smem=toy_hopper.smem.per_cta_bytes + 1)
+    with pytest.raises(ResourceError, match="shared memory per CTA"):
+        Engine(toy_hopper).run([kernel])
+
+
+def test_occupancy_is_limited_by_the_scarcest_resource(toy_hopper: Arch) -> None:
+    # 100 KiB of smem per CTA: two fit in 228 KiB; 4 warps x 32 registers are no limit.
+    assert ctas_per_sm(toy_hopper, one_cta([fixed(Fma(1))], smem=100 * 1024)) == 2
+
+
+def test_bytes_and_busy_cycles_add_up(toy_hopper: Arch) -> None:
+    loads = [Load("Q", i, 3000 * (i + 1)) for i in range(4)]
+    stats = Engine(toy_hopper).run([one_cta([fixed(*loads, Fma(128 * 700))], tiles=3)])
+    moved = 3 * sum(op.nbytes for op in loads)  # every tile reloads: L2 capacity is 0
+    assert stats.hbm_read_bytes == stats.l2_read_bytes == moved
+    assert stats.units["hbm"].busy_cycles == moved / 1000
+    assert stats.units["fma"].busy_cycles == 3 * 700
+
+
+def test_l2_hit_costs_no_hbm_bytes(toy_hopper: Arch) -> None:
+    cached = toy_hopper.with_overrides({"l2.capacity_bytes": 10 * MB})
+    stats = Engine(cached).run([one_cta([fixed(Load("K", 0, MB), Load("K", 0, MB))])])
+    assert stats.hbm_read_bytes == MB
+    assert stats.l2_read_bytes == 2 * MB
+
+
+def test_deadlock_names_the_waiting_role_and_barrier(toy_hopper: Arch) -> None:
+    stuck = Role("consumer", 4, lambda tile: (Wait("full"),))
+    with pytest.raises(DeadlockError, match=r"role 'consumer' waits on barrier 'full' phase 1"):
+        Engine(toy_hopper).run([one_cta([stuck], [BarrierSpec("full")])])
+
+
+def test_event_budget_stops_a_runaway_simulation(toy_hopper: Arch) -> None:
+    endless = Role("r", 4, lambda tile: (Repeat(10**9, lambda i: (Fma(1),)),))
+    with pytest.raises(EventBudgetError, match="event budget of 1000"):
+        Engine(toy_hopper, event_budget=1000).run([one_cta([endless])])
+
+
+def test_persistent_ctas_pull_tiles_in_order(toy_hopper: Arch) -> None:
+    # One SM, one CTA at a time (smem-bound): a persistent CTA runs all 5 tiles back to back.
+    role = fixed(Fma(128 * 100))
+    kernel = Kernel("p", tuple(range(5)), CtaResources(128, 32, 200 * 1024), (role,), persistent=True)
+    assert Engine(toy_hopper).run([kernel]).cycles == 500
