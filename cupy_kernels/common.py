@@ -1,0 +1,370 @@
+"""Shared plumbing of the CuPy launchers: sources, compilation, dtypes, input checks, timing, GPU facts.
+
+Element types: CuPy has no bfloat16, so a bf16 tensor is a CuPy ``uint16`` array holding the raw bf16 bits
+(``to_bf16_bits`` makes one from floats, ``to_float32`` reads it back); an fp16 tensor is a plain
+``float16`` array. Every kernel takes both and picks the MMA type from the array's dtype.
+
+Timing follows the project's measurement rules (``DESIGN.md``): CUDA events around each run, warm-up runs
+first, the median (and 10th/90th percentiles) of many runs, the L2 flushed before every run by writing a
+buffer several times its size, outputs poisoned (NaN) before every run by the caller's ``before`` hook, and
+the SM clock sampled with ``nvidia-smi`` while the runs execute. Nothing here imports ``simgpu``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import statistics
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:  # the launchers need CuPy; importing this module for its pure-Python parts must not
+    import cupy as cp
+except ImportError:  # pragma: no cover - exercised on machines without CuPy
+    cp = None
+
+KERNEL_DIR = Path(__file__).resolve().parent
+NVRTC_OPTIONS = ("-std=c++17",)
+SUPPORTED_HEADDIMS = (64, 128)
+MAX_SMEM_PER_BLOCK = 232448  # bytes, sm_90 opt-in limit (227 KiB)
+BF16_NAN_BITS = 0x7FC0
+_INCLUDE = re.compile(r'^\s*#include\s+"([^"]+)"\s*$', re.MULTILINE)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Sources and compilation
+# --------------------------------------------------------------------------------------------------------
+
+
+def load_source(path: Path, _seen: set[Path] | None = None) -> str:
+    """Return the text of a ``.cu`` file with its local ``#include "..."`` files pasted in (once each).
+
+    CuPy's compile cache keys on the source text only, so headers are expanded here: editing a header then
+    recompiles, where ``-I`` would silently reuse a stale binary.
+    """
+    seen = set() if _seen is None else _seen
+    path = path.resolve()
+    if path in seen:
+        return ""
+    seen.add(path)
+    text = path.read_text()
+
+    def expand(match: re.Match[str]) -> str:
+        return load_source(path.parent / match.group(1), seen)
+
+    return _INCLUDE.sub(expand, text).replace("#pragma once", "")
+
+
+@functools.cache
+def _module(path: Path, names: tuple[str, ...]) -> Any:
+    return cp.RawModule(code=load_source(path), options=NVRTC_OPTIONS, name_expressions=names)
+
+
+_functions: dict[tuple[Path, str], Any] = {}
+
+
+def precompile(path: Path, names: Iterable[str]) -> None:
+    """Compile every template instantiation in ``names`` of ``path`` with one NVRTC call."""
+    missing = tuple(sorted({n for n in names if (path, n) not in _functions}))
+    if missing:
+        module = _module(path, missing)
+        for name in missing:
+            _functions[(path, name)] = module.get_function(name)
+
+
+def get_kernel(path: Path, name: str, smem_bytes: int = 0) -> Any:
+    """The compiled kernel ``name`` (a name expression such as ``fa2_fwd<64,128,128,4,2,false,true>``)."""
+    precompile(path, (name,))
+    kernel = _functions[(path, name)]
+    if smem_bytes > 48 * 1024:  # above 48 KB a kernel must opt in to more dynamic shared memory
+        kernel.max_dynamic_shared_size_bytes = smem_bytes
+    return kernel
+
+
+def cpp_bool(flag: bool) -> str:
+    return "true" if flag else "false"
+
+
+# --------------------------------------------------------------------------------------------------------
+# Element types and input checks
+# --------------------------------------------------------------------------------------------------------
+
+
+def is_bf16(x: Any) -> bool:
+    """True for a bf16 tensor (uint16 bits), False for fp16; ValueError for anything else."""
+    if x.dtype == np.uint16:
+        return True
+    if x.dtype == np.float16:
+        return False
+    raise ValueError(f"dtype must be uint16 (bf16 bits) or float16, got {x.dtype}")
+
+
+def dtype_name(x: Any) -> str:
+    return "bf16" if is_bf16(x) else "fp16"
+
+
+def check_qkv(q: Any, k: Any, v: Any) -> tuple[int, int, int, int]:
+    """Validate q, k, v (CuPy, (B, H, N, D), one 16-bit dtype, C-contiguous); return (B, H, N, D)."""
+    if cp is None:
+        raise RuntimeError("cupy is not installed")
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(x, cp.ndarray):
+            raise ValueError(f"{name} must be a cupy.ndarray, got {type(x).__name__}")
+        if x.ndim != 4:
+            raise ValueError(f"{name} must be 4-D (batch, heads, seqlen, headdim), got shape {x.shape}")
+        if not x.flags.c_contiguous:
+            raise ValueError(f"{name} must be C-contiguous")
+    if not q.shape == k.shape == v.shape:
+        raise ValueError(f"q, k, v must have one shape (seqlen_q == seqlen_k), got {q.shape}, {k.shape}, {v.shape}")
+    if not q.dtype == k.dtype == v.dtype:
+        raise ValueError(f"q, k, v must have one dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+    is_bf16(q)
+    batch, heads, seqlen, headdim = q.shape
+    if headdim not in SUPPORTED_HEADDIMS:
+        raise ValueError(f"headdim must be one of {SUPPORTED_HEADDIMS}, got {headdim}")
+    if batch < 1 or heads < 1 or seqlen < 1:
+        raise ValueError(f"batch, heads and seqlen must be positive, got {q.shape}")
+    if batch * heads > 65535:  # batch * heads is a grid dimension of at most 65535 in some kernels
+        raise ValueError(f"batch * heads must be at most 65535, got {batch * heads}")
+    return batch, heads, seqlen, headdim
+
+
+def check_like(name: str, x: Any, ref: Any, dtype: Any, shape: tuple[int, ...]) -> None:
+    """Validate an extra input (or an ``out=`` buffer): CuPy, C-contiguous, the given dtype and shape."""
+    if not isinstance(x, cp.ndarray) or x.dtype != dtype or x.shape != shape or not x.flags.c_contiguous:
+        got = f"{type(x).__name__} {getattr(x, 'dtype', None)} {getattr(x, 'shape', None)}"
+        raise ValueError(f"{name} must be a C-contiguous cupy {np.dtype(dtype)} array of shape {shape}, got {got}")
+
+
+def default_scale(headdim: int, scale: float | None) -> float:
+    return float(headdim) ** -0.5 if scale is None else float(scale)
+
+
+@dataclass(frozen=True)
+class TileConfig:
+    """Launch parameters shared with the simulator's options of the same names."""
+
+    block_m: int
+    block_n: int
+    warps: int
+    stages: int
+
+    def resolve(self, block_m: int | None, block_n: int | None, warps: int | None, stages: int | None) -> TileConfig:
+        """This default with the given overrides applied (None keeps the default)."""
+        return TileConfig(
+            self.block_m if block_m is None else int(block_m),
+            self.block_n if block_n is None else int(block_n),
+            self.warps if warps is None else int(warps),
+            self.stages if stages is None else int(stages),
+        )
+
+
+def check_smem(kernel: str, smem_bytes: int, config: TileConfig) -> None:
+    if smem_bytes > MAX_SMEM_PER_BLOCK:
+        raise ValueError(
+            f"{kernel}: {config} needs {smem_bytes} bytes of shared memory, more than {MAX_SMEM_PER_BLOCK}"
+        )
+
+
+# --------------------------------------------------------------------------------------------------------
+# Conversions and random inputs
+# --------------------------------------------------------------------------------------------------------
+
+
+def to_bf16_bits(x: Any) -> Any:
+    """Float array (CuPy or NumPy) -> uint16 bf16 bits, rounded to nearest even (finite inputs)."""
+    xp = cp.get_array_module(x) if cp is not None else np
+    bits = xp.ascontiguousarray(x, dtype=xp.float32).view(xp.uint32)
+    rounded = (bits + xp.uint32(0x7FFF) + ((bits >> 16) & xp.uint32(1))) >> 16
+    return rounded.astype(xp.uint16)
+
+
+def to_float32(x: Any) -> Any:
+    """A 16-bit tensor (bf16 bits or float16), CuPy or NumPy, as float32 of the same module."""
+    xp = cp.get_array_module(x) if cp is not None else np
+    if x.dtype == np.uint16:
+        return (x.astype(xp.uint32) << 16).view(xp.float32)
+    return x.astype(xp.float32)
+
+
+def random_tensor(shape: tuple[int, ...], dtype: str, seed: int) -> Any:
+    """Standard-normal random CuPy tensor in ``dtype`` ("bf16" or "fp16"); never zeros."""
+    x = cp.random.default_rng(seed).standard_normal(shape, dtype=cp.float32)
+    return to_bf16_bits(x) if dtype == "bf16" else x.astype(cp.float16)
+
+
+def poison(*arrays: Any) -> None:
+    """Fill outputs with NaN (bf16 NaN bits for uint16 arrays) so that unwritten elements show."""
+    for a in arrays:
+        if a.dtype == np.uint16:
+            a.fill(BF16_NAN_BITS)
+        else:
+            a.fill(np.nan)
+
+
+# --------------------------------------------------------------------------------------------------------
+# GPU facts and clocks
+# --------------------------------------------------------------------------------------------------------
+
+
+def nvidia_smi(fields: str) -> list[str]:
+    """One ``nvidia-smi --query-gpu`` sample of GPU 0 (empty strings if nvidia-smi is unavailable)."""
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader,nounits", "-i", "0"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ["" for _ in fields.split(",")]
+    return [s.strip() for s in out.strip().splitlines()[0].split(",")]
+
+
+def gpu_facts() -> dict[str, Any]:
+    """Name, SM count, L2 size, clocks and driver of device 0."""
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    sm_clock, max_sm_clock, driver = nvidia_smi("clocks.sm,clocks.max.sm,driver_version")
+    name = props["name"]
+    return {
+        "gpu_name": name.decode() if isinstance(name, bytes) else str(name),
+        "sm_count": int(props["multiProcessorCount"]),
+        "l2_bytes": int(props["l2CacheSize"]),
+        "props_clock_mhz": int(props["clockRate"]) // 1000,
+        "sm_clock_mhz_idle": sm_clock,
+        "max_sm_clock_mhz": max_sm_clock,
+        "driver": driver,
+        "cupy": cp.__version__,
+    }
+
+
+class ClockSampler:
+    """Samples the SM clock every ``period_ms`` with ``nvidia-smi -lms`` in the background.
+
+    ``median_between(t0, t1)`` gives the median of the samples taken in a ``time.monotonic()`` window (the
+    window of a timing loop), or a fresh single sample when none fell inside it.
+    """
+
+    def __init__(self, period_ms: int = 50) -> None:
+        self._samples: list[tuple[float, float]] = []
+        self._lock = threading.Lock()
+        try:
+            self._proc: subprocess.Popen[str] | None = subprocess.Popen(
+                [
+                    "nvidia-smi",
+                    "--query-gpu=clocks.sm",
+                    "--format=csv,noheader,nounits",
+                    "-i",
+                    "0",
+                    f"-lms={period_ms}",
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+        except OSError:
+            self._proc = None
+            return
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        for line in self._proc.stdout:
+            try:
+                mhz = float(line.strip())
+            except ValueError:
+                continue
+            with self._lock:
+                self._samples.append((time.monotonic(), mhz))
+
+    def median_between(self, t0: float, t1: float) -> float:
+        with self._lock:
+            inside = [mhz for t, mhz in self._samples if t0 <= t <= t1]
+        if inside:
+            return float(statistics.median(inside))
+        (single,) = nvidia_smi("clocks.sm")
+        return float(single) if single else float("nan")
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            self._proc.wait(timeout=10)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Timing:
+    median_ms: float
+    p10_ms: float
+    p90_ms: float
+    runs: int
+    t_start: float  # time.monotonic() at the first timed run, for the clock samples
+    t_end: float
+
+
+class L2Flusher:
+    """Writes a buffer of ``factor`` times the L2 size, evicting whatever the previous run left in L2."""
+
+    def __init__(self, factor: int = 4) -> None:
+        l2_bytes = int(cp.cuda.runtime.getDeviceProperties(0)["l2CacheSize"])
+        self._buf = cp.empty(factor * l2_bytes, dtype=cp.uint8)
+        self._value = 0
+
+    def __call__(self) -> None:
+        self._value = (self._value + 1) % 251
+        self._buf.fill(self._value)
+
+
+def time_gpu(
+    run: Callable[[], object],
+    before: Callable[[], object] | None = None,
+    flush: Callable[[], object] | None = None,
+    warmup: int = 2,
+    min_runs: int = 5,
+    max_runs: int = 50,
+    target_s: float = 0.4,
+) -> Timing:
+    """Time ``run`` with CUDA events: ``warmup`` untimed runs, then as many timed runs as fit ``target_s``
+    (between ``min_runs`` and ``max_runs``). Before each run (outside the events): ``before()`` (poison the
+    outputs), then ``flush()`` (evict L2)."""
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+
+    def one() -> float:
+        if before is not None:
+            before()
+        if flush is not None:
+            flush()
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        return float(cp.cuda.get_elapsed_time(start, end))
+
+    for _ in range(warmup):
+        one()
+    t_start = time.monotonic()
+    times = [one()]
+    runs = int(min(max_runs, max(min_runs, target_s * 1e3 / max(times[0], 1e-3))))
+    times += [one() for _ in range(runs - 1)]
+    t_end = time.monotonic()
+    p10, p90 = np.percentile(times, [10, 90])
+    return Timing(float(np.median(times)), float(p10), float(p90), len(times), t_start, t_end)
+
+
+def attention_flops(batch: int, heads: int, seqlen: int, headdim: int, causal: bool, pass_: str) -> float:
+    """FLOPs in the papers' convention: forward 4 B H N^2 d, halved when causal; backward 2.5x forward."""
+    fwd = 4.0 * batch * heads * seqlen * seqlen * headdim / (2.0 if causal else 1.0)
+    return fwd * (2.5 if pass_ == "bwd" else 1.0)

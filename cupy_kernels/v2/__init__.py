@@ -1,0 +1,1 @@
+"""FlashAttention-2 forward and backward (mma.sync, cp.async) launched with CuPy: see ``launch``."""

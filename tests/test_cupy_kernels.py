@@ -1,0 +1,173 @@
+"""The CuPy kernels: every instantiation the launchers use compiles with nvcc for sm_90a without register
+spills, the launch configurations are validated, and (on a machine with CuPy and a GPU) the kernels match
+``algorithms.reference`` on small random inputs under FlashAttention's tolerance rule.
+
+The nvcc tests need only ``nvcc`` (skipped when it is absent); the four sources compile in parallel, one nvcc
+process each, in well under a minute on two cores.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from cupy_kernels import common
+from cupy_kernels.standard import launch as standard
+from cupy_kernels.v1 import launch as v1
+from cupy_kernels.v2 import launch as v2
+
+NVCC = shutil.which("nvcc")
+
+
+def launched_instantiations() -> dict[Path, list[str]]:
+    """Every template instantiation the launchers use with their default configurations."""
+    names: dict[Path, list[str]] = {standard.SOURCE: [], v1.SOURCE: [], v2.FWD_SOURCE: [], v2.BWD_SOURCE: []}
+    for d in common.SUPPORTED_HEADDIMS:
+        for causal in (False, True):
+            for bf16 in (True, False):
+                names[standard.SOURCE] += standard.kernel_names(d, standard.fwd_config(d), causal, bf16)
+                names[v1.SOURCE].append(v1.kernel_name(d, v1.fwd_config(d), causal, bf16))
+                names[v2.FWD_SOURCE].append(v2.fwd_name(d, v2.fwd_config(d), causal, bf16))
+                names[v2.BWD_SOURCE] += v2.bwd_names(d, v2.bwd_config(d), causal, bf16)
+    return {path: sorted(set(batch)) for path, batch in names.items()}
+
+
+def compile_report(source: Path, names: list[str]) -> str:
+    """ptxas -v report of `source` with `names` instantiated (taking a kernel's address instantiates it)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        wrapper = Path(tmp) / "instantiate.cu"
+        lines = [f'#include "{source}"']
+        lines += [f"static void* const kernel_{i} = (void*)&{name};" for i, name in enumerate(names)]
+        wrapper.write_text("\n".join(lines) + "\n")
+        cmd = [NVCC, "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-Xptxas", "-v",
+               "-diag-suppress", "177", "-o", str(Path(tmp) / "out.cubin"), str(wrapper)]  # fmt: skip
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    return report
+
+
+@cache
+def all_reports() -> dict[Path, tuple[int, str]]:
+    """Compile the four sources in parallel: {source: (instantiations, ptxas report)}."""
+    batches = launched_instantiations()
+    with ThreadPoolExecutor(max_workers=len(batches)) as pool:
+        futures = {path: pool.submit(compile_report, path, names) for path, names in batches.items()}
+        return {path: (len(batches[path]), future.result()) for path, future in futures.items()}
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+@pytest.mark.parametrize("source", ["standard/attention.cu", "v1/fwd.cu", "v2/fwd.cu", "v2/bwd.cu"])
+def test_every_launched_instantiation_compiles_without_spills(source: str) -> None:
+    count, report = all_reports()[common.KERNEL_DIR / source]
+    entries = re.findall(r"Compiling entry function '(\w+)'", report)
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert len(entries) == count, report
+    assert len(spills) == count, report
+    assert all(stores == "0" and loads == "0" for stores, loads in spills), report
+
+
+def test_sources_expand_their_includes_once() -> None:
+    text = common.load_source(v2.FWD_SOURCE)
+    assert "#include" not in text
+    assert text.count("__device__ __forceinline__ void mma16816") == 1
+
+
+def test_default_configs_are_fa2s() -> None:
+    assert v2.fwd_config(64) == common.TileConfig(block_m=128, block_n=128, warps=4, stages=2)
+    assert v2.fwd_config(128) == common.TileConfig(block_m=128, block_n=64, warps=4, stages=2)
+
+
+@pytest.mark.parametrize(
+    ("config", "kwargs"),
+    [
+        (v2.fwd_config, {"block_m": 96}),  # not a multiple of 16 * warps
+        (v2.fwd_config, {"stages": 1}),
+        (v2.fwd_config, {"block_n": 512}),  # too much shared memory
+        (v2.bwd_config, {"warps": 4}),  # block_n != 16 * warps
+        (v1.fwd_config, {"stages": 2}),
+        (standard.fwd_config, {"block_n": 8}),
+    ],
+)
+def test_bad_launch_configs_raise_value_error(config, kwargs) -> None:
+    with pytest.raises(ValueError):
+        config(128, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# On a GPU
+# ---------------------------------------------------------------------------------------------------------
+
+
+def gpu_available() -> bool:
+    if common.cp is None:
+        return False
+    try:
+        return common.cp.cuda.runtime.getDeviceCount() > 0
+    except common.cp.cuda.runtime.CUDARuntimeError:
+        return False
+
+
+gpu = pytest.mark.skipif(not gpu_available(), reason="needs CuPy and a CUDA GPU")
+
+
+@gpu
+@pytest.mark.parametrize("headdim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("kernel", ["standard", "v1", "v2"])
+def test_forward_matches_reference(kernel: str, causal: bool, headdim: int) -> None:
+    from algorithms import reference
+    from cupy_kernels import selfcheck
+
+    cp = common.cp
+    shape = (1, 2, 257, headdim)  # odd seqlen: partial tiles everywhere
+    q, k, v = (common.random_tensor(shape, "bf16", seed) for seed in (1, 2, 3))
+    qh, kh, vh = (selfcheck.host(x) for x in (q, k, v))
+    o, lse = cp.empty_like(q), cp.empty(shape[:3], dtype=cp.float32)
+    common.poison(o, lse)
+    selfcheck.FORWARDS[kernel](q, k, v, causal=causal, out=(o, lse))
+    ref_o, ref_lse = reference.forward(qh, kh, vh, causal=causal)
+    base_o, base_lse = selfcheck.baseline_forward(qh, kh, vh, causal, headdim**-0.5, "bf16")
+    assert selfcheck.compare(selfcheck.host(o), ref_o, base_o)["ok"]
+    assert selfcheck.compare(selfcheck.host(lse), ref_lse, base_lse)["ok"]
+
+
+@gpu
+@pytest.mark.parametrize("headdim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_v2_backward_matches_reference(causal: bool, headdim: int) -> None:
+    from algorithms import reference
+    from cupy_kernels import selfcheck
+
+    cp = common.cp
+    shape = (1, 2, 257, headdim)
+    q, k, v, do = (common.random_tensor(shape, "bf16", seed) for seed in (4, 5, 6, 7))
+    qh, kh, vh, doh = (selfcheck.host(x) for x in (q, k, v, do))
+    o, lse = v2.forward(q, k, v, causal=causal)
+    grads = tuple(cp.empty_like(q) for _ in range(3))
+    common.poison(*grads)
+    v2.backward(q, k, v, o, lse, do, causal=causal, out=grads)
+    ref_o, ref_lse = reference.forward(qh, kh, vh, causal=causal)
+    refs = reference.backward(qh, kh, vh, ref_o, ref_lse, doh, causal=causal)
+    bases = selfcheck.baseline_backward(qh, kh, vh, doh, causal, headdim**-0.5, "bf16")
+    for got, ref, base in zip(grads, refs, bases, strict=True):
+        assert selfcheck.compare(selfcheck.host(got), ref, base)["ok"]
+
+
+@gpu
+def test_launcher_rejects_bad_inputs() -> None:
+    cp = common.cp
+    q = common.random_tensor((1, 1, 16, 64), "bf16", 0)
+    with pytest.raises(ValueError, match="headdim"):
+        v2.forward(*(common.random_tensor((1, 1, 16, 96), "bf16", i) for i in range(3)))
+    with pytest.raises(ValueError, match="dtype"):
+        v2.forward(q.astype(cp.float32), q, q)
+    with pytest.raises(ValueError, match="shape"):
+        v2.forward(q, q[:, :, :8].copy(), q)
