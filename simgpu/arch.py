@@ -55,6 +55,8 @@ class TensorCoreSpec(_Node):
 
     instruction: TensorInstruction
     flops_per_cycle: dict[DType, PositiveInt]
+    # Rate of the legacy mma.sync path on chips whose native instruction is wgmma or tcgen05 (FA2 uses it there).
+    mma_sync_flops_per_cycle: dict[DType, PositiveInt] | None
     instruction_m: PositiveInt
     instruction_n_max: PositiveInt
     instruction_k_bytes: PositiveInt
@@ -185,6 +187,10 @@ class Arch(_Node):
             raise ValueError("tensor_core.instruction is wgmma but features.wgmma is false")
         if instruction == "tcgen05" and not (self.features.tcgen05 and self.features.tmem):
             raise ValueError("tensor_core.instruction is tcgen05 but features.tcgen05 or features.tmem is false")
+        if (self.tensor_core.mma_sync_flops_per_cycle is None) != (instruction == "mma_sync"):
+            raise ValueError(
+                "tensor_core.mma_sync_flops_per_cycle must be given exactly when the native instruction is not mma_sync"
+            )
         if self.power is not None and self.power.tensor_saturated_clock_hz > self.clock_hz:
             raise ValueError("power.tensor_saturated_clock_hz exceeds clock_hz")
         if self.sm.max_threads % 32:

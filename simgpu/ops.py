@@ -56,6 +56,10 @@ class Mma:
     b: Operand = "smem"
     acc: Operand = "reg"
     arrive: BarrierRef | None = None
+    # None: the chip's native instruction; "mma_sync" on a wgmma/tcgen05 chip takes its legacy path.
+    instruction: str | None = None
+    # Thread-issued smem reads that feed this MMA's register operands (ldmatrix for mma.sync).
+    operand_smem_bytes: float = 0.0
 
     @property
     def flops(self) -> float:
@@ -89,6 +93,23 @@ class Alu:
     """`count` lane operations on the ALU pipe (compare, min/max, integer, conversions)."""
 
     count: float
+    arrive: BarrierRef | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Vector:
+    """Interleaved elementwise work of one warp role: FMA-pipe, ALU-pipe and exp2 lane ops issued together.
+
+    The pipes work concurrently and share the warp schedulers' issue slots, as interleaved instructions do (FA2's
+    softmax mixes FFMA, FMNMX and MUFU.EX2). `emulated_fraction` of the exps run on the FMA pipe as polynomials of
+    `fma_per_emulated` ops each.
+    """
+
+    fma: float = 0.0
+    alu: float = 0.0
+    ex2: float = 0.0
+    emulated_fraction: float = 0.0
+    fma_per_emulated: float = 0.0
     arrive: BarrierRef | None = None
 
 
@@ -149,5 +170,5 @@ class Repeat:
     body: Callable[[int], Sequence[Op]]
 
 
-UnitOp = Load | Store | Mma | Exp | Fma | Alu | Smem | Tmem
+UnitOp = Load | Store | Mma | Exp | Fma | Alu | Vector | Smem | Tmem
 Op = UnitOp | Delay | Arrive | Wait | Advance | Repeat

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from simgpu.arch import DTYPE_BYTES, Arch
 from simgpu.errors import ScheduleError
-from simgpu.ops import Alu, Exp, Fma, Load, Mma, Smem, Store, Tmem, UnitOp
+from simgpu.ops import Alu, Exp, Fma, Load, Mma, Smem, Store, Tmem, UnitOp, Vector
 from simgpu.units.fma import LanePipe
 from simgpu.units.issue import IssueSlots
 from simgpu.units.l2 import L2
@@ -26,6 +26,9 @@ from simgpu.units.tmem import TensorMemory
 WARP_LANES = 32
 VECTOR_BYTES_PER_LANE = 16  # 128-bit ld/st.shared, cp.async and ld.global per thread
 TMEM_BYTES_PER_INSTRUCTION = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
+
+# mma.sync's shape is fixed by the PTX ISA (m16n8k16 for 16-bit inputs: K is 32 bytes), whatever the chip.
+MMA_SYNC_SHAPE = (16, 8, 32)
 
 # Which operand placements each instruction kind accepts (PTX ISA): (A, B, accumulator).
 _OPERANDS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {
@@ -45,8 +48,11 @@ class Sm:
         self.arch = arch
         self.l2 = l2
         self.issue = IssueSlots(arch.sm.warp_schedulers, rec)
-        rates = {str(dtype): rate for dtype, rate in arch.tensor_core.flops_per_cycle.items()}
-        self.tensor = TensorCore(arch.tensor_core.instruction, rates, parts, rec)
+        tc = arch.tensor_core
+        native = {str(dtype): rate for dtype, rate in tc.flops_per_cycle.items()}
+        legacy = tc.mma_sync_flops_per_cycle
+        legacy_rates = {str(dtype): rate for dtype, rate in legacy.items()} if legacy is not None else None
+        self.tensor = TensorCore(tc.instruction, native, legacy_rates, parts, rec)
         self.mufu = Mufu(arch.mufu.ex2_per_cycle, parts, rec)
         self.fma = LanePipe("fma", arch.fma.fp32_per_cycle, parts, rec)
         self.alu = LanePipe("alu", arch.alu.ops_per_cycle, parts, rec)
@@ -60,6 +66,7 @@ class Sm:
             Exp: self._exp,  # type: ignore[dict-item]
             Fma: self._fma,  # type: ignore[dict-item]
             Alu: self._alu,  # type: ignore[dict-item]
+            Vector: self._vector,  # type: ignore[dict-item]
             Smem: self._smem,  # type: ignore[dict-item]
             Tmem: self._tmem,  # type: ignore[dict-item]
         }
@@ -86,20 +93,34 @@ class Sm:
     def _lanes(self, now: float, lane_ops: float, warps: int) -> float:
         return self.issue.issue(now, lane_ops / WARP_LANES, warps)
 
+    def _elementwise(
+        self, now: float, warps: int, fma: float, alu: float, ex2: float, emulated: float, fma_per_emulated: float
+    ) -> float:
+        """FMA, ALU and exp2 lane ops issued together: the pipes run concurrently, issue slots are shared."""
+        if not 0.0 <= emulated <= 1.0:
+            raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
+        hardware = ex2 * (1.0 - emulated)
+        fma_total = fma + ex2 * emulated * fma_per_emulated
+        done = self._lanes(now, fma_total + alu + hardware, warps)
+        if fma_total:
+            done = max(done, self.fma.run(now, fma_total, warps))
+        if alu:
+            done = max(done, self.alu.run(now, alu, warps))
+        if hardware:
+            done = max(done, self.mufu.ex2(now, hardware, warps))
+        return done
+
     def _fma(self, op: Fma, now: float, warps: int) -> float:
-        return max(self.fma.run(now, op.count, warps), self._lanes(now, op.count, warps))
+        return self._elementwise(now, warps, op.count, 0.0, 0.0, 0.0, 0.0)
 
     def _alu(self, op: Alu, now: float, warps: int) -> float:
-        return max(self.alu.run(now, op.count, warps), self._lanes(now, op.count, warps))
+        return self._elementwise(now, warps, 0.0, op.count, 0.0, 0.0, 0.0)
 
     def _exp(self, op: Exp, now: float, warps: int) -> float:
-        if not 0.0 <= op.emulated_fraction <= 1.0:
-            raise ScheduleError(f"Exp.emulated_fraction must be in [0, 1], got {op.emulated_fraction}")
-        hardware = op.count * (1.0 - op.emulated_fraction)
-        software_fma = op.count * op.emulated_fraction * op.fma_per_emulated
-        done = self._lanes(now, hardware + software_fma, warps)
-        done = max(done, self.mufu.ex2(now, hardware, warps))
-        return max(done, self.fma.run(now, software_fma, warps))
+        return self._elementwise(now, warps, 0.0, 0.0, op.count, op.emulated_fraction, op.fma_per_emulated)
+
+    def _vector(self, op: Vector, now: float, warps: int) -> float:
+        return self._elementwise(now, warps, op.fma, op.alu, op.ex2, op.emulated_fraction, op.fma_per_emulated)
 
     def _smem(self, op: Smem, now: float, warps: int) -> float:
         issued = self._lanes(now, (op.read_bytes + op.write_bytes) / VECTOR_BYTES_PER_LANE, warps)
@@ -134,25 +155,34 @@ class Sm:
 
     def _mma(self, op: Mma, now: float, warps: int) -> float:
         tc = self.arch.tensor_core
-        allowed_a, allowed_b, allowed_acc = _OPERANDS[tc.instruction]
+        instruction = op.instruction or tc.instruction
+        if instruction not in _OPERANDS:
+            raise ScheduleError(f"unknown MMA instruction {instruction!r}")
+        allowed_a, allowed_b, allowed_acc = _OPERANDS[instruction]
         if op.a not in allowed_a or op.b not in allowed_b or op.acc not in allowed_acc:
             raise ScheduleError(
-                f"{tc.instruction} takes A from {sorted(allowed_a)}, B from {sorted(allowed_b)}, accumulator in "
+                f"{instruction} takes A from {sorted(allowed_a)}, B from {sorted(allowed_b)}, accumulator in "
                 f"{sorted(allowed_acc)}; got A={op.a}, B={op.b}, acc={op.acc}"
             )
         element = DTYPE_BYTES.get(op.dtype)
         if element is None:
             raise ScheduleError(f"unknown MMA dtype {op.dtype!r}")
-        if op.m % tc.instruction_m or (op.k * element) % tc.instruction_k_bytes or op.n % 8:
+        if instruction == tc.instruction:
+            shape_m, shape_n, shape_k_bytes = tc.instruction_m, tc.instruction_n_max, tc.instruction_k_bytes
+        else:
+            shape_m, shape_n, shape_k_bytes = MMA_SYNC_SHAPE
+        if op.m % shape_m or (op.k * element) % shape_k_bytes or op.n % 8:
             raise ScheduleError(
-                f"{tc.instruction} needs M a multiple of {tc.instruction_m}, N of 8 and K of "
-                f"{tc.instruction_k_bytes // element}; got {op.m}x{op.n}x{op.k}"
+                f"{instruction} needs M a multiple of {shape_m}, N of 8 and K of {shape_k_bytes // element}; "
+                f"got {op.m}x{op.n}x{op.k}"
             )
-        instructions = (
-            (op.m / tc.instruction_m) * -(-op.n // tc.instruction_n_max) * (op.k * element / tc.instruction_k_bytes)
-        )
-        done = self.tensor.mma(now, op.flops, op.dtype, warps)
+        instructions = (op.m / shape_m) * -(-op.n // shape_n) * (op.k * element / shape_k_bytes)
+        done = self.tensor.mma(now, op.flops, op.dtype, warps, instruction)
         done = max(done, self.issue.issue(now, instructions, warps))
+        if op.operand_smem_bytes:
+            ldmatrix = op.operand_smem_bytes / VECTOR_BYTES_PER_LANE / WARP_LANES
+            done = max(done, self.issue.issue(now, ldmatrix, warps))
+            done = max(done, self.smem.access(now, op.operand_smem_bytes, 0.0))
         a_bytes = op.m * op.k * element
         b_bytes = op.n * op.k * element
         smem_read = (a_bytes if op.a == "smem" else 0) + (b_bytes if op.b == "smem" else 0)

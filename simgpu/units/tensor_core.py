@@ -2,8 +2,9 @@
 
 mma.sync runs on the tensor core of the issuing warp's processing block, so a role of w warps reaches at most
 min(w, subpartitions) / subpartitions of the SM's rate; wgmma (a warpgroup) and tcgen05 (one thread for the SM)
-reach all of it. Operands read from smem or TMEM are charged to those ports by the SM, not here. Ignored: operand
-reuse caches and the extra latency of the first instruction of a chain.
+reach all of it. On a wgmma/tcgen05 chip, mma.sync takes the legacy path at its own (lower) rate. Operands read
+from smem or TMEM are charged to those ports by the SM, not here. Ignored: operand reuse caches and the extra
+latency of the first instruction of a chain.
 """
 
 from __future__ import annotations
@@ -15,28 +16,34 @@ from simgpu.units.server import Server, SpanRecorder
 
 
 class TensorCore:
-    __slots__ = ("flops_per_cycle", "instruction", "server", "subpartitions")
+    __slots__ = ("instruction", "rates", "server", "subpartitions")
 
     def __init__(
         self,
         instruction: str,
         flops_per_cycle: Mapping[str, int],
+        mma_sync_flops_per_cycle: Mapping[str, int] | None,
         subpartitions: int,
         recorder: SpanRecorder | None,
     ) -> None:
         self.instruction = instruction
-        self.flops_per_cycle = dict(flops_per_cycle)
+        self.rates = {instruction: dict(flops_per_cycle)}
+        if mma_sync_flops_per_cycle is not None:
+            self.rates["mma_sync"] = dict(mma_sync_flops_per_cycle)
         self.subpartitions = subpartitions
         # The server counts FLOPs at 1 FLOP per cycle; each dtype scales the share.
         self.server = Server("tensor", 1.0, recorder)
 
-    def share(self, warps: int) -> float:
-        if self.instruction == "mma_sync":
+    def share(self, instruction: str, warps: int) -> float:
+        if instruction == "mma_sync":
             return min(warps, self.subpartitions) / self.subpartitions
         return 1.0
 
-    def mma(self, now: float, flops: float, dtype: str, warps: int) -> float:
-        rate = self.flops_per_cycle.get(dtype)
+    def mma(self, now: float, flops: float, dtype: str, warps: int, instruction: str) -> float:
+        rates = self.rates.get(instruction)
+        if rates is None:
+            raise ScheduleError(f"these tensor cores have no {instruction} path (they take {self.instruction})")
+        rate = rates.get(dtype)
         if rate is None:
-            raise ScheduleError(f"tensor cores take {', '.join(self.flops_per_cycle)}, not {dtype}")
-        return self.server.reserve(now, flops, share=rate * self.share(warps))
+            raise ScheduleError(f"{instruction} takes {', '.join(rates)}, not {dtype}")
+        return self.server.reserve(now, flops, share=rate * self.share(instruction, warps))

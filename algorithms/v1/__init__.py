@@ -1,0 +1,5 @@
+"""FlashAttention v1: NumPy numerics (`forward`, `backward`) re-exported from `.numerics`."""
+
+from .numerics import backward, forward
+
+__all__ = ["backward", "forward"]

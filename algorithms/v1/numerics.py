@@ -1,0 +1,172 @@
+"""FlashAttention 1 numerics: Algorithm 1 loop order (K/V outer, Q inner) with O, l, m kept in HBM.
+
+Forward (FA1 Algorithm 1, with the causal block skipping of its block-sparse variant): for each K/V tile j,
+for each Q tile i that sees it, read Q_i, O_i, l_i, m_i, compute `P~ = exp(S_ij - m~)` against the tile's
+own row max, merge the statistics and write back the *normalized* `O_i = (l_i e^(m_i - m_new) O_i + e^(m~ -
+m_new) P~ V_j) / l_new`, l_i and m_i. Exponentials are exp2 on log2-scaled scores as in the CUDA kernel. O,
+l, m live in HBM in the accumulator dtype between steps (the FA1 kernel's fp32 `o_tmp`), and the last step
+of each Q tile writes O in the output dtype. P~ is rounded to the input dtype before `P~ V_j`. An epilogue
+forms `lse = m + log(l)` for the API. Backward: FA1 Algorithm 4 (`_numerics.flash_backward`, style "fa1").
+
+Tile sizes from the on-chip memory `M` (option `sram_bytes`, default 100 KiB, counted in elements of the
+input dtype): `block_n = B_c = ceil(M / 4d)`, `block_m = B_r = min(ceil(M / 4d), d)`; options `block_m`,
+`block_n` override them. Ignored: dropout, the kernel's one-CTA-per-(batch, head) grid (it changes no
+number).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._numerics.blocks import causal_tile_mask, tile_fully_masked, tile_needs_mask, tiles
+from .._numerics.calls import check_backward_inputs, check_inputs, resolve_scale, with_stats
+from .._numerics.exp2 import exp2_hardware
+from .._numerics.flash_backward import BackwardRecipe, flash_backward
+from .._numerics.options import parse_options, require_positive_int
+from .._numerics.precision import Precision, precision_of, round_to
+from .._numerics.stats import Tally
+
+__all__ = ["V1Options", "backward", "block_sizes", "forward"]
+
+_ALGO = "v1"
+_LOG2E = float(np.log2(np.e))
+_LN2 = float(np.log(2.0))
+
+
+@dataclass(frozen=True)
+class V1Options:
+    """On-chip memory size and optional explicit tile sizes."""
+
+    sram_bytes: int = 100 * 1024
+    block_m: int | None = None
+    block_n: int | None = None
+
+    def __post_init__(self) -> None:
+        require_positive_int(_ALGO, "sram_bytes", self.sram_bytes)
+        require_positive_int(_ALGO, "block_m", self.block_m)
+        require_positive_int(_ALGO, "block_n", self.block_n)
+
+
+def block_sizes(sram_bytes: int, headdim: int, element_bytes: int) -> tuple[int, int]:
+    """FA1's `(B_r, B_c)` for on-chip memory of `sram_bytes` holding elements of `element_bytes`."""
+    m_elements = sram_bytes // element_bytes
+    b_c = math.ceil(m_elements / (4 * headdim))
+    return min(b_c, headdim), b_c
+
+
+def _blocks(opts: V1Options, headdim: int, prec: Precision) -> tuple[int, int]:
+    b_r, b_c = block_sizes(opts.sram_bytes, headdim, prec.input_bytes)
+    return opts.block_m or b_r, opts.block_n or b_c
+
+
+def _exp2_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`exp2(a - b)` with 0 where `a` is -inf (b is then -inf too or larger)."""
+    b_safe = np.where(np.isneginf(b), 0.0, b)  # (B, H, r)
+    return np.where(np.isneginf(a), 0.0, exp2_hardware(a - b_safe)).astype(a.dtype)  # (B, H, r)
+
+
+def forward(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    causal: bool = False,
+    *,
+    scale: float | None = None,
+    return_stats: bool = False,
+    **options: Any,
+) -> tuple[Any, ...]:
+    """`(o, lse)` (+ `NumericsStats` if `return_stats`); o in the storage dtype, lse in the acc dtype."""
+    check_inputs(_ALGO, q, k, v)
+    opts = parse_options(_ALGO, V1Options, options)
+    prec = precision_of(q, k, v)
+    acc = prec.acc
+    b, h, nq, d = q.shape
+    nk = k.shape[2]
+    bh = b * h
+    e_in, e_acc, e_out = prec.input_bytes, prec.acc_bytes, prec.storage_bytes
+    bm, bn = _blocks(opts, d, prec)
+    scale_log2 = acc.type(resolve_scale(scale, d) * _LOG2E)
+    qa, ka, va = (x.astype(acc) for x in (q, k, v))  # (B, H, N, d) each
+    q_tiles, k_tiles = tiles(nq, bm), tiles(nk, bn)
+    visits = {
+        qt.index: [kt.index for kt in k_tiles if not (causal and tile_fully_masked(qt, kt, nq, nk))] for qt in q_tiles
+    }
+    o_hbm = np.zeros((b, h, nq, d), dtype=acc)  # (B, H, Nq, d) O, l, m "in HBM"
+    l_hbm = np.zeros((b, h, nq), dtype=acc)  # (B, H, Nq)
+    m_hbm = np.full((b, h, nq), -np.inf, dtype=acc)  # (B, H, Nq)
+    tally = Tally()
+    # line 2: O, l, m initialized in HBM: Nq*d + 2*Nq accumulator elements written
+    tally.add(hbm_write_bytes=bh * (nq * d + 2 * nq) * e_acc)
+    for kt in k_tiles:
+        c = kt.size
+        # line 6: K_j, V_j loaded once per outer step: 2*c*d input bytes
+        tally.add(hbm_read_bytes=bh * 2 * c * d * e_in)
+        k_j, v_j = ka[:, :, kt.start : kt.stop], va[:, :, kt.start : kt.stop]  # (B, H, c, d)
+        for qt in q_tiles:
+            tally.add(blocks_total=bh)
+            if kt.index not in visits[qt.index]:
+                tally.add(blocks_skipped_causal=bh)
+                continue
+            r, rows = qt.size, slice(qt.start, qt.stop)
+            last_visit = kt.index == visits[qt.index][-1]
+            # line 8: Q_i, O_i, l_i, m_i read every inner step: r*d input + (r*d + 2*r) accumulator bytes
+            tally.add(hbm_read_bytes=bh * (r * d * e_in + (r * d + 2 * r) * e_acc))
+            s = (qa[:, :, rows] @ k_j.swapaxes(-1, -2)) * scale_log2  # (B, H, r, c)
+            visible = causal_tile_mask(qt, kt, nq, nk) if causal and tile_needs_mask(qt, kt, nq, nk) else None
+            if visible is not None:
+                s = np.where(visible, s, -np.inf)  # (B, H, r, c)
+            m_tile = s.max(axis=-1)  # (B, H, r) m~_ij
+            p = exp2_hardware(s - np.where(np.isneginf(m_tile), 0.0, m_tile)[..., None])  # (B, H, r, c)
+            if visible is not None:
+                p = np.where(visible, p, 0.0).astype(acc)  # (B, H, r, c)
+            tally.add(exp_hardware=bh * r * c)
+            l_tile = p.sum(axis=-1)  # (B, H, r) l~_ij
+            m_old, l_old = m_hbm[:, :, rows], l_hbm[:, :, rows]  # (B, H, r)
+            m_new = np.maximum(m_old, m_tile)  # (B, H, r)
+            alpha, beta = _exp2_gap(m_old, m_new), _exp2_gap(m_tile, m_new)  # (B, H, r)
+            l_new = alpha * l_old + beta * l_tile  # (B, H, r)
+            had_state = np.isfinite(m_old)  # (B, H, r)
+            tally.add(rescales_performed=np.sum(had_state))
+            pv = round_to(p, prec.storage, acc) @ v_j  # (B, H, r, d)
+            merged = (l_old * alpha)[..., None] * o_hbm[:, :, rows] + beta[..., None] * pv  # (B, H, r, d)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                o_new = np.where(l_new[..., None] > 0, merged / l_new[..., None], 0.0)  # (B, H, r, d)
+            o_dtype = prec.storage if last_visit else acc
+            o_hbm[:, :, rows] = round_to(o_new, o_dtype, acc)
+            l_hbm[:, :, rows], m_hbm[:, :, rows] = l_new, m_new
+            # line 13: O_i (output dtype on the last visit, else accumulator dtype), l_i, m_i written back
+            tally.add(hbm_write_bytes=bh * (r * d * (e_out if last_visit else e_acc) + 2 * r * e_acc))
+    with np.errstate(divide="ignore"):
+        lse = np.where(l_hbm > 0, (m_hbm + np.log2(l_hbm)) * _LN2, -np.inf).astype(acc)  # (B, H, Nq)
+    # epilogue for the API: reads l, m, writes lse
+    tally.add(hbm_read_bytes=bh * 2 * nq * e_acc, hbm_write_bytes=bh * nq * e_acc)
+    return with_stats((o_hbm.astype(prec.storage), lse), tally.freeze(), return_stats)
+
+
+def backward(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    o: np.ndarray,
+    lse: np.ndarray,
+    do: np.ndarray,
+    causal: bool = False,
+    *,
+    scale: float | None = None,
+    return_stats: bool = False,
+    **options: Any,
+) -> tuple[Any, ...]:
+    """`(dq, dk, dv)` in the storage dtype (+ `NumericsStats` if `return_stats`), FA1 Algorithm 4."""
+    check_inputs(_ALGO, q, k, v)
+    check_backward_inputs(_ALGO, q, o, lse, do)
+    opts = parse_options(_ALGO, V1Options, options)
+    prec = precision_of(q, k, v)
+    bm, bn = _blocks(opts, q.shape[-1], prec)
+    recipe = BackwardRecipe(block_m=bm, block_n=bn, style="fa1")
+    scale = resolve_scale(scale, q.shape[-1])
+    dq, dk, dv, stats = flash_backward(q, k, v, o, lse, do, causal, scale, recipe, prec)
+    return with_stats((dq, dk, dv), stats, return_stats)
