@@ -9,6 +9,7 @@ caches.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from simgpu.arch import DTYPE_BYTES, Arch
 from simgpu.errors import ScheduleError
@@ -59,6 +60,9 @@ class Sm:
         self.smem = SharedMemory(arch.smem.bandwidth_bytes_per_cycle, arch.smem.copy_engine_writes_use_port, rec)
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None
+        # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
+        self._elementwise_counts: dict[tuple[float, ...], tuple[float, float, float, float]] = {}
+        self._mma_plans: dict[Mma, _MmaPlan] = {}
         self._dispatch: dict[type, Callable[[UnitOp, float, int], float]] = {
             Load: self._load,  # type: ignore[dict-item]
             Store: self._store,  # type: ignore[dict-item]
@@ -97,11 +101,17 @@ class Sm:
         self, now: float, warps: int, fma: float, alu: float, ex2: float, emulated: float, fma_per_emulated: float
     ) -> float:
         """FMA, ALU and exp2 lane ops issued together: the pipes run concurrently, issue slots are shared."""
-        if not 0.0 <= emulated <= 1.0:
-            raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
-        hardware = ex2 * (1.0 - emulated)
-        fma_total = fma + ex2 * emulated * fma_per_emulated
-        done = self._lanes(now, fma_total + alu + hardware, warps)
+        key = (fma, alu, ex2, emulated, fma_per_emulated)
+        counts = self._elementwise_counts.get(key)
+        if counts is None:
+            if not 0.0 <= emulated <= 1.0:
+                raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
+            hardware = ex2 * (1.0 - emulated)
+            fma_total = fma + ex2 * emulated * fma_per_emulated
+            counts = (fma_total + alu + hardware, fma_total, alu, hardware)
+            self._elementwise_counts[key] = counts
+        lanes, fma_total, alu, hardware = counts
+        done = self._lanes(now, lanes, warps)
         if fma_total:
             done = max(done, self.fma.run(now, fma_total, warps))
         if alu:
@@ -154,6 +164,21 @@ class Sm:
         return self.l2.store(issued, key, op.nbytes)
 
     def _mma(self, op: Mma, now: float, warps: int) -> float:
+        plan = self._mma_plans.get(op)
+        if plan is None:
+            plan = self._mma_plan(op)
+            self._mma_plans[op] = plan
+        done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction)
+        done = max(done, self.issue.issue(now, plan.instructions, warps))
+        if plan.smem_read:
+            done = max(done, self.smem.access(now, plan.smem_read, 0.0))
+        if plan.tmem_read:
+            assert self.tmem is not None  # tcgen05 implies TMEM (arch validation)
+            done = max(done, self.tmem.access(now, plan.tmem_read, 0.0))
+        return done
+
+    def _mma_plan(self, op: Mma) -> _MmaPlan:
+        """Check `op` against the instruction's operand rules and shape; derive its instruction and byte counts."""
         tc = self.arch.tensor_core
         instruction = op.instruction or tc.instruction
         if instruction not in _OPERANDS:
@@ -176,19 +201,20 @@ class Sm:
                 f"{instruction} needs M a multiple of {shape_m}, N of 8 and K of {shape_k_bytes // element}; "
                 f"got {op.m}x{op.n}x{op.k}"
             )
+        if op.a == "tmem" and self.tmem is None:
+            raise ScheduleError(f"{self.arch.name} has no Tensor Memory for the A operand")
         instructions = (op.m / shape_m) * -(-op.n // shape_n) * (op.k * element / shape_k_bytes)
-        done = self.tensor.mma(now, op.flops, op.dtype, warps, instruction)
-        done = max(done, self.issue.issue(now, instructions, warps))
-        if op.operand_smem_bytes:
-            ldmatrix = op.operand_smem_bytes / VECTOR_BYTES_PER_LANE / WARP_LANES
-            done = max(done, self.issue.issue(now, ldmatrix, warps))
-            done = max(done, self.smem.access(now, op.operand_smem_bytes, 0.0))
+        # ldmatrix: one 16-byte row per lane per instruction for the register operands read from smem.
+        instructions += op.operand_smem_bytes / VECTOR_BYTES_PER_LANE / WARP_LANES
         a_bytes = op.m * op.k * element
         b_bytes = op.n * op.k * element
-        smem_read = (a_bytes if op.a == "smem" else 0) + (b_bytes if op.b == "smem" else 0)
-        if smem_read:
-            done = max(done, self.smem.access(now, smem_read, 0.0))
-        if op.a == "tmem":
-            assert self.tmem is not None  # tcgen05 implies TMEM (arch validation)
-            done = max(done, self.tmem.access(now, a_bytes, 0.0))
-        return done
+        smem_read = (a_bytes if op.a == "smem" else 0) + (b_bytes if op.b == "smem" else 0) + op.operand_smem_bytes
+        return _MmaPlan(instruction, instructions, float(smem_read), float(a_bytes if op.a == "tmem" else 0))
+
+
+@dataclass(frozen=True, slots=True)
+class _MmaPlan:
+    instruction: str
+    instructions: float
+    smem_read: float
+    tmem_read: float

@@ -1,5 +1,6 @@
-"""FlashAttention v2: NumPy numerics (`forward`, `backward`) re-exported from `.numerics`."""
+"""FlashAttention-2: NumPy numerics (`forward`, `backward`) and the schedule the simulator runs (`schedule`)."""
 
-from .numerics import backward, forward
+from algorithms.v2.numerics import backward, forward
+from algorithms.v2.schedule import OPTIONS, PROBLEM, schedule
 
-__all__ = ["backward", "forward"]
+__all__ = ["OPTIONS", "PROBLEM", "backward", "forward", "schedule"]

@@ -1,0 +1,1 @@
+"""Pieces shared by the attention schedules: tiling arithmetic, causal block ranges, option checks."""

@@ -1,0 +1,43 @@
+"""Tiling arithmetic of attention schedules: block counts, real rows of partial blocks, causal key ranges.
+
+Causal masking is aligned bottom-right (FA2 and later): query row i sees key j iff j <= i + (seqlen_k - seqlen_q).
+Bytes follow real rows and columns of partial blocks; compute follows whole blocks (the MMA instructions run on
+padded tiles).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simgpu.problem import Problem
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def rows_in_block(total: int, block: int, index: int) -> int:
+    """Real rows of block `index` of `total` rows cut in blocks of `block`."""
+    return min(block, total - index * block)
+
+
+@dataclass(frozen=True)
+class KeyRange:
+    """Key blocks a query block visits: `visited` in all, of which the first `unmasked` need no mask."""
+
+    visited: int
+    unmasked: int
+
+
+def key_blocks(problem: Problem, q_start: int, q_rows: int, block_n: int) -> KeyRange:
+    """The key blocks that query rows [q_start, q_start + q_rows) must visit."""
+    nk = problem.nk
+    total = ceil_div(nk, block_n)
+    if not problem.causal:
+        return KeyRange(total, nk // block_n)
+    offset = nk - problem.seqlen_q
+    last_key = q_start + q_rows - 1 + offset  # the last key any row of the block sees
+    visited = min(total, max(0, last_key // block_n + 1)) if last_key >= 0 else 0
+    first_row_limit = q_start + offset  # keys <= this are seen by every row of the block
+    unmasked = min(nk // block_n, max(0, (first_row_limit + 1) // block_n))
+    return KeyRange(visited, min(unmasked, visited))

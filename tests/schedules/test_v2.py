@@ -1,0 +1,63 @@
+"""FlashAttention-2 schedule: HBM bytes equal the closed form of its loop structure and the numerics' count."""
+
+from __future__ import annotations
+
+import pytest
+
+import algorithms.v2 as v2
+from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
+from algorithms.v2.schedule import default_config
+from simgpu import Problem, load_arch, roofline_cycles, simulate
+from tests.schedules._helpers import inputs, no_l2
+
+SHAPES = [
+    Problem(1, 2, 300, 64),
+    Problem(1, 2, 300, 64, causal=True),
+    Problem(2, 1, 200, 128, seqlen_k=333),
+    Problem(2, 1, 333, 128, seqlen_k=200, causal=True),
+]
+
+
+def closed_form(problem: Problem, block_m: int, block_n: int) -> tuple[int, int]:
+    """(read, write) bytes: per Q block, Q once, K and V once per visited key block; O and LSE written once."""
+    d, eb, bh = problem.headdim, problem.element_bytes, problem.batch * problem.heads
+    read = write = 0
+    for i in range(ceil_div(problem.seqlen_q, block_m)):
+        rows = rows_in_block(problem.seqlen_q, block_m, i)
+        visited = key_blocks(problem, i * block_m, rows, block_n).visited
+        read += rows * d * eb + sum(2 * rows_in_block(problem.nk, block_n, j) * d * eb for j in range(visited))
+        write += rows * d * eb + rows * 4
+    return bh * read, bh * write
+
+
+@pytest.mark.parametrize("problem", SHAPES, ids=str)
+def test_hbm_bytes_with_l2_off_equal_the_closed_form_and_the_numerics(problem: Problem) -> None:
+    cfg = default_config(problem.headdim)
+    result = simulate(no_l2("a100"), "v2", problem)
+    read, write = closed_form(problem, cfg.block_m, cfg.block_n)
+    assert (result.hbm_read_bytes, result.hbm_write_bytes) == (read, write)
+    q, k, v = inputs(problem)
+    *_, stats = v2.forward(q, k, v, causal=problem.causal, block_m=cfg.block_m, block_n=cfg.block_n, return_stats=True)
+    assert (stats.hbm_read_bytes, stats.hbm_write_bytes) == (read, write)
+
+
+def test_k_v_rereads_hit_l2_on_hopper() -> None:
+    # 16 Q blocks of one head re-read the same K/V: with L2 on, HBM sees K and V about once.
+    problem = Problem(1, 4, 2048, 128)
+    cached = simulate("h100", "v2", problem)
+    uncached = simulate(no_l2("h100"), "v2", problem)
+    assert cached.hbm_read_bytes < 1.1 * problem.compulsory_read_bytes
+    assert uncached.hbm_read_bytes > 8 * problem.compulsory_read_bytes
+
+
+@pytest.mark.parametrize("arch", ["a100", "h100", "h200", "b200"])
+def test_cycles_never_below_the_roofline(arch: str) -> None:
+    problem = Problem(2, 4, 1024, 64, causal=True)
+    result = simulate(arch, "v2", problem)
+    assert result.cycles >= roofline_cycles(load_arch(arch), problem, result.clock_hz)
+
+
+def test_causal_skips_blocks() -> None:
+    full = simulate("a100", "v2", Problem(1, 8, 2048, 64))
+    causal = simulate("a100", "v2", Problem(1, 8, 2048, 64, causal=True))
+    assert causal.cycles < 0.7 * full.cycles
