@@ -41,3 +41,23 @@ def key_blocks(problem: Problem, q_start: int, q_rows: int, block_n: int) -> Key
     first_row_limit = q_start + offset  # keys <= this are seen by every row of the block
     unmasked = min(nk // block_n, max(0, (first_row_limit + 1) // block_n))
     return KeyRange(visited, min(unmasked, visited))
+
+
+def first_query_block(problem: Problem, k_start: int, block_m: int) -> int:
+    """The first query block that sees any key at or after `k_start` (earlier blocks are wholly masked)."""
+    if not problem.causal:
+        return 0
+    offset = problem.nk - problem.seqlen_q
+    n_blocks = ceil_div(problem.seqlen_q, block_m)
+    for i in range(n_blocks):
+        last_row = min(problem.seqlen_q, (i + 1) * block_m) - 1
+        if last_row + offset >= k_start:
+            return i
+    return n_blocks
+
+
+def tile_needs_mask(problem: Problem, q_start: int, q_rows: int, k_start: int, k_cols: int) -> bool:
+    """Whether some score of this tile is masked (diagonal crossing when causal)."""
+    if not problem.causal:
+        return False
+    return q_start + (problem.nk - problem.seqlen_q) < k_start + k_cols - 1

@@ -12,8 +12,16 @@ copied to smem once; K/V tiles go through a `stages`-deep cp.async ring; each K/
 Causal: key tiles wholly above the diagonal are skipped. Outputs: O in the input dtype, LSE in fp32.
 HBM bytes by the loop structure: Q once, K and V once per visited key tile, O and LSE once.
 
-Backward: see `backward_kernels`. The CTAs of one head run next to each other (Q blocks vary fastest), which is
-what lets K/V re-reads hit in L2.
+Backward (Algorithm 2; the same program as `cupy_kernels/v2/bwd.cu`): three kernels.
+  preprocess  Delta = rowsum(dO * O) in fp32, and the fp32 dQ accumulator zeroed;
+  main        one CTA of `warps` warps per `block_n` = 16 x warps keys of one head (K/V outer): K_j, V_j stay in
+              smem while the Q blocks (Q_i, dO_i, LSE_i, Delta_i) stream through a `stages`-deep cp.async ring;
+              per Q block five mma.sync products (S^T = K Q^T, dV += P^T dO, dP^T = V dO^T, dK += dS^T Q,
+              dQ = dS K), P^T and dS^T elementwise, dS^T through smem (dQ's rows are spread over all warps),
+              and dQ_i added to the accumulator with fp32 atomics (a read-modify-write in L2);
+  convert     the fp32 dQ accumulator to the input dtype.
+Causal: Q blocks wholly above the diagonal are skipped. In every kernel the CTAs of one head run next to each
+other (the fastest-varying block index), which is what lets K/V (forward) and dQ (backward) re-use hit in L2.
 Ignored: the __syncthreads per tile (the role's warps are modelled in lockstep), register-dependency latency.
 """
 
@@ -23,11 +31,11 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
+from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block, tile_needs_mask
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Load, Mma, Op, Repeat, Store, Vector, Wait
+from simgpu.ops import Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
 PROBLEM = "attention"
@@ -36,7 +44,9 @@ OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "sta
 SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernel)
 REGISTERS_PER_THREAD = 255  # the forward kernel uses 242-255 registers (ptxas report of cupy_kernels/v2)
 LSE_BYTES = 4
+ACC_BYTES = 4  # fp32 dQ accumulator and Delta
 MMA_ROWS = 16  # rows of one mma.sync m16 group
+ELEMENTWISE_ROWS = 128  # rows per simulated CTA of the memory-bound preprocess/convert kernels (see below)
 
 
 @dataclass(frozen=True)
@@ -48,7 +58,7 @@ class Config:
 
 
 def default_config(headdim: int) -> Config:
-    """FA2's launch configuration by head dimension (flash_fwd_launch_template.h)."""
+    """FA2's forward launch configuration by head dimension (flash_fwd_launch_template.h)."""
     if headdim <= 64:
         return Config(128, 128, 4, 2)
     if headdim <= 128:
@@ -56,29 +66,42 @@ def default_config(headdim: int) -> Config:
     return Config(64, 64, 4, 2)
 
 
-def config(problem: Problem, options: dict[str, Any]) -> Config:
-    base = default_config(problem.headdim)
+def default_backward_config(headdim: int) -> Config:
+    """The backward kernel's configuration: 64 query rows per step, 16 keys per warp (cupy_kernels/v2)."""
+    if headdim <= 128:
+        return Config(64, 128, 8, 2)
+    return Config(64, 64, 4, 2)
+
+
+def config(problem: Problem, options: dict[str, Any], backward: bool = False) -> Config:
+    base = default_backward_config(problem.headdim) if backward else default_config(problem.headdim)
     values = {name: options.get(name) if options.get(name) is not None else getattr(base, name) for name in OPTIONS}
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise OptionError(f"v2 option {name} must be a positive integer, got {value!r}")
     cfg = Config(**values)
-    if cfg.block_m % (MMA_ROWS * cfg.warps):
+    if backward and cfg.block_m % MMA_ROWS:
+        raise OptionError(f"v2 backward: block_m ({cfg.block_m}) must be a multiple of 16")
+    if not backward and cfg.block_m % (MMA_ROWS * cfg.warps):
         raise OptionError(f"v2: block_m ({cfg.block_m}) must be a multiple of 16 x warps ({MMA_ROWS * cfg.warps})")
     if cfg.block_n % 16:
         raise OptionError(f"v2: block_n ({cfg.block_n}) must be a multiple of 16")
     if cfg.stages < 2:
         raise OptionError(f"v2: stages must be at least 2, got {cfg.stages}")
+    if backward and cfg.block_n != MMA_ROWS * cfg.warps:
+        raise OptionError(f"v2 backward: block_n ({cfg.block_n}) must be 16 x warps ({MMA_ROWS * cfg.warps})")
     if problem.headdim % 16:
         raise ProblemError(f"v2: headdim must be a multiple of 16 for mma.sync, got {problem.headdim}")
     return cfg
 
 
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
-    cfg = config(problem, options)
-    if problem.pass_ == "fwd":
-        return (forward_kernel(problem, cfg),)
-    raise OptionError(f"v2: pass {problem.pass_} is not scheduled yet")
+    kernels: tuple[Kernel, ...] = ()
+    if problem.pass_ in ("fwd", "fwd_bwd"):
+        kernels += (forward_kernel(problem, config(problem, options)),)
+    if problem.pass_ in ("bwd", "fwd_bwd"):
+        kernels += backward_kernels(problem, config(problem, options, backward=True))
+    return kernels
 
 
 def _fragment_passes(cfg: Config, headdim: int) -> int:
@@ -128,8 +151,16 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
             return (
                 Wait(("kv", j % cfg.stages)),
                 *(kv_loads(ahead) if ahead < keys.visited else ()),
-                Mma(r, c, d, problem.dtype, a="reg", b="reg", instruction="mma_sync",
-                    operand_smem_bytes=q_frag + kv_frag),
+                Mma(
+                    r,
+                    c,
+                    d,
+                    problem.dtype,
+                    a="reg",
+                    b="reg",
+                    instruction="mma_sync",
+                    operand_smem_bytes=q_frag + kv_frag,
+                ),
                 softmax_ops(r, c, d, masked=j >= keys.unmasked),
                 Mma(r, d, c, problem.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=kv_frag),
             )
@@ -154,4 +185,149 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
         cta=CtaResources(cfg.warps * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("q"), BarrierSpec("kv", arrivals=2, slots=cfg.stages)),
+    )
+
+
+def _heads(problem: Problem) -> list[tuple[int, int]]:
+    return [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
+
+
+def _elementwise_kernel(name: str, problem: Problem, block_m: int, program_for: Any) -> Kernel:
+    """A memory-bound row kernel. The real launch uses 4-row CTAs; one simulated CTA of 4 warps stands for the
+    32 CTAs covering `ELEMENTWISE_ROWS` rows (same bytes and lane ops; 16 such CTAs fit on an SM), so the event
+    count stays proportional to the data, not to the tiny CTAs."""
+    blocks_per_tile = ELEMENTWISE_ROWS // block_m
+    tiles = tuple(
+        (b, h, t)
+        for b, h in _heads(problem)
+        for t in range(ceil_div(ceil_div(problem.seqlen_q, block_m), blocks_per_tile))
+    )
+    return Kernel(
+        name=name,
+        tiles=tiles,
+        cta=CtaResources(128, 32, 0),
+        roles=(Role("warps", 4, program_for(blocks_per_tile)),),
+    )
+
+
+def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
+    d, eb = problem.headdim, problem.element_bytes
+    r, c = cfg.block_m, cfg.block_n
+    n_q_blocks = ceil_div(problem.seqlen_q, r)
+
+    def q_blocks_of(t: int, per_tile: int) -> range:
+        return range(t * per_tile, min(n_q_blocks, (t + 1) * per_tile))
+
+    def preprocess(per_tile: int) -> Any:
+        def program(tile: Hashable) -> Sequence[Op]:
+            b, h, t = tile  # type: ignore[misc]
+            ops: list[Op] = []
+            for i in q_blocks_of(t, per_tile):
+                rows = rows_in_block(problem.seqlen_q, r, i)
+                ops += [
+                    Load("O", (b, h, i), rows * d * eb, engine="ldg"),
+                    Load("dO", (b, h, i), rows * d * eb, engine="ldg"),
+                    Vector(fma=rows * d, alu=rows * d + 5 * rows),  # dot product; unpack bf16 pairs; shuffles
+                    Store("Delta", (b, h, i), rows * ACC_BYTES),
+                    Store("dQacc", (b, h, i), rows * d * ACC_BYTES),  # zero the accumulator
+                ]
+            return ops
+
+        return program
+
+    def convert(per_tile: int) -> Any:
+        def program(tile: Hashable) -> Sequence[Op]:
+            b, h, t = tile  # type: ignore[misc]
+            ops: list[Op] = []
+            for i in q_blocks_of(t, per_tile):
+                rows = rows_in_block(problem.seqlen_q, r, i)
+                ops += [
+                    Load("dQacc", (b, h, i), rows * d * ACC_BYTES, engine="ldg"),
+                    Vector(alu=rows * d / 2),  # pack pairs of fp32 into 16-bit pairs
+                    Store("dQ", (b, h, i), rows * d * eb),
+                ]
+            return ops
+
+        return program
+
+    # ldmatrix traffic per Q block (see the kernel's product list): K and V once (each warp its 16 keys), Q and
+    # dO once per warp per product that reads them, dS^T and K for the dQ tasks (16 x 32 outputs per task).
+    q_frag = cfg.warps * r * d * eb
+    s_t_smem = c * d * eb + q_frag  # S^T = K Q^T
+    dv_smem = q_frag  # dV += P^T dO (dO via ldmatrix.trans)
+    dp_smem = c * d * eb + q_frag  # dP^T = V dO^T
+    dk_smem = q_frag  # dK += dS^T Q (Q via ldmatrix.trans)
+    dq_smem = r * d * c * eb // 32 + r * d * c * eb // 16  # dS rows and K columns of every dQ task
+
+    def main(tile: Hashable) -> Sequence[Op]:
+        b, h, j = tile  # type: ignore[misc]
+        cols = rows_in_block(problem.nk, c, j)
+        first = first_query_block(problem, j * c, r)
+        visited = n_q_blocks - first
+
+        def q_loads(i: int) -> tuple[Load, ...]:
+            rows = rows_in_block(problem.seqlen_q, r, i)
+            slot = ("q", (i - first) % cfg.stages)
+            return (
+                Load("Q", (b, h, i), rows * d * eb, engine="cp_async", arrive=slot),
+                Load("dO", (b, h, i), rows * d * eb, engine="cp_async", arrive=slot),
+                Load("LSE", (b, h, i), rows * LSE_BYTES, engine="cp_async", arrive=slot),
+                Load("Delta", (b, h, i), rows * ACC_BYTES, engine="cp_async", arrive=slot),
+            )
+
+        def step(n: int) -> Sequence[Op]:
+            i = first + n
+            rows = rows_in_block(problem.seqlen_q, r, i)
+            ahead = i + cfg.stages - 1
+            scores = r * c
+            masked = tile_needs_mask(problem, i * r, rows, j * c, cols) or rows < r or cols < c
+            mma = {"a": "reg", "b": "reg", "instruction": "mma_sync"}
+            return (
+                Wait(("q", n % cfg.stages)),
+                *(q_loads(ahead) if ahead < n_q_blocks else ()),
+                Mma(c, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]
+                # P^T = exp2(S^T * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
+                Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
+                Mma(c, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]
+                Mma(c, r, d, problem.dtype, operand_smem_bytes=dp_smem, **mma),  # type: ignore[arg-type]
+                Vector(fma=2 * scores, alu=scores / 2),  # dS^T = P^T (dP^T - Delta); pack to 16 bits
+                Mma(c, d, r, problem.dtype, operand_smem_bytes=dk_smem, **mma),  # type: ignore[arg-type]
+                Smem(write_bytes=scores * eb),  # dS^T to smem for the dQ product
+                Mma(r, d, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
+                Vector(fma=r * d),  # scale dQ before the atomics
+                Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True),
+            )
+
+        prologue = [
+            Load("K", (b, h, j), cols * d * eb, engine="cp_async", arrive="kv"),
+            Load("V", (b, h, j), cols * d * eb, engine="cp_async", arrive="kv"),
+        ]
+        prologue += [op for i in range(first, min(first + cfg.stages - 1, n_q_blocks)) for op in q_loads(i)]
+        return (
+            *prologue,
+            Wait("kv"),
+            Repeat(visited, step),
+            Vector(fma=cols * d),  # dK * scale
+            Store("dK", (b, h, j), cols * d * eb),
+            Store("dV", (b, h, j), cols * d * eb),
+        )
+
+    smem = (
+        2 * c * (d + SMEM_PAD_ELEMENTS) * eb  # K_j, V_j
+        + 2 * cfg.stages * r * (d + SMEM_PAD_ELEMENTS) * eb  # Q and dO ring
+        + c * (r + SMEM_PAD_ELEMENTS) * eb  # dS^T
+        + 2 * cfg.stages * r * ACC_BYTES  # LSE and Delta ring
+    )
+    registers = 255 if d > 64 else 196  # ptxas report of cupy_kernels/v2/bwd.cu
+    main_kernel = Kernel(
+        name="v2_bwd",
+        tiles=tuple((b, h, j) for b, h in _heads(problem) for j in range(ceil_div(problem.nk, c))),
+        cta=CtaResources(cfg.warps * 32, registers, smem),
+        roles=(Role("warps", cfg.warps, main),),
+        barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q", arrivals=4, slots=cfg.stages)),
+    )
+    return (
+        _elementwise_kernel("v2_bwd_preprocess", problem, r, preprocess),
+        main_kernel,
+        _elementwise_kernel("v2_bwd_convert_dq", problem, r, convert),
     )
