@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -136,6 +137,57 @@ def run_command(
         click.echo(json.dumps(result.to_dict()))
     else:
         click.echo(format_result(result))
+
+
+@cli.command("validate")
+@click.option(
+    "--measured",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="A CSV written by `python -m cupy_kernels.selfcheck` (e.g. validation/h200/kernels_h200.csv). "
+    "Without it, the kernels are measured on this machine's GPU first.",
+)
+@click.option("--arch", "arch_name", default="h200", show_default=True, help="Arch file of the measured GPU.")
+@click.option("--algos", multiple=True, type=click.Choice(["standard", "v1", "v2"]), help="Default: all.")
+@click.option("--quick", is_flag=True, help="Only sequence lengths up to 2048.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="out/validation", show_default=True)
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+def validate_command(
+    measured: str | None, arch_name: str, algos: Sequence[str], quick: bool, out_dir: str, jobs: int
+) -> None:
+    """Predict every measured kernel configuration and report the errors (CSV, scatter PNG, MAPE)."""
+    from tqdm import tqdm
+
+    from simgpu.validation import compare, mape, read_cases, write_report
+
+    load_arch(arch_name)
+    if measured is None:
+        measured = _measure_on_this_gpu(out_dir, quick)
+    cases = read_cases(measured, arch_name, algos or None, max_seqlen=2048 if quick else None)
+    if not cases:
+        raise OptionError(f"{measured}: no configuration of {', '.join(algos) or 'any algorithm'} to compare")
+    with tqdm(total=len(cases), desc="predicting", unit="config") as bar:
+        comparisons = compare(cases, workers=jobs, progress=lambda _: bar.update())
+    csv_path, png_path = write_report(comparisons, out_dir, gpu=arch_name)
+    for (algo, pass_), error in mape(comparisons).items():
+        count = sum(1 for c in comparisons if (c.algo, c.pass_) == (algo, pass_))
+        click.echo(f"{algo:<9} {pass_:<4} MAPE {100 * error:6.1f}%  over {count} configurations")
+    click.echo(f"wrote {csv_path} and {png_path}")
+
+
+def _measure_on_this_gpu(out_dir: str, quick: bool) -> str:
+    try:
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:  # no CuPy, no driver or no device: each means the same to the user
+        raise OptionError(f"no GPU to measure on ({type(err).__name__}); pass --measured CSV instead") from None
+    from cupy_kernels import selfcheck
+
+    args = ["--out", out_dir, *(["--quick"] if quick else [])]
+    if selfcheck.main(args) != 0:
+        raise OptionError(f"kernel self-check failed; see {out_dir}")
+    return str(Path(out_dir) / "kernels_h200.csv")
 
 
 def format_result(result: Result) -> str:

@@ -44,3 +44,7 @@ class EventBudgetError(SimgpuError):
 
 class InternalError(SimgpuError):
     """An invariant of the model failed (cycles below the roofline, bytes below compulsory traffic)."""
+
+
+class OutOfMemoryError(ProblemError):
+    """The buffers a schedule keeps in HBM at once exceed the arch's HBM capacity."""

@@ -1,0 +1,192 @@
+"""Predicted against measured: re-run the simulator on every configuration a GPU measured, and score it.
+
+Input: the CSV written by `cupy_kernels.selfcheck` (one row per kernel, pass and shape, with the tile configuration
+and the SM clock sampled during the timing) and optionally Nsight Compute's DRAM byte counts. Each configuration is
+simulated with the arch file of that GPU at the measured clock (the power model is switched off: the clock is
+known) and with the measured kernel's tile options, so prediction and measurement describe the same program.
+Output rows carry both figures and the relative error; `mape` summarises them per kernel and pass.
+
+Ignored: measurement noise (the CSV holds medians with p10/p90 beside them).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from simgpu.api import simulate
+from simgpu.arch import load_arch
+from simgpu.errors import SimgpuError
+from simgpu.problem import Problem
+from simgpu.registry import load_algorithm
+
+# Kernel names in the measurement CSV that are whole algorithms the simulator schedules.
+ALGORITHM_KERNELS: Mapping[str, str] = {"standard": "standard", "v1": "v1", "v2": "v2"}
+TILE_OPTIONS = ("block_m", "block_n", "warps", "stages")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    algo: str
+    pass_: str
+    batch: int
+    heads: int
+    seqlen: int
+    headdim: int
+    causal: bool
+    clock_mhz: float
+    measured_ms: float
+    predicted_ms: float
+    rel_error: float
+    measured_tflops: float
+    predicted_tflops: float
+    predicted_hbm_bytes: float
+    bottleneck: str
+
+    def as_row(self) -> dict[str, object]:
+        row = asdict(self)
+        row["pass"] = row.pop("pass_")
+        return row
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measured configuration to predict."""
+
+    arch: str
+    algo: str
+    problem: Problem
+    options: Mapping[str, int]
+    clock_mhz: float
+    measured_ms: float
+
+
+def read_cases(
+    path: str | Path, arch: str, algos: Iterable[str] | None = None, max_seqlen: int | None = None
+) -> list[Case]:
+    """The configurations of `path` that the simulator can predict, in file order."""
+    wanted = set(algos) if algos is not None else set(ALGORITHM_KERNELS.values())
+    cases = []
+    try:
+        with Path(path).open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as err:
+        raise SimgpuError(f"cannot read measurements {path}: {err.strerror or err}") from None
+    for row in rows:
+        algo = ALGORITHM_KERNELS.get(row.get("kernel", ""))
+        if algo is None or algo not in wanted:
+            continue
+        seqlen = int(row["seqlen"])
+        if max_seqlen is not None and seqlen > max_seqlen:
+            continue
+        accepted = load_algorithm(algo).OPTIONS
+        options = {name: int(row[name]) for name in TILE_OPTIONS if name in accepted and row.get(name)}
+        problem = Problem(
+            int(row["batch"]),
+            int(row["heads"]),
+            seqlen,
+            int(row["headdim"]),
+            causal=row["causal"] == "True",
+            dtype=row["dtype"],
+            pass_=row["pass"],
+        )
+        cases.append(Case(arch, algo, problem, options, float(row["sm_clock_mhz"]), float(row["time_ms_median"])))
+    return cases
+
+
+def predict(case: Case) -> Comparison:
+    arch = load_arch(case.arch, {"power": None, "clock_hz": case.clock_mhz * 1e6})
+    result = simulate(arch, case.algo, case.problem, case.options)
+    predicted_ms = result.time_s * 1e3
+    p = case.problem
+    return Comparison(
+        algo=case.algo,
+        pass_=p.pass_,
+        batch=p.batch,
+        heads=p.heads,
+        seqlen=p.seqlen_q,
+        headdim=p.headdim,
+        causal=p.causal,
+        clock_mhz=case.clock_mhz,
+        measured_ms=case.measured_ms,
+        predicted_ms=predicted_ms,
+        rel_error=(predicted_ms - case.measured_ms) / case.measured_ms,
+        measured_tflops=p.flops / (case.measured_ms * 1e-3) / 1e12,
+        predicted_tflops=result.tflops,
+        predicted_hbm_bytes=result.hbm_bytes,
+        bottleneck=result.bottleneck,
+    )
+
+
+def compare(
+    cases: Sequence[Case], workers: int = 1, progress: Callable[[Comparison], object] | None = None
+) -> list[Comparison]:
+    """Predict every case (in `workers` processes); results in the order of `cases`."""
+    if workers <= 1:
+        results = []
+        for case in cases:
+            results.append(predict(case))
+            if progress is not None:
+                progress(results[-1])
+        return results
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        results = []
+        for comparison in pool.map(predict, cases):
+            results.append(comparison)
+            if progress is not None:
+                progress(comparison)
+        return results
+
+
+def mape(comparisons: Iterable[Comparison]) -> dict[tuple[str, str], float]:
+    """Mean absolute relative error of the time, per (algorithm, pass)."""
+    groups: dict[tuple[str, str], list[float]] = {}
+    for c in comparisons:
+        groups.setdefault((c.algo, c.pass_), []).append(abs(c.rel_error))
+    return {key: sum(errors) / len(errors) for key, errors in sorted(groups.items())}
+
+
+def write_report(comparisons: Sequence[Comparison], out_dir: str | Path, gpu: str) -> tuple[Path, Path]:
+    """CSV of every comparison and a predicted-vs-measured scatter (log-log) with MAPE per algorithm and pass."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        csv_path = out / "validation.csv"
+        with csv_path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(comparisons[0].as_row()))
+            writer.writeheader()
+            writer.writerows(c.as_row() for c in comparisons)
+    except OSError as err:
+        raise SimgpuError(f"cannot write the validation report to {out}: {err.strerror or err}") from None
+    errors = mape(comparisons)
+    figure, axes = plt.subplots(figsize=(6.5, 6))
+    for (algo, pass_), error in errors.items():
+        points = [c for c in comparisons if (c.algo, c.pass_) == (algo, pass_)]
+        axes.scatter(
+            [c.measured_ms for c in points],
+            [c.predicted_ms for c in points],
+            label=f"{algo} {pass_}: MAPE {100 * error:.1f}% (n={len(points)})",
+            s=18,
+        )
+    low = min(min(c.measured_ms, c.predicted_ms) for c in comparisons) / 1.5
+    high = max(max(c.measured_ms, c.predicted_ms) for c in comparisons) * 1.5
+    axes.plot([low, high], [low, high], color="gray", linewidth=1, label="predicted = measured")
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("measured time (ms)")
+    axes.set_ylabel("predicted time (ms)")
+    axes.set_title(f"simgpu vs {gpu}: kernel time at the measured SM clock")
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    png_path = out / "validation.png"
+    figure.savefig(png_path, dpi=120)
+    plt.close(figure)
+    return csv_path, png_path

@@ -1,0 +1,67 @@
+"""`simgpu validate`: predictions for measured configurations, at the measured clock, scored by MAPE."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from simgpu import Problem, load_arch, simulate
+from simgpu.cli import main
+from simgpu.validation import compare, mape, read_cases
+
+HEADER = (
+    "gpu_name,sm_clock_mhz,max_sm_clock_mhz,driver,kernel,pass,batch,heads,seqlen,headdim,causal,dtype,"
+    "block_m,block_n,warps,stages,time_ms_median\n"
+)
+
+
+def measured_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "kernels.csv"
+    path.write_text(
+        HEADER
+        + "NVIDIA H200,1800,1980,x,v2,fwd,1,2,256,64,False,bf16,128,128,4,2,0.050\n"
+        + "NVIDIA H200,1980,1980,x,v2,bwd,1,2,256,64,True,bf16,64,128,8,2,0.080\n"
+        + "NVIDIA H200,1980,1980,x,standard_qk,fwd,1,2,256,64,False,bf16,128,128,4,2,0.010\n"
+    )
+    return path
+
+
+def test_cases_keep_the_measured_clock_and_tiles(tmp_path: Path) -> None:
+    cases = read_cases(measured_csv(tmp_path), "h200")
+    assert [(c.algo, c.problem.pass_, c.clock_mhz) for c in cases] == [("v2", "fwd", 1800.0), ("v2", "bwd", 1980.0)]
+    assert cases[1].options == {"block_m": 64, "block_n": 128, "warps": 8, "stages": 2}
+
+
+def test_prediction_runs_at_the_measured_clock(tmp_path: Path) -> None:
+    (first, _) = compare(read_cases(measured_csv(tmp_path), "h200"))
+    fixed = load_arch("h200", {"power": None, "clock_hz": 1.8e9})
+    expected = simulate(fixed, "v2", Problem(1, 2, 256, 64), {"block_m": 128, "block_n": 128, "warps": 4, "stages": 2})
+    assert first.predicted_ms == expected.time_s * 1e3
+    assert first.rel_error == (first.predicted_ms - 0.050) / 0.050
+
+
+def test_mape_is_the_mean_absolute_relative_error_per_algorithm_and_pass(tmp_path: Path) -> None:
+    comparisons = compare(read_cases(measured_csv(tmp_path), "h200"))
+    assert mape(comparisons) == {
+        ("v2", "bwd"): abs(comparisons[1].rel_error),
+        ("v2", "fwd"): abs(comparisons[0].rel_error),
+    }
+
+
+def test_cli_writes_csv_and_scatter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["validate", "--measured", str(measured_csv(tmp_path)), "--out", str(tmp_path / "report")])
+    out = capsys.readouterr().out
+    assert "v2        fwd  MAPE" in out
+    assert (tmp_path / "report" / "validation.csv").stat().st_size > 0
+    assert (tmp_path / "report" / "validation.png").stat().st_size > 0
+
+
+def test_without_a_gpu_or_measurements_it_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("a GPU stack is installed here")
+    with pytest.raises(SystemExit) as done:
+        main(["validate", "--out", str(tmp_path)])
+    assert done.value.code == 2
+    assert "no GPU to measure on" in capsys.readouterr().err
