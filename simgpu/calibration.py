@@ -2,8 +2,12 @@
 
 Input: the dict that ``cupy_kernels.calibrate.runner.measure()`` returns (also its ``calibration.json``):
 ``{"gpu": {"gpu_name", "driver", "date", ...}, "benchmarks": {name: result}}``, where a rate benchmark's result
-holds ``per_s`` (units per second), ``per_sm_per_clk`` (per SM per cycle at ``clock_mhz``, the SM clock
-sampled while it ran) and ``clock_mhz``; ``kernel_launch`` holds ``per_launch_s``. Output: a YAML file that
+holds ``per_s`` (units per second), ``per_sm_per_clk_cycles`` (per SM per cycle, counted by the SM's cycle
+counter in the kernel, at ``kernel_clock_mhz`` = those cycles over the kernel's time), ``per_sm_per_clk`` (per
+SM per cycle at ``clock_mhz``, the SM clock nvidia-smi sampled while it ran); ``kernel_launch`` holds
+``per_launch_s``. Per-cycle keys take the cycle-counter value: under the 700 W cap the clock moves faster than
+nvidia-smi samples it (wgmma ran at 1600 MHz by its cycles while nvidia-smi said 1770), and a rate per clock
+divided by the wrong clock is wrong by the same factor. Output: a YAML file that
 ``inherit:``s the chip's shipped arch and overrides only the keys a benchmark measured, each with a
 ``# measured:`` comment. Values the schema has no key for (HBM read-only bandwidth; ``mma.sync`` on a wgmma
 chip) stay in the JSON only. The schema is not changed: per-cycle keys get per-SM values at the sampled clock,
@@ -34,7 +38,8 @@ class Calibrated:
     value: float | int
     benchmark: str
     shown: str  # the measurement as a person reads it, e.g. "4.26e+12 bytes/s"
-    clock_mhz: float | None
+    clock_mhz: float | None  # the clock the kernel ran at (cycle counter), else the sampled one
+    sampled_mhz: float | None = None  # nvidia-smi's sample, shown beside a cycle-counter clock
 
 
 def base_arch_for(gpu_name: str) -> str:
@@ -51,12 +56,17 @@ def calibrated_values(measured: Mapping[str, Any], base: Arch) -> list[Calibrate
     benchmarks: Mapping[str, Mapping[str, Any]] = measured["benchmarks"]
     out: list[Calibrated] = []
 
+    def clocks(result: Mapping[str, Any]) -> tuple[float, float | None]:
+        if "kernel_clock_mhz" in result:
+            return result["kernel_clock_mhz"], result["clock_mhz"]
+        return result["clock_mhz"], None
+
     def per_clock(key: str, name: str, unit: str, as_int: bool = False) -> None:
         if name in benchmarks:
             result = benchmarks[name]
-            value = result["per_sm_per_clk"]
+            value = result.get("per_sm_per_clk_cycles", result["per_sm_per_clk"])
             shown = f"{value:.2f} {unit}/clk/SM ({result['per_s']:.4g} {unit}/s)"
-            out.append(Calibrated(key, round(value) if as_int else value, name, shown, result["clock_mhz"]))
+            out.append(Calibrated(key, round(value) if as_int else value, name, shown, *clocks(result)))
 
     if "kernel_launch" in benchmarks:
         launch = benchmarks["kernel_launch"]
@@ -76,7 +86,7 @@ def calibrated_values(measured: Mapping[str, Any], base: Arch) -> list[Calibrate
         name = max(l2, key=lambda n: benchmarks[n]["per_s"])
         result = benchmarks[name]
         shown = f"{result['per_s']:.4g} bytes/s"
-        out.append(Calibrated("l2.bandwidth_bytes_per_s", result["per_s"], name, shown, result["clock_mhz"]))
+        out.append(Calibrated("l2.bandwidth_bytes_per_s", result["per_s"], name, shown, *clocks(result)))
     if "hbm_copy" in benchmarks:
         result = benchmarks["hbm_copy"]
         datasheet = base.hbm.bandwidth_bytes_per_s
@@ -87,7 +97,7 @@ def calibrated_values(measured: Mapping[str, Any], base: Arch) -> list[Calibrate
                 "bandwidth of the base arch: fix hbm.bandwidth_bytes_per_s there first"
             )
         shown = f"{result['per_s']:.4g} bytes/s read+write = {fraction:.4f} x {datasheet:.4g} datasheet"
-        out.append(Calibrated("hbm.achievable_fraction", fraction, "hbm_copy", shown, result["clock_mhz"]))
+        out.append(Calibrated("hbm.achievable_fraction", fraction, "hbm_copy", shown, *clocks(result)))
     return out
 
 
@@ -104,8 +114,9 @@ def write_calibrated_arch(measured: Mapping[str, Any], base: str, path: str | Pa
     lines = [
         f"# {gpu.get('gpu_name', 'GPU')} calibrated by `simgpu calibrate` (cupy_kernels/calibrate) on {date};",
         f"# driver {gpu.get('driver', '?')}, power limit {gpu.get('power_limit_w', '?')} W, clocks left as found.",
-        "# Per-cycle values are per SM at the SM clock nvidia-smi sampled during that benchmark (MHz below);",
-        "# every other key is inherited. Raw numbers, with the cycle-counter cross-check: calibration.json.",
+        "# Per-cycle values are per SM, counted by the SM cycle counter in the kernel; the MHz below is the clock",
+        "# the kernel ran at (its cycles over its time), with nvidia-smi's sample beside it (kernel_launch: the",
+        "# sample alone). Every other key is inherited. All raw numbers: calibration.json.",
         f"inherit: {base}",
     ]
     tree: dict[str, Any] = {}
@@ -128,8 +139,9 @@ def _emit(tree: Mapping[str, Any], indent: int, date: str) -> list[str]:
     for key, node in tree.items():
         if isinstance(node, Calibrated):
             clock = "" if node.clock_mhz is None else f" at {node.clock_mhz:.0f} MHz"
+            sampled = "" if node.sampled_mhz is None else f" (cycle counter; nvidia-smi sampled {node.sampled_mhz:.0f})"
             lines.append(
-                f"{pad}{key}: {_scalar(node.value)}  # measured: {node.benchmark}, {node.shown}{clock}, {date}"
+                f"{pad}{key}: {_scalar(node.value)}  # measured: {node.benchmark}, {node.shown}{clock}, {date}{sampled}"
             )
         else:
             lines.append(f"{pad}{key}:")

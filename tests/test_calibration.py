@@ -27,8 +27,16 @@ from simgpu.errors import ArchError
 NVCC = shutil.which("nvcc")
 
 
-def rate(per_s: float, per_sm_per_clk: float, clock_mhz: float = 1755.0) -> dict[str, Any]:
-    return {"per_s": per_s, "per_sm_per_clk": per_sm_per_clk, "clock_mhz": clock_mhz}
+def rate(per_s: float, per_sm_per_clk: float, kernel_mhz: float = 1755.0) -> dict[str, Any]:
+    """A rate result as the runner writes it; nvidia-smi's sample is 200 MHz high, as under the power cap."""
+    sampled = kernel_mhz + 200.0
+    return {
+        "per_s": per_s,
+        "per_sm_per_clk_cycles": per_sm_per_clk,
+        "kernel_clock_mhz": kernel_mhz,
+        "per_sm_per_clk": per_sm_per_clk * kernel_mhz / sampled,
+        "clock_mhz": sampled,
+    }
 
 
 def fake_measured() -> dict[str, Any]:
@@ -69,8 +77,11 @@ def test_calibrated_arch_overrides_the_measured_keys_and_inherits_the_rest(tmp_p
     overridden = [line for line in path.read_text().splitlines() if ":" in line and not line.startswith("#")]
     values = [line for line in overridden if not line.rstrip().endswith(":") and not line.startswith("inherit")]
     assert len(values) == 7
-    assert all(re.search(r"# measured: \w+, .* 2026-11-29$", line) for line in values), values
-    assert "# measured: smem_read, 126.50 B/clk/SM (3e+13 B/s) at 1755 MHz, 2026-11-29" in path.read_text()
+    assert all(re.search(r"# measured: \w+, .* MHz, 2026-11-29", line) for line in values), values
+    assert (
+        "# measured: smem_read, 126.50 B/clk/SM (3e+13 B/s) at 1755 MHz, 2026-11-29 (cycle counter; nvidia-smi "
+        "sampled 1955)" in path.read_text()
+    )
 
 
 def test_mma_sync_rate_calibrates_an_mma_sync_arch(tmp_path: Path) -> None:
@@ -149,7 +160,7 @@ def test_quick_calibration_on_the_gpu(tmp_path: Path) -> None:
             assert 0 < result["per_launch_s"] < 1e-4
             continue
         assert result["per_s"] > 0, name
-        # the sampled clock and the kernel's own cycle count give the same per-clock rate (within 10%)
-        assert result["per_sm_per_clk"] == pytest.approx(result["per_sm_per_clk_cycles"], rel=0.1), name
+        # the kernel's clock (its cycles over its time) lies between idle and the maximum boost clock
+        assert 300 < result["kernel_clock_mhz"] < 2100, name
     assert (tmp_path / "calibration.json").is_file()
     load_arch(tmp_path / "calibration.yaml")
