@@ -4,13 +4,17 @@
   waits for its stage, starts the copy `stages - 1` steps ahead, reads the warp tiles from smem (ldmatrix) and
   issues the MMAs. The same warps load and compute.
 - wgmma (Hopper): persistent CTAs, 1 producer warpgroup issuing TMA loads into a `stages`-deep ring with full/empty
-  barriers, 2 consumer warpgroups each computing half of the rows with wgmma reading A and B from smem.
+  barriers, 2 consumer warpgroups each computing half of the rows with wgmma reading A and B from smem. CTAs pair
+  up in clusters of `cluster` along M that share each B tile: each fetches 1/cluster of it from L2 and multicasts
+  it to the others (TMA multicast), so L2 serves B once per cluster.
 - tcgen05 (Blackwell): persistent CTAs, 1 TMA warp, 1 MMA warp issuing tcgen05 MMAs into a double-buffered TMEM
   accumulator, 1 epilogue warpgroup draining TMEM to HBM while the next tile's MMAs run.
 
-HBM/L2 traffic per C tile: A (block_m x K) and B (K x block_n) in `block_k` slices, C written once. Tiles are
-launched row-major over (m, n) so that a wave of CTAs shares A rows and B columns in L2.
-Ignored: cluster multicast of TMA loads and the rasterization swizzle of CUTLASS.
+HBM/L2 traffic per C tile: A (block_m x K) and B (K x block_n) in `block_k` slices (B divided among the CTAs of a
+cluster), C written once. Tiles are launched with the M index of a cluster's CTAs varying fastest, then row-major
+over (m, n), so that a wave of CTAs shares A rows and B columns in L2.
+Ignored: the rasterization swizzle of CUTLASS; the smem write bytes of multicast slices count once, at the CTA
+that fetched them.
 """
 
 from __future__ import annotations
@@ -25,13 +29,14 @@ from simgpu.ops import Advance, Arrive, Load, Mma, Op, Repeat, Smem, Store, Tmem
 from simgpu.problem import GemmProblem
 
 PROBLEM = "gemm"
-OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "block_k": None, "stages": None}
+OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "block_k": None, "stages": None, "cluster": None}
 
-# Defaults per instruction kind: (block_m, block_n, block_k, stages). CUTLASS's default bf16 tiles of each generation.
+# Defaults per instruction kind: (block_m, block_n, block_k, stages, cluster). CUTLASS's default bf16 tiles and
+# cluster shapes of each generation (no clusters before Hopper).
 _DEFAULTS = {
-    "mma_sync": (128, 256, 32, 3),
-    "wgmma": (128, 256, 64, 4),
-    "tcgen05": (128, 256, 64, 4),
+    "mma_sync": (128, 256, 32, 3, 1),
+    "wgmma": (128, 256, 64, 4, 2),
+    "tcgen05": (128, 256, 64, 4, 2),
 }
 MMA_SYNC_WARP_GRID = (2, 4)  # warps along M and N in the mma.sync kernel
 MMA_SYNC_REGISTERS = 232  # per thread: a 64 x 64 fp32 warp tile is 128 accumulator registers per thread, plus operands
@@ -43,42 +48,53 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _config(arch: Arch, options: dict[str, Any]) -> tuple[int, int, int, int]:
+def _config(arch: Arch, options: dict[str, Any]) -> tuple[int, int, int, int, int]:
     default = _DEFAULTS[arch.tensor_core.instruction]
-    names = ("block_m", "block_n", "block_k", "stages")
+    names = ("block_m", "block_n", "block_k", "stages", "cluster")
     values = tuple(
         options.get(name) if options.get(name) is not None else d for name, d in zip(names, default, strict=True)
     )
     for name, value in zip(names, values, strict=True):
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise OptionError(f"gemm option {name} must be a positive integer, got {value!r}")
+    if values[4] > 1 and not arch.features.clusters:
+        raise OptionError(f"gemm: cluster={values[4]} needs thread-block clusters, which {arch.name} lacks")
     return values  # type: ignore[return-value]
 
 
 def schedule(arch: Arch, problem: GemmProblem, **options: Any) -> tuple[Kernel, ...]:
-    block_m, block_n, block_k, stages = _config(arch, options)
+    block_m, block_n, block_k, stages, cluster = _config(arch, options)
     instruction = arch.tensor_core.instruction
     builder = {"mma_sync": _mma_sync_kernel, "wgmma": _wgmma_kernel, "tcgen05": _tcgen05_kernel}[instruction]
-    return (builder(arch, problem, block_m, block_n, block_k, stages),)
+    return (builder(arch, problem, block_m, block_n, block_k, stages, cluster),)
 
 
-def _tiles(problem: GemmProblem, block_m: int, block_n: int) -> tuple[Hashable, ...]:
-    return tuple((mi, ni) for mi in range(_ceil_div(problem.m, block_m)) for ni in range(_ceil_div(problem.n, block_n)))
-
-
-def _stage_loads(
-    problem: GemmProblem, tile: Any, kt: int, bm: int, bn: int, bk: int, engine: str, arrive: Any
-) -> tuple[Load, Load]:
-    """The A and B slices of k-step `kt` for C tile `tile`, arriving on `arrive` when they land in smem."""
-    mi, ni = tile
-    eb = DTYPE_BYTES[problem.dtype]
-    return (
-        Load("A", (mi, kt), bm * bk * eb, engine=engine, arrive=arrive),  # type: ignore[arg-type]
-        Load("B", (ni, kt), bn * bk * eb, engine=engine, arrive=arrive),  # type: ignore[arg-type]
+def _tiles(problem: GemmProblem, block_m: int, block_n: int, cluster: int) -> tuple[Hashable, ...]:
+    """C tiles in launch order: the `cluster` M tiles sharing a B tile are adjacent."""
+    m_tiles, n_tiles = _ceil_div(problem.m, block_m), _ceil_div(problem.n, block_n)
+    return tuple(
+        (mc * cluster + c, ni)
+        for mc in range(_ceil_div(m_tiles, cluster))
+        for ni in range(n_tiles)
+        for c in range(cluster)
+        if mc * cluster + c < m_tiles
     )
 
 
-def _mma_sync_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stages: int) -> Kernel:
+def _stage_loads(
+    problem: GemmProblem, tile: Any, kt: int, bm: int, bn: int, bk: int, engine: str, arrive: Any, cluster: int = 1
+) -> tuple[Load, Load]:
+    """The A slice and this CTA's share of the B slice of k-step `kt` for C tile `tile`, arriving on `arrive`."""
+    mi, ni = tile
+    eb = DTYPE_BYTES[problem.dtype]
+    share = mi % cluster  # which part of the multicast B tile this CTA fetches
+    return (
+        Load("A", (mi, kt), bm * bk * eb, engine=engine, arrive=arrive),  # type: ignore[arg-type]
+        Load("B", (ni, kt, share), bn * bk * eb / cluster, engine=engine, arrive=arrive),  # type: ignore[arg-type]
+    )
+
+
+def _mma_sync_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stages: int, cluster: int) -> Kernel:
     eb = DTYPE_BYTES[p.dtype]
     n_k = _ceil_div(p.k, bk)
     warps_m, warps_n = MMA_SYNC_WARP_GRID
@@ -107,21 +123,21 @@ def _mma_sync_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stag
 
     return Kernel(
         name="gemm_mma_sync",
-        tiles=_tiles(p, bm, bn),
+        tiles=_tiles(p, bm, bn, cluster),
         cta=CtaResources(warps * 32, MMA_SYNC_REGISTERS, stages * (bm + bn) * bk * eb),
         roles=(Role("mainloop", warps, program),),
         barriers=(BarrierSpec("full", arrivals=2, slots=stages),),
     )
 
 
-def _producer(p: GemmProblem, n_k: int, bm: int, bn: int, bk: int, warps: int) -> Role:
+def _producer(p: GemmProblem, n_k: int, bm: int, bn: int, bk: int, warps: int, cluster: int) -> Role:
     """The TMA role shared by the Hopper and Blackwell kernels: fill the ring, one stage per k-step."""
 
     def program(tile: Hashable) -> Sequence[Op]:
         def step(kt: int) -> Sequence[Op]:
             return (
                 Wait("empty"),
-                *_stage_loads(p, tile, kt, bm, bn, bk, "tma", "full"),
+                *_stage_loads(p, tile, kt, bm, bn, bk, "tma", "full", cluster),
                 Advance(("empty", "full")),
             )
 
@@ -137,7 +153,7 @@ def _ring(stages: int, consumers: int) -> tuple[BarrierSpec, BarrierSpec]:
     )
 
 
-def _wgmma_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stages: int) -> Kernel:
+def _wgmma_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stages: int, cluster: int) -> Kernel:
     eb = DTYPE_BYTES[p.dtype]
     n_k = _ceil_div(p.k, bk)
     consumers = 2
@@ -164,10 +180,10 @@ def _wgmma_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stages:
         return Role(f"consumer{half}", 4, program)
 
     # The producer is a whole warpgroup (one thread issues the copies; setmaxnreg gives its registers away).
-    roles = (_producer(p, n_k, bm, bn, bk, warps=4), *(consumer(c) for c in range(consumers)))
+    roles = (_producer(p, n_k, bm, bn, bk, warps=4, cluster=cluster), *(consumer(c) for c in range(consumers)))
     return Kernel(
         name="gemm_wgmma",
-        tiles=_tiles(p, bm, bn),
+        tiles=_tiles(p, bm, bn, cluster),
         cta=CtaResources(32 * 4 * (1 + consumers), HOPPER_LAUNCH_REGISTERS, stages * (bm + bn) * bk * eb),
         roles=roles,
         barriers=_ring(stages, consumers),
@@ -175,7 +191,7 @@ def _wgmma_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stages:
     )
 
 
-def _tcgen05_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stages: int) -> Kernel:
+def _tcgen05_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stages: int, cluster: int) -> Kernel:
     eb = DTYPE_BYTES[p.dtype]
     n_k = _ceil_div(p.k, bk)
     accumulators = 2  # double-buffered in TMEM so the epilogue of one tile overlaps the MMAs of the next
@@ -208,9 +224,13 @@ def _tcgen05_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stage
 
     return Kernel(
         name="gemm_tcgen05",
-        tiles=_tiles(p, bm, bn),
+        tiles=_tiles(p, bm, bn, cluster),
         cta=CtaResources(32 * 6, BLACKWELL_REGISTERS, stages * (bm + bn) * bk * eb, accumulators * acc_columns),
-        roles=(_producer(p, n_k, bm, bn, bk, warps=1), Role("mma", 1, mma), Role("epilogue", 4, epilogue)),
+        roles=(
+            _producer(p, n_k, bm, bn, bk, warps=1, cluster=cluster),
+            Role("mma", 1, mma),
+            Role("epilogue", 4, epilogue),
+        ),
         barriers=(
             *_ring(stages, 1),
             BarrierSpec("acc_full", arrivals=1, slots=accumulators),

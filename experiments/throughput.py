@@ -35,7 +35,7 @@ def points(quick: bool, archs: Sequence[str], algos: Sequence[str], passes: Sequ
                 for causal in (False, True):
                     for seqlen in seqlens:
                         problem = Problem(
-                            TOKENS // seqlen, HIDDEN // headdim, seqlen, headdim, causal=causal, pass_=pass_
+                            tokens // seqlen, HIDDEN // headdim, seqlen, headdim, causal=causal, pass_=pass_
                         )
                         for algo in algos:
                             rows.append(row(arch_name, arch.peak_flops_per_s("bf16"), algo, problem))
@@ -93,7 +93,8 @@ def plot(csv_path: Path, png_path: Path) -> None:
         axis.set_xlabel("sequence length (tokens)")
         axis.set_ylabel("TFLOP/s (papers' FLOP count)")
         axis.legend(fontsize=7)
-    figure.suptitle("Predicted attention throughput, 16k tokens, hidden 2048, bf16")
+    tokens = int(rows[0]["batch"]) * int(rows[0]["seqlen"])
+    figure.suptitle(f"Predicted attention throughput, {tokens} tokens per batch, hidden {HIDDEN}, bf16 (exact mode)")
     figure.tight_layout()
     figure.savefig(png_path, dpi=110)
     plt.close(figure)

@@ -67,8 +67,7 @@ def simulate(
     clock_hz = arch.clock_hz
     stats = Engine(arch, clock_hz, trace, event_budget).run(kernels)
     if arch.power is not None:
-        tensor = stats.units["tensor"]
-        lowered = power_limited_clock_hz(arch, tensor.busy_cycles / (tensor.instances * stats.cycles))
+        lowered = power_limited_clock_hz(arch, stats.tensor_activity)
         if abs(lowered - clock_hz) > CLOCK_TOLERANCE * clock_hz:
             clock_hz = lowered
             if trace is not None:

@@ -133,8 +133,7 @@ class HbmSpec(_Node):
 class PowerSpec(_Node):
     """Power-limited clock: with the tensor cores saturated the chip runs at `tensor_saturated_clock_hz`.
 
-    The model interpolates linearly in the tensor-core busy fraction between `clock_hz` (idle tensor cores) and this
-    clock. It is a first-order stand-in for a power model (dynamic power is dominated by tensor-core activity).
+    Below saturation the clock rises as activity^(-1/3) up to `clock_hz` (see `simgpu.clock`).
     """
 
     tensor_saturated_clock_hz: PositiveFloat

@@ -176,18 +176,63 @@ def validate_command(
 
 
 def _measure_on_this_gpu(out_dir: str, quick: bool) -> str:
-    try:
-        import cupy
-
-        cupy.cuda.runtime.getDeviceCount()
-    except Exception as err:  # no CuPy, no driver or no device: each means the same to the user
-        raise OptionError(f"no GPU to measure on ({type(err).__name__}); pass --measured CSV instead") from None
+    _require_gpu()
     from cupy_kernels import selfcheck
 
     args = ["--out", out_dir, *(["--quick"] if quick else [])]
     if selfcheck.main(args) != 0:
         raise OptionError(f"kernel self-check failed; see {out_dir}")
     return str(Path(out_dir) / "kernels_h200.csv")
+
+
+@cli.command("calibrate")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Arch file to write (default: archs/local-<chip>.yaml).",
+)
+@click.option("--quick", is_flag=True, help="Shorter timing loops.")
+@click.option(
+    "--from-json",
+    "from_json",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Write the arch file from a calibration.json measured elsewhere instead of measuring here.",
+)
+def calibrate_command(out_path: str | None, quick: bool, from_json: str | None) -> None:
+    """Measure this GPU's unit ceilings and write an arch file that inherits the chip and overrides them."""
+    from simgpu.calibration import base_arch_for, write_calibrated_arch
+
+    if from_json is not None:
+        try:
+            measured = json.loads(Path(from_json).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise OptionError(f"cannot read {from_json}: {err}") from None
+    else:
+        _require_gpu()
+        from cupy_kernels.calibrate.runner import format_row, measure
+
+        measured = measure(quick, progress=lambda name, result: click.echo(format_row(name, result)))
+    if not isinstance(measured, dict) or "gpu" not in measured or "benchmarks" not in measured:
+        raise OptionError("calibration data must hold 'gpu' and 'benchmarks'")
+    base = base_arch_for(measured["gpu"].get("gpu_name", ""))
+    path = Path(out_path) if out_path is not None else Path("archs") / f"local-{base}.yaml"
+    written = write_calibrated_arch(measured, base, path)
+    load_arch(written)
+    click.echo(f"wrote {written} (inherits {base})")
+
+
+def _require_gpu() -> None:
+    try:
+        import cupy
+
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:  # no CuPy, no driver or no device: each means the same to the user
+        raise OptionError(
+            f"no GPU to measure on ({type(err).__name__}); give measurements from a GPU instead"
+        ) from None
 
 
 def format_result(result: Result) -> str:

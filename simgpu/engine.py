@@ -61,6 +61,7 @@ class RunStats:
     tmem_write_bytes: float
     ops: int
     ctas_per_sm: tuple[int, ...]
+    tensor_activity: float  # MMA FLOPs as a share of the native tensor rate over the run (see simgpu.clock)
 
 
 def ctas_per_sm(arch: Arch, kernel: Kernel) -> int:
@@ -361,6 +362,11 @@ class Engine:
             tmem_write_bytes=tmem_w,
             ops=self._ops,
             ctas_per_sm=fits,
+            tensor_activity=(
+                sum(sm.tensor.native_cycles for sm in self.sms) / (len(self.sms) * self.env.now)
+                if self.env.now
+                else 0.0
+            ),
         )
 
 

@@ -61,3 +61,8 @@ def tile_needs_mask(problem: Problem, q_start: int, q_rows: int, k_start: int, k
     if not problem.causal:
         return False
     return q_start + (problem.nk - problem.seqlen_q) < k_start + k_cols - 1
+
+
+def round_up(a: int, b: int) -> int:
+    """`a` rounded up to a multiple of `b` (an MMA runs on whole instruction tiles)."""
+    return ceil_div(a, b) * b

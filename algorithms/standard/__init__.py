@@ -1,5 +1,6 @@
-"""Standard attention: NumPy numerics (`forward`, `backward`) re-exported from `.numerics`."""
+"""Standard attention: NumPy numerics (`forward`, `backward`) and the schedule the simulator runs (`schedule`)."""
 
-from .numerics import backward, forward
+from algorithms.standard.numerics import backward, forward
+from algorithms.standard.schedule import OPTIONS, PROBLEM, schedule
 
-__all__ = ["backward", "forward"]
+__all__ = ["OPTIONS", "PROBLEM", "backward", "forward", "schedule"]

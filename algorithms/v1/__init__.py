@@ -1,5 +1,6 @@
-"""FlashAttention v1: NumPy numerics (`forward`, `backward`) re-exported from `.numerics`."""
+"""FlashAttention v1: NumPy numerics (`forward`, `backward`) and the schedule the simulator runs (`schedule`)."""
 
-from .numerics import backward, forward
+from algorithms.v1.numerics import backward, forward
+from algorithms.v1.schedule import OPTIONS, PROBLEM, schedule
 
-__all__ = ["backward", "forward"]
+__all__ = ["OPTIONS", "PROBLEM", "backward", "forward", "schedule"]

@@ -16,7 +16,7 @@ from simgpu.units.server import Server, SpanRecorder
 
 
 class TensorCore:
-    __slots__ = ("instruction", "rates", "server", "subpartitions")
+    __slots__ = ("instruction", "native_cycles", "rates", "server", "subpartitions")
 
     def __init__(
         self,
@@ -31,6 +31,8 @@ class TensorCore:
         if mma_sync_flops_per_cycle is not None:
             self.rates["mma_sync"] = dict(mma_sync_flops_per_cycle)
         self.subpartitions = subpartitions
+        # Cycles the FLOPs would take at the native instruction's rate: the activity the power model sees.
+        self.native_cycles = 0.0
         # The server counts FLOPs at 1 FLOP per cycle; each dtype scales the share.
         self.server = Server("tensor", 1.0, recorder)
 
@@ -46,4 +48,6 @@ class TensorCore:
         rate = rates.get(dtype)
         if rate is None:
             raise ScheduleError(f"{instruction} takes {', '.join(rates)}, not {dtype}")
+        native = self.rates[self.instruction].get(dtype, rate)
+        self.native_cycles += flops / native
         return self.server.reserve(now, flops, share=rate * self.share(instruction, warps))

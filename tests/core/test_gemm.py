@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from simgpu import GemmProblem, load_arch, roofline_cycles, simulate
 from simgpu.api import schedule
+from simgpu.errors import OptionError
 
 ARCHS = ("a100", "h100", "h200", "b200")
 
@@ -43,13 +44,21 @@ def test_each_generation_launches_its_own_kernel(arch: str, kernel: str, roles: 
 
 
 def test_l2_disabled_reads_every_tile_from_hbm() -> None:
-    # 256 x 256 x 256 on H100 (128 x 256 x 64 tiles): 2 C tiles, each reading A (128 x 256) and B (256 x 256).
+    # 256 x 256 x 256 on H100 (128 x 256 x 64 tiles): 2 C tiles, each reading its A rows (128 x 256); they form one
+    # cluster of 2 that multicasts B (256 x 256), each CTA fetching half of it.
     problem = GemmProblem(256, 256, 256)
     result = simulate(load_arch("h100", {"l2.capacity_bytes": 0}), "gemm", problem)
-    assert result.hbm_read_bytes == 2 * (128 * 256 + 256 * 256) * 2
+    assert result.hbm_read_bytes == (2 * 128 * 256 + 256 * 256) * 2
     assert result.hbm_write_bytes == 256 * 256 * 2
+    unclustered = simulate(load_arch("h100", {"l2.capacity_bytes": 0}), "gemm", problem, {"cluster": 1})
+    assert unclustered.hbm_read_bytes == 2 * (128 * 256 + 256 * 256) * 2
     cached = simulate("h100", "gemm", problem)
     assert cached.hbm_read_bytes == problem.compulsory_read_bytes
+
+
+def test_clusters_need_the_feature() -> None:
+    with pytest.raises(OptionError, match="needs thread-block clusters"):
+        simulate("a100", "gemm", GemmProblem(256, 256, 256), {"cluster": 2})
 
 
 def test_large_gemm_is_tensor_bound_on_hopper() -> None:

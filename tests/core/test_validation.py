@@ -11,6 +11,7 @@ from simgpu import Problem, load_arch, simulate
 from simgpu.cli import main
 from simgpu.validation import compare, mape, read_cases
 
+ROOT = Path(__file__).resolve().parents[2]
 HEADER = (
     "gpu_name,sm_clock_mhz,max_sm_clock_mhz,driver,kernel,pass,batch,heads,seqlen,headdim,causal,dtype,"
     "block_m,block_n,warps,stages,time_ms_median\n"
@@ -65,3 +66,11 @@ def test_without_a_gpu_or_measurements_it_says_so(tmp_path: Path, capsys: pytest
         main(["validate", "--out", str(tmp_path)])
     assert done.value.code == 2
     assert "no GPU to measure on" in capsys.readouterr().err
+
+
+def test_calibrate_writes_a_loadable_arch_from_committed_measurements(tmp_path: Path) -> None:
+    path = tmp_path / "local.yaml"
+    main(["calibrate", "--from-json", str(ROOT / "validation" / "h200" / "calibration_h200.json"), "--out", str(path)])
+    arch = load_arch(path)
+    assert arch.l2.bandwidth_bytes_per_s == pytest.approx(9.162e12)
+    assert arch.sms == 132

@@ -1,0 +1,267 @@
+"""Standard attention as a framework runs it: separate kernels, with S and P (and dP, dS) materialized in HBM.
+
+Forward, the three kernels of `cupy_kernels/standard/attention.cu`:
+  std_qk       S = scale * Q K^T. One CTA per block_m x block_n tile of S (tiles ordered (batch, head, i, j), j
+               fastest, as the kernel's grid); Q_i and K_j are copied to smem whole (d is the whole contraction,
+               no k loop); the S tile is stored in the storage dtype.
+  std_softmax  P = softmax(S) and LSE. One CTA per block_m rows of S: every S tile of the rows is loaded at once,
+               the row statistics and P are computed with the row held on chip, P tiles and LSE are stored.
+  std_pv       O = P V. One CTA per block_m rows of O; a k loop over block_n keys with a `stages`-deep cp.async
+               ring of P and V tiles.
+Backward, the five kernels the numerics count (`algorithms/standard/numerics.py`): dV = P^T dO, dP = dO V^T,
+dS = P * (dP - rowsum(P * dP)) (elementwise, rows as in the softmax), dQ = scale * dS K, dK = scale * dS^T Q.
+S, P, dP and dS tiles are named (tensor, (batch, head, i, j)) with i the block_m query block and j the block_n key
+block by every kernel that writes or reads them, so a tile that is still in L2 when the next kernel reads it hits.
+Causal: nothing is skipped (as cuBLAS-based attention): the full S is computed and the softmax masks it.
+
+Instruction: mma.sync m16n8k16 on every arch (Hopper and Blackwell take their legacy mma.sync path), as the CUDA
+kernels we measure do. cuBLAS would use wgmma/tcgen05 on those chips; it matters little here because every GEMM of
+standard attention moves an N x N matrix of 2-byte elements for 2 N^2 d FLOPs (at most ~d FLOP per HBM byte,
+below the ridge point of A100 and H100), so HBM bounds them. At d = 128 on B200 the legacy rate may bind instead.
+
+HBM bytes by the loop structure, per (batch, head) with L2 off: each N x N tensor is written once and read once by
+each kernel that consumes it; an N x d operand is read once per CTA that needs it (Q and dO once per key block,
+K and V once per query block in the tiled GEMMs), each output once. The numerics count ideal GEMM reuse (every
+operand once per kernel); the difference is exactly those N x d re-reads, which L2 absorbs when it is on.
+Memory footprint: S and P live together during the softmax, P, dP and dS during the softmax backward; a problem
+whose buffers exceed HBM raises OutOfMemoryError (`algorithms._schedule.memory`).
+Ignored: the __syncthreads of the GEMMs (warps modelled in lockstep), register-dependency latency, PyTorch's fp32
+upcasts and other temporaries, the 16-byte row padding of S and P in the CUDA kernels, and the second (L1/L2-hit)
+pass over S of the CUDA softmax, which the framework's one-pass softmax avoids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from algorithms._schedule.memory import check_footprint
+from algorithms._schedule.tiling import ceil_div, rows_in_block
+from simgpu.arch import Arch
+from simgpu.errors import OptionError, ProblemError
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.ops import Load, Mma, Op, Repeat, Store, Vector, Wait
+from simgpu.problem import LSE_BYTES, Problem
+
+PROBLEM = "attention"
+OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None}
+
+SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernels)
+GEMM_REGISTERS = 255  # __launch_bounds__(WARPS * 32) lets ptxas use up to 255; no ptxas report recorded
+ROWWISE_REGISTERS = 64  # a row of up to 2k elements in registers per warp (32-64 per lane), plus addresses
+STORAGE_BYTES = 2  # S, P, dP, dS, O and the gradients are stored in 16 bits (bf16/fp16)
+MMA_ROWS = 16  # rows of one mma.sync m16 group
+
+
+@dataclass(frozen=True)
+class Config:
+    block_m: int
+    block_n: int
+    warps: int
+    stages: int
+
+
+DEFAULT = Config(128, 128, 4, 2)  # cupy_kernels/standard DEFAULTS (d = 64 and 128)
+
+
+def config(problem: Problem, options: dict[str, Any]) -> Config:
+    values = {name: options.get(name) if options.get(name) is not None else getattr(DEFAULT, name) for name in OPTIONS}
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise OptionError(f"standard option {name} must be a positive integer, got {value!r}")
+    cfg = Config(**values)
+    for name in ("block_m", "block_n"):  # dV and dK put key blocks on the MMA rows: both must split over warps
+        if getattr(cfg, name) % (MMA_ROWS * cfg.warps):
+            raise OptionError(f"standard: {name} must be a multiple of 16 x warps ({MMA_ROWS * cfg.warps})")
+    if cfg.stages < 2:
+        raise OptionError(f"standard: stages must be at least 2, got {cfg.stages}")
+    if problem.headdim % 16:
+        raise ProblemError(f"standard: headdim must be a multiple of 16 for mma.sync, got {problem.headdim}")
+    if problem.dtype not in ("bf16", "fp16"):
+        raise ProblemError(f"standard: the kernels take 16-bit inputs (bf16, fp16), got {problem.dtype}")
+    return cfg
+
+
+def footprint_bytes(problem: Problem) -> dict[str, int]:
+    """Buffers live in HBM at the peak of the pass: the O(N^2) ones are what makes standard attention run out."""
+    q, kv = problem.tensor_bytes(problem.seqlen_q), problem.tensor_bytes(problem.nk)
+    square = problem.batch * problem.heads * problem.seqlen_q * problem.nk * STORAGE_BYTES
+    buffers = {"Q": q, "K": kv, "V": kv, "O": q, "LSE": problem.lse_bytes}
+    if problem.pass_ == "fwd":
+        return buffers | {"S": square, "P": square}  # both live while the softmax runs
+    # The backward peak (P saved by the forward, dP and dS live in the softmax backward) exceeds the forward's.
+    return buffers | {"dO": q, "P": square, "dP": square, "dS": square, "dQ": q, "dK": kv, "dV": kv}
+
+
+def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
+    cfg = config(problem, options)
+    check_footprint(arch, "standard", footprint_bytes(problem))
+    forward = (
+        nt_gemm_kernel("std_qk", problem, cfg, a="Q", b="K", out="S", scaled=True),
+        rowwise_kernel("std_softmax", problem, cfg, reads=("S",), out="P", lse=True, ops=softmax_ops),
+        long_k_kernel("std_pv", problem, cfg, square="P", operand="V", out="O", by_keys=False, scaled=False),
+    )
+    backward = (
+        long_k_kernel("std_dv", problem, cfg, square="P", operand="dO", out="dV", by_keys=True, scaled=False),
+        nt_gemm_kernel("std_dp", problem, cfg, a="dO", b="V", out="dP", scaled=False),
+        rowwise_kernel("std_softmax_bwd", problem, cfg, reads=("P", "dP"), out="dS", lse=False, ops=softmax_bwd_ops),
+        long_k_kernel("std_dq", problem, cfg, square="dS", operand="K", out="dQ", by_keys=False, scaled=True),
+        long_k_kernel("std_dk", problem, cfg, square="dS", operand="Q", out="dK", by_keys=True, scaled=True),
+    )
+    return {"fwd": forward, "bwd": backward, "fwd_bwd": forward + backward}[problem.pass_]
+
+
+def _heads(problem: Problem) -> list[tuple[int, int]]:
+    return [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
+
+
+def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str, scaled: bool) -> Kernel:
+    """out[i, j] = A_i B_j^T over the head dimension (S = Q K^T, dP = dO V^T): one CTA per block_m x block_n tile."""
+    d, eb = p.headdim, p.element_bytes
+    r, c = cfg.block_m, cfg.block_n
+    # ldmatrix per tile: each warp reads its r / warps rows of A_i and all c rows of B_j.
+    operand_bytes = r * d * eb + cfg.warps * c * d * eb
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        bi, hi, i, j = tile  # type: ignore[misc]
+        rows, cols = rows_in_block(p.seqlen_q, r, i), rows_in_block(p.nk, c, j)
+        return (
+            Load(a, (bi, hi, i), rows * d * eb, engine="cp_async", arrive="ab"),  # HBM: rows x d, per key block
+            Load(b, (bi, hi, j), cols * d * eb, engine="cp_async", arrive="ab"),  # HBM: cols x d, per query block
+            Wait("ab"),
+            Mma(r, c, d, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes),
+            # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack).
+            Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols),
+            Store(out, (bi, hi, i, j), rows * cols * STORAGE_BYTES, engine="ldg"),  # HBM: the N x N tile, once
+        )
+
+    n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
+    return Kernel(
+        name=name,
+        tiles=tuple((bi, hi, i, j) for bi, hi in _heads(p) for i in range(n_i) for j in range(n_j)),
+        cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, (r + c) * (d + SMEM_PAD_ELEMENTS) * eb),
+        roles=(Role("warps", cfg.warps, program),),
+        barriers=(BarrierSpec("ab", arrivals=2),),
+    )
+
+
+def long_k_kernel(
+    name: str, p: Problem, cfg: Config, square: str, operand: str, out: str, by_keys: bool, scaled: bool
+) -> Kernel:
+    """out = X @ operand with X an N x N tensor (O = P V, dQ = dS K), or X^T @ operand when `by_keys` (dV = P^T dO,
+    dK = dS^T Q): one CTA per block of output rows, a k loop over the other sequence through a cp.async ring."""
+    d, eb, stages = p.headdim, p.element_bytes, cfg.stages
+    if by_keys:  # output rows are keys (block_n), the k loop runs over query blocks (block_m)
+        rows_total, rows_block, k_total, k_block = p.nk, cfg.block_n, p.seqlen_q, cfg.block_m
+    else:
+        rows_total, rows_block, k_total, k_block = p.seqlen_q, cfg.block_m, p.nk, cfg.block_n
+    n_k = ceil_div(k_total, k_block)
+    # ldmatrix per k step: each warp reads its rows of the X tile and the whole operand chunk.
+    operand_bytes = rows_block * k_block * STORAGE_BYTES + cfg.warps * k_block * d * eb
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        bi, hi, i = tile  # type: ignore[misc]
+        rows = rows_in_block(rows_total, rows_block, i)
+
+        def loads(t: int) -> tuple[Load, Load]:
+            ks = rows_in_block(k_total, k_block, t)
+            key = (bi, hi, t, i) if by_keys else (bi, hi, i, t)  # the (query block, key block) tile of X
+            slot = ("stage", t % stages)
+            return (
+                Load(square, key, rows * ks * STORAGE_BYTES, engine="cp_async", arrive=slot),  # HBM: X once
+                Load(operand, (bi, hi, t), ks * d * eb, engine="cp_async", arrive=slot),  # HBM: per output block
+            )
+
+        def step(t: int) -> Sequence[Op]:
+            ahead = t + stages - 1
+            return (
+                Wait(("stage", t % stages)),
+                *(loads(ahead) if ahead < n_k else ()),
+                Mma(
+                    rows_block,
+                    d,
+                    k_block,
+                    p.dtype,
+                    a="reg",
+                    b="reg",
+                    instruction="mma_sync",
+                    operand_smem_bytes=operand_bytes,
+                ),
+            )
+
+        return (
+            *(op for t in range(min(stages - 1, n_k)) for op in loads(t)),
+            Repeat(n_k, step),
+            # Epilogue per element: FMUL by the scale (dQ, dK), half an F2FP.
+            Vector(fma=rows * d if scaled else 0.0, alu=0.5 * rows * d),
+            Store(out, (bi, hi, i), rows * d * STORAGE_BYTES, engine="ldg"),  # HBM: rows x d, once
+        )
+
+    smem = stages * (
+        rows_block * (k_block + SMEM_PAD_ELEMENTS) * STORAGE_BYTES + k_block * (d + SMEM_PAD_ELEMENTS) * eb
+    )
+    return Kernel(
+        name=name,
+        tiles=tuple((bi, hi, i) for bi, hi in _heads(p) for i in range(ceil_div(rows_total, rows_block))),
+        cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, smem),
+        roles=(Role("warps", cfg.warps, program),),
+        barriers=(BarrierSpec("stage", arrivals=2, slots=stages),),
+    )
+
+
+def softmax_ops(rows: int, cols: int, causal: bool) -> Vector:
+    """Row softmax of a rows x cols block of S, the row on chip: max pass, exp-and-sum pass, normalize pass."""
+    scores = rows * cols
+    fma = 3 * scores  # FFMA scale-subtract of the max (log2 units), FADD row sum, FMUL by 1/sum
+    alu = 2.5 * scores  # 16-bit -> fp32 conversion, FMNMX row max, half an F2FP pack of P
+    if causal:
+        alu += 2 * scores  # compare the column with the row's limit, select -inf
+    # Per row: two 5-step butterfly reductions over the warp (SHFL + FMNMX, SHFL + FADD), LSE = max + lg2(sum).
+    fma += 5 * rows + rows
+    alu += 15 * rows
+    return Vector(fma=fma, alu=alu, ex2=scores + 2 * rows)  # one ex2 per score; MUFU.RCP and MUFU.LG2 per row
+
+
+def softmax_bwd_ops(rows: int, cols: int, causal: bool) -> Vector:
+    """dS = P * (dP - rowsum(P * dP)) over a rows x cols block, the rows on chip."""
+    scores = rows * cols
+    fma = 3 * scores  # FFMA of the row dot product, FADD (dP - D), FMUL by P
+    alu = 2.5 * scores  # two 16-bit -> fp32 conversions (P, dP), half an F2FP pack of dS
+    return Vector(fma=fma + 5 * rows, alu=alu + 5 * rows)  # per row: butterfly sum (SHFL + FADD) x 5
+
+
+def rowwise_kernel(
+    name: str,
+    p: Problem,
+    cfg: Config,
+    reads: tuple[str, ...],
+    out: str,
+    lse: bool,
+    ops: Callable[[int, int, bool], Vector],
+) -> Kernel:
+    """An elementwise kernel over the rows of N x N tensors: one CTA per block_m rows, every tile of the rows
+    loaded at once, `ops` on the rows, the output tiles (and LSE) stored."""
+    r, c = cfg.block_m, cfg.block_n
+    n_j = ceil_div(p.nk, c)
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        bi, hi, i = tile  # type: ignore[misc]
+        rows = rows_in_block(p.seqlen_q, r, i)
+        tiles = [(j, rows * rows_in_block(p.nk, c, j) * STORAGE_BYTES) for j in range(n_j)]
+        return (
+            # HBM: each input tile read once (16-byte ld.global into registers).
+            *(Load(t, (bi, hi, i, j), nbytes, engine="ldg", arrive="in") for t in reads for j, nbytes in tiles),
+            Wait("in"),
+            ops(rows, p.nk, p.causal),
+            *(Store(out, (bi, hi, i, j), nbytes, engine="ldg") for j, nbytes in tiles),  # HBM: each tile once
+            *((Store("LSE", (bi, hi, i), rows * LSE_BYTES, engine="ldg"),) if lse else ()),
+        )
+
+    return Kernel(
+        name=name,
+        tiles=tuple((bi, hi, i) for bi, hi in _heads(p) for i in range(ceil_div(p.seqlen_q, r))),
+        cta=CtaResources(cfg.warps * 32, ROWWISE_REGISTERS, 0),
+        roles=(Role("warps", cfg.warps, program),),
+        barriers=(BarrierSpec("in", arrivals=len(reads) * n_j),),
+    )

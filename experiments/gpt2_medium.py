@@ -1,0 +1,97 @@
+"""FA1's GPT-2 medium comparison: attention forward + backward, standard vs FlashAttention-1, on A100.
+
+Setup as the paper (FA1 Fig. 2 left / §4): seqlen 1024, head dim 64, 16 heads, batch 64, fwd+bwd. Published: standard
+66.6 GFLOPs, 40.3 GB of HBM traffic, 41.7 ms; FlashAttention 75.2 GFLOPs, 4.4 GB, 7.3 ms. Predictions come from the
+schedules and the a100 arch file alone. HBM traffic is read + write with L2 on; the L2-off column is the loop
+structure's count (exact and linear in batch, so simulated at batch 1 and scaled). Writes a CSV, then a PNG from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+from experiments._common import OUT_DIR, write_csv
+from simgpu import Problem, load_arch, simulate
+
+PUBLISHED = {"standard": (40.3, 41.7), "v1": (4.4, 7.3)}  # (HBM GB, runtime ms), FA1 §4 / Fig. 2
+
+
+def run(quick: bool) -> list[dict[str, object]]:
+    batch, heads, seqlen = (1, 4, 256) if quick else (64, 16, 1024)
+    problem = Problem(batch, heads, seqlen, 64, pass_="fwd_bwd")
+    one = Problem(1, heads, seqlen, 64, pass_="fwd_bwd")
+    no_l2 = load_arch("a100", {"l2.capacity_bytes": 0})
+    rows = []
+    for algo, (published_gb, published_ms) in PUBLISHED.items():
+        result = simulate("a100", algo, problem)
+        uncached = simulate(no_l2, algo, one)
+        full = not quick
+        rows.append(
+            {
+                "algo": algo,
+                "arch": "a100",
+                "batch": batch,
+                "heads": heads,
+                "seqlen": seqlen,
+                "headdim": 64,
+                "predicted_hbm_gb": (result.hbm_read_bytes + result.hbm_write_bytes) / 1e9,
+                "published_hbm_gb": published_gb if full else "",
+                "predicted_hbm_gb_l2_off": batch * (uncached.hbm_read_bytes + uncached.hbm_write_bytes) / 1e9,
+                "predicted_ms": result.time_s * 1e3,
+                "published_ms": published_ms if full else "",
+                "tflops": result.tflops,
+                "bottleneck": result.bottleneck,
+                "sim_wall_s": result.sim_wall_s,
+            }
+        )
+    return rows
+
+
+def plot(csv_path: Path, png_path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with csv_path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    names = [r["algo"] for r in rows]
+    x = range(len(rows))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    panels = (("hbm_gb", "HBM traffic (GB)"), ("ms", "runtime (ms)"))
+    for ax, (key, label) in zip(axes, panels, strict=True):
+        predicted = [float(r[f"predicted_{key}"]) for r in rows]
+        ax.bar([i - 0.2 for i in x], predicted, width=0.4, label="simulated")
+        if all(r[f"published_{key}"] for r in rows):
+            ax.bar([i + 0.2 for i in x], [float(r[f"published_{key}"]) for r in rows], width=0.4, label="FA1 paper")
+        ax.set_xticks(list(x), names)
+        ax.set_ylabel(label)
+        ax.set_title(label.split(" (")[0])
+        ax.legend()
+    r0 = rows[0]
+    fig.suptitle(
+        f"GPT-2 medium attention fwd+bwd, A100, N={r0['seqlen']}, d=64, {r0['heads']} heads, batch {r0['batch']}"
+    )
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
+    return png_path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="batch 1, 4 heads, seqlen 256 (no comparison)")
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    args = parser.parse_args(argv)
+    rows = run(args.quick)
+    path = write_csv(args.out / "gpt2_medium.csv", rows)
+    png = plot(path, args.out / "gpt2_medium.png")
+    for row in rows:
+        print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+    print(f"wrote {path} and {png}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""The FA1 experiments run end to end in --quick mode: a non-empty CSV and a PNG drawn from it."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from experiments import fa1_block_size, gpt2_medium
+
+
+@pytest.mark.parametrize(("module", "name"), [(fa1_block_size, "fa1_block_size"), (gpt2_medium, "gpt2_medium")])
+def test_quick_run_writes_csv_and_png(module: object, name: str, tmp_path: Path) -> None:
+    module.main(["--quick", "--out", str(tmp_path)])  # type: ignore[attr-defined]
+    with (tmp_path / f"{name}.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows
+    assert (tmp_path / f"{name}.png").stat().st_size > 0
+
+
+def test_block_size_quick_bytes_fall_with_the_block() -> None:
+    rows = fa1_block_size.run(quick=True)
+    uncached = [row["hbm_gb_l2_off"] for row in rows]
+    assert uncached == sorted(uncached, reverse=True)  # type: ignore[type-var]
