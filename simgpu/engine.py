@@ -158,7 +158,7 @@ class _Cta:
     def barrier(self, ref: BarrierRef, role: _RoleState) -> _Barrier:
         """The barrier slot `ref` names: explicit `(name, slot)`, or the role's cursor on ring `name`."""
         if isinstance(ref, str):
-            name, slot = ref, role.cursors.get(ref, 0)
+            name, slot = ref.partition("@")[0], role.cursors.get(ref, 0)
         else:
             name, slot = ref
         ring = self.barriers.get(name)

@@ -16,7 +16,8 @@ CopyEngine = Literal["tma", "cp_async", "ldg"]
 Operand = Literal["reg", "smem", "tmem"]
 
 # A barrier reference: a name resolves to the slot at the role's cursor for that ring (see `Advance`), as a
-# CUTLASS PipelineState does; (name, slot) names the slot explicitly.
+# CUTLASS PipelineState does; "ring@view" is the same ring with a second cursor of the role (for a role that both
+# fills and drains a ring); (name, slot) names the slot explicitly.
 BarrierRef = str | tuple[str, int]
 
 

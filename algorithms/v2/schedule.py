@@ -4,10 +4,7 @@ Forward (Dao 2023, Algorithm 1; the same program as `cupy_kernels/v2/fwd.cu`): o
 `block_m` query rows of one head ("split-Q": each warp owns whole rows, so row statistics stay in the warp). Q is
 copied to smem once; K/V tiles go through a `stages`-deep cp.async ring; each K/V tile costs
   S = Q K^T    mma.sync, Q and K fragments read from smem with ldmatrix,
-  softmax      per score: 1 FFMA (scale, subtract max), 1 MUFU.EX2, 1 FMNMX (row max), 1 FADD (row sum), half a
-               conversion (two scores packed to 16 bits per instruction); per row: rescale of O (d FMUL) and the
-               quad shuffles of the max; on tiles crossing the diagonal or the sequence end, a compare and a
-               select per score for the mask,
+  softmax      the online softmax of `algorithms._schedule.softmax` (FFMA, MUFU.EX2, FMNMX, FADD per score),
   O += P V     mma.sync, P from registers, V fragments read from smem.
 Causal: key tiles wholly above the diagonal are skipped. Outputs: O in the input dtype, LSE in fp32.
 HBM bytes by the loop structure: Q once, K and V once per visited key tile, O and LSE once.
@@ -31,6 +28,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from algorithms._schedule.softmax import online_softmax
 from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block, tile_needs_mask
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
@@ -114,16 +112,6 @@ def _fragment_passes(cfg: Config, headdim: int) -> int:
     return 1 if headdim <= 64 else groups
 
 
-def softmax_ops(rows: int, cols: int, headdim: int, masked: bool) -> Vector:
-    """FA2's online softmax over a rows x cols score tile (instruction mix of the CUDA kernel)."""
-    scores = rows * cols
-    fma = 2 * scores + rows * headdim + rows  # FFMA scale-subtract, FADD row sum; O and l rescale
-    alu = 1.5 * scores + 8 * rows  # FMNMX row max, F2FP pack (2 scores each); quad shuffles + max of the max
-    if masked:
-        alu += 2 * scores  # compare with the row's limit, select -inf
-    return Vector(fma=fma, alu=alu, ex2=scores + rows)  # one ex2 per score, one per row for the rescale factor
-
-
 def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
     r, c = cfg.block_m, cfg.block_n
@@ -161,7 +149,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
                     instruction="mma_sync",
                     operand_smem_bytes=q_frag + kv_frag,
                 ),
-                softmax_ops(r, c, d, masked=j >= keys.unmasked),
+                online_softmax(r, c, d, masked=j >= keys.unmasked),
                 Mma(r, d, c, problem.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=kv_frag),
             )
 

@@ -1,5 +1,6 @@
-"""FlashAttention v3: NumPy numerics (`forward`, `backward`) re-exported from `.numerics`."""
+"""FlashAttention-3: NumPy numerics (`forward`, `backward`) and the Hopper schedule the simulator runs (`schedule`)."""
 
-from .numerics import backward, forward
+from algorithms.v3.numerics import backward, forward
+from algorithms.v3.schedule import OPTIONS, PROBLEM, schedule
 
-__all__ = ["backward", "forward"]
+__all__ = ["OPTIONS", "PROBLEM", "backward", "forward", "schedule"]

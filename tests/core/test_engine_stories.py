@@ -136,3 +136,16 @@ def test_persistent_ctas_pull_tiles_in_order(toy_hopper: Arch) -> None:
     role = fixed(Fma(128 * 100))
     kernel = Kernel("p", tuple(range(5)), CtaResources(128, 32, 200 * 1024), (role,), persistent=True)
     assert Engine(toy_hopper).run([kernel]).cycles == 500
+
+
+def test_a_role_can_fill_and_drain_one_ring_with_two_cursors(toy_hopper: Arch) -> None:
+    # One role prefetches block i + 1 through the "@load" view while consuming block i through the plain cursor.
+    def step(i: int) -> Sequence[Op]:
+        prefetch = (Load("X", i + 1, MB, arrive="full@load"), Advance(("full@load",))) if i + 1 < 4 else ()
+        return (*prefetch, Wait("full"), Fma(128 * 1500), Advance(("full",)))
+
+    role = Role("r", 4, lambda tile: (Load("X", 0, MB, arrive="full@load"), Advance(("full@load",)), Repeat(4, step)))
+    cycles = Engine(toy_hopper).run([one_cta([role], [BarrierSpec("full", slots=2)])]).cycles
+    # Loads (1000 each) hide under the 1500-cycle compute of the previous block: issue + 1000 + 4 x 1500, plus the
+    # issue slot of the prefetches of blocks 2 and 3, issued between FMA blocks (block 1's goes out during the wait).
+    assert cycles == ISSUE + 1000 + 4 * 1500 + 2 * ISSUE

@@ -1,0 +1,295 @@
+"""FlashAttention-3 on Hopper: warp-specialized TMA/WGMMA forward, ping-pong, intra-warpgroup overlap, FP8.
+
+Forward (Shah et al. 2024, §3; defaults from FA3's `hopper/tile_size.h`): a persistent kernel whose CTAs pull
+(batch, head, Q block) tiles from a queue. Each CTA has one producer warpgroup and `block_m / 64` consumer
+warpgroups, each consumer owning 64 query rows (the M of one wgmma). The producer (one elected thread) issues TMA
+copies: Q once per tile, then K_j and V_j into two `stages`-deep smem rings (`k_full`/`k_empty`,
+`v_full`/`v_empty` mbarriers). A consumer, per key block j:
+  S = Q K_j^T    wgmma, both operands from smem (SS), 64 x block_n x d per consumer;
+  softmax        the online softmax of `algorithms._schedule.softmax` on its 64 x block_n scores (P stays in
+                 registers);
+  O += P V_j     wgmma with P from registers (RS), V from smem, 64 x d x block_n.
+Mechanisms, each an option for the ablations:
+  warp_specialization  False: no producer; the consumers issue the TMA copies themselves one block ahead, and the
+                       CTA keeps registers at the launch split (no setmaxnreg, smaller tiles do not follow: the
+                       same tile is kept so the difference is the mechanism alone).
+  pingpong             the consumers take turns for their GEMMs (named barriers): one does its softmax while the
+                       other's GEMMs run.
+  intra_wg_overlap     a consumer issues S_{j+1} = Q K_{j+1}^T before the softmax of block j and O += P V_j after it,
+                       both asynchronously, so its own GEMMs overlap its softmax (FA3's 2-stage pipelining).
+FP8 (dtype fp8): wgmma at the fp8 rate; V must be transposed in smem for the second GEMM (the producer warpgroup
+reads and writes each V tile once more: 2 x block_n x d bytes of smem traffic); P's accumulator layout is permuted
+in registers before the PV GEMM (one byte-permute per score on the ALU); per-block scales fold into the softmax
+scale and the final O scaling (no per-score cost).
+HBM bytes by the loop structure: Q once, K and V once per visited key block, O and LSE once.
+Ignored: the epilogue's smem staging of O (it reuses Q's smem), cluster multicast, the tile scheduler's own cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from algorithms._schedule.softmax import online_softmax
+from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
+from simgpu.arch import Arch
+from simgpu.errors import OptionError, ProblemError
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.ops import Advance, Alu, Arrive, Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
+from simgpu.problem import Problem
+
+PROBLEM = "attention"
+OPTIONS: dict[str, Any] = {
+    "block_m": None,
+    "block_n": None,
+    "stages": None,
+    "warp_specialization": True,
+    "pingpong": True,
+    "intra_wg_overlap": True,
+}
+
+WGMMA_ROWS = 64  # rows of one wgmma: each consumer warpgroup owns 64 query rows
+WARPGROUP = 4  # warps
+LSE_BYTES = 4
+REGISTERS = 65536
+
+
+@dataclass(frozen=True)
+class Config:
+    block_m: int
+    block_n: int
+    stages: int
+    warp_specialization: bool
+    pingpong: bool
+    intra_wg_overlap: bool
+
+    @property
+    def consumers(self) -> int:
+        return self.block_m // WGMMA_ROWS
+
+
+def default_tile(headdim: int, causal: bool, dtype: str) -> tuple[int, int]:
+    """FA3's forward tile (block_m, block_n) by head dimension, dtype and causality (hopper/tile_size.h)."""
+    if dtype == "fp8":
+        return (192, 160) if headdim <= 64 else (128, 224) if headdim <= 128 else (128, 128)
+    if headdim <= 64:
+        return (192, 128) if causal else (192, 192)
+    if headdim <= 128:
+        return (128, 128) if causal else (128, 176)
+    return (128, 80)
+
+
+def config(problem: Problem, options: dict[str, Any]) -> Config:
+    block_m, block_n = default_tile(problem.headdim, problem.causal, problem.dtype)
+    values = {**OPTIONS, "block_m": block_m, "block_n": block_n, "stages": 2}
+    values.update({k: v for k, v in options.items() if v is not None})
+    for name in ("block_m", "block_n", "stages"):
+        value = values[name]
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise OptionError(f"v3 option {name} must be a positive integer, got {value!r}")
+    for name in ("warp_specialization", "pingpong", "intra_wg_overlap"):
+        if not isinstance(values[name], bool):
+            raise OptionError(f"v3 option {name} must be true or false, got {values[name]!r}")
+    cfg = Config(**values)
+    if cfg.block_m % WGMMA_ROWS:
+        raise OptionError(f"v3: block_m ({cfg.block_m}) must be a multiple of 64 (one wgmma M per consumer)")
+    if cfg.block_n % 8 or cfg.block_n > 256:
+        raise OptionError(f"v3: block_n ({cfg.block_n}) must be a multiple of 8 up to 256 (wgmma N)")
+    if problem.headdim % 16 or problem.headdim > 256:
+        raise ProblemError(f"v3: headdim must be a multiple of 16 up to 256, got {problem.headdim}")
+    if cfg.pingpong and cfg.consumers < 2:
+        raise OptionError("v3: pingpong needs at least two consumer warpgroups (block_m >= 128)")
+    return cfg
+
+
+def check_arch(arch: Arch) -> None:
+    missing = [name for name in ("tma", "wgmma") if not getattr(arch.features, name)]
+    if missing or arch.tensor_core.instruction != "wgmma":
+        lacking = ", ".join(missing) or "its tensor cores are not wgmma"
+        raise OptionError(
+            f"v3 needs TMA and wgmma, which {arch.name} lacks ({lacking}); "
+            "for a what-if, give the arch a `tma:` section and set features.tma=true, features.wgmma=true and "
+            "tensor_core.instruction=wgmma (with wgmma's instruction shape)"
+        )
+
+
+def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
+    check_arch(arch)
+    cfg = config(problem, options)
+    if problem.pass_ != "fwd":
+        raise OptionError(f"v3: pass {problem.pass_} is not scheduled yet (forward only)")
+    return (forward_kernel(arch, problem, cfg),)
+
+
+def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
+    d, eb = problem.headdim, problem.element_bytes
+    r, c = cfg.block_m, cfg.block_n
+    fp8 = problem.dtype == "fp8"
+    n_q_blocks = ceil_div(problem.seqlen_q, r)
+
+    def visits(tile: Hashable) -> tuple[int, int, int, int, Any]:
+        b, h, i = tile  # type: ignore[misc]
+        rows = rows_in_block(problem.seqlen_q, r, i)
+        return b, h, i, rows, key_blocks(problem, i * r, rows, c)
+
+    def kv_bytes(j: int) -> int:
+        return rows_in_block(problem.nk, c, j) * d * eb
+
+    def load_k(b: int, h: int, j: int, slot: Any = "k_full") -> Load:
+        return Load("K", (b, h, j), kv_bytes(j), engine="tma", arrive=slot)
+
+    def load_v(b: int, h: int, j: int, slot: Any = "v_full") -> Load:
+        return Load("V", (b, h, j), kv_bytes(j), engine="tma", arrive=slot)
+
+    def producer(tile: Hashable) -> Sequence[Op]:
+        b, h, i, rows, keys = visits(tile)
+
+        def step(j: int) -> Sequence[Op]:
+            ops: list[Op] = [Wait("k_empty"), load_k(b, h, j), Advance(("k_empty", "k_full"))]
+            ops += [Wait("v_empty"), load_v(b, h, j)]
+            if fp8:  # transpose V in smem for the second GEMM (LDSM + STSM by the producer warpgroup)
+                ops += [Wait("v_full"), Smem(read_bytes=kv_bytes(j), write_bytes=kv_bytes(j)), Arrive("v_ready")]
+                return (*ops, Advance(("v_empty", "v_full", "v_ready")))
+            return (*ops, Advance(("v_empty", "v_full")))
+
+        return (
+            Wait("q_empty"),
+            Load("Q", (b, h, i), rows * d * eb, engine="tma", arrive="q_full"),
+            Advance(("q_empty", "q_full")),
+            Repeat(keys.visited, step),
+        )
+
+    v_ready = "v_ready" if fp8 else "v_full"
+
+    def consumer(index: int) -> Role:
+        mine = f"c{index}"
+        other = f"c{(index + 1) % cfg.consumers}"
+        s_args = (WGMMA_ROWS, c, d, problem.dtype)
+        pv_args = (WGMMA_ROWS, d, c, problem.dtype)
+        permute = (Alu(WGMMA_ROWS * c),) if fp8 else ()  # FP8: P's accumulator layout permuted into an A operand
+        # Ping-pong: the consumers take turns to issue their GEMMs (FA3's warp_scheduler_barrier sync/arrive).
+        turn_start = (Wait(f"turn_{mine}"),) if cfg.pingpong else ()
+        turn_end = (Arrive(f"turn_{other}"),) if cfg.pingpong else ()
+        release_k = (Arrive("k_empty"), Advance(("k_full", "k_empty")))
+        release_v = (Arrive("v_empty"), Advance((v_ready, "v_empty")))
+
+        def program(tile: Hashable) -> Sequence[Op]:
+            b, h, i, rows, keys = visits(tile)
+            n = keys.visited
+            loads_here = not cfg.warp_specialization and index == 0
+
+            def own_loads(j: int) -> tuple[Op, ...]:
+                """Without a producer, consumer 0 copies block j itself, through a second cursor on each ring
+                ("@load": its first cursor drains the rings). It runs `stages` blocks ahead, after its release."""
+                if not loads_here or j >= n:
+                    return ()
+                return (
+                    Wait("k_empty@load"), load_k(b, h, j, "k_full@load"),
+                    Wait("v_empty@load"), load_v(b, h, j, "v_full@load"),
+                    Advance(("k_empty@load", "k_full@load", "v_empty@load", "v_full@load")),
+                )  # fmt: skip
+
+            def softmax(j: int) -> tuple[Op, ...]:
+                return (online_softmax(WGMMA_ROWS, c, d, masked=j >= keys.unmasked), *permute)
+
+            def serial(j: int) -> Sequence[Op]:
+                # No GEMM-softmax pipelining: S_j, its softmax, then PV_j, each waiting for the one before.
+                return (
+                    Wait("k_full"), *turn_start, Mma(*s_args), *turn_end, *release_k,
+                    *softmax(j),
+                    Wait(v_ready), *turn_start, Mma(*pv_args, a="reg"), *turn_end, *release_v,
+                    *own_loads(j + cfg.stages),
+                )  # fmt: skip
+
+            def overlapped(j: int) -> Sequence[Op]:
+                # FA3's order: issue S_{j+1} and PV_j back to back (P_j came from the previous softmax), then the
+                # softmax of S_{j+1} runs while PV_j is still on the tensor cores.
+                ahead = j + 1 < n
+                issue_s = (Wait("k_full"), Mma(*s_args, arrive=f"s_{mine}")) if ahead else ()
+                return (
+                    *turn_start, *issue_s, Wait(v_ready), Mma(*pv_args, a="reg", arrive=f"pv_{mine}"), *turn_end,
+                    *((Wait(f"s_{mine}"), *release_k, *softmax(j + 1)) if ahead else ()),
+                    Wait(f"pv_{mine}"), *release_v,
+                    *own_loads(j + cfg.stages),
+                )  # fmt: skip
+
+            prologue: list[Op] = [op for j in range(cfg.stages) for op in own_loads(j)]
+            prologue.append(Wait("q_full"))
+            if cfg.intra_wg_overlap and n:
+                prologue += [Wait("k_full"), *turn_start, Mma(*s_args), *turn_end, *release_k, *softmax(0)]
+            return (
+                *prologue,
+                Repeat(n, overlapped if cfg.intra_wg_overlap else serial),
+                Arrive("q_empty"),
+                Advance(("q_full", "q_empty")),
+                # Epilogue: O / l (d FMUL per row), LSE, then O through smem and a TMA store of this warpgroup's rows.
+                Vector(fma=WGMMA_ROWS * d, ex2=WGMMA_ROWS),
+                Smem(write_bytes=WGMMA_ROWS * d * eb),
+                *_stores(problem, b, h, i, index, rows),
+            )
+
+        return Role(f"consumer{index}", WARPGROUP, program)
+
+    roles: list[Role] = []
+    if cfg.warp_specialization:
+        roles.append(Role("producer", WARPGROUP, producer))
+    roles += [consumer(k) for k in range(cfg.consumers)]
+    barriers = [
+        BarrierSpec("q_full", arrivals=1),
+        BarrierSpec("q_empty", arrivals=cfg.consumers, initial_phases=1),
+        BarrierSpec("k_full", arrivals=1, slots=cfg.stages),
+        BarrierSpec("k_empty", arrivals=cfg.consumers, initial_phases=1, slots=cfg.stages),
+        BarrierSpec("v_full", arrivals=1, slots=cfg.stages),
+        BarrierSpec("v_empty", arrivals=cfg.consumers, initial_phases=1, slots=cfg.stages),
+    ]
+    if fp8:
+        barriers.append(BarrierSpec("v_ready", arrivals=1, slots=cfg.stages))
+    for k in range(cfg.consumers):
+        barriers += [BarrierSpec(f"s_c{k}"), BarrierSpec(f"pv_c{k}")]
+        if cfg.pingpong:
+            barriers.append(BarrierSpec(f"turn_c{k}", initial_phases=1 if k == 0 else 0))
+    if not cfg.warp_specialization:
+        # The consumers load Q themselves too: consumer 0's program starts with it.
+        roles[0] = _with_q_load(roles[0], problem, r)
+    threads = 32 * sum(role.warps for role in roles)
+    smem = (r * d + 2 * cfg.stages * c * d) * eb
+    tiles = tuple((b, h, i) for b in range(problem.batch) for h in range(problem.heads) for i in range(n_q_blocks))
+    return Kernel(
+        name="v3_fwd",
+        tiles=tiles,
+        cta=CtaResources(threads, _launch_registers(threads), smem),
+        roles=tuple(roles),
+        barriers=tuple(barriers),
+        persistent=True,
+    )
+
+
+def _stores(problem: Problem, b: int, h: int, i: int, index: int, rows: int) -> tuple[Store, ...]:
+    """This consumer's share of O (its 64 rows, as many as are real) and of the LSE."""
+    mine = max(0, min(WGMMA_ROWS, rows - index * WGMMA_ROWS))
+    if not mine:
+        return ()
+    d, eb = problem.headdim, problem.element_bytes
+    return (
+        Store("O", (b, h, i, index), mine * d * eb, engine="tma"),
+        Store("LSE", (b, h, i, index), mine * LSE_BYTES),
+    )
+
+
+def _with_q_load(role: Role, problem: Problem, block_m: int) -> Role:
+    """Consumer 0 of a kernel without a producer also loads the Q tile, once per tile."""
+    d, eb = problem.headdim, problem.element_bytes
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        b, h, i = tile  # type: ignore[misc]
+        rows = rows_in_block(problem.seqlen_q, block_m, i)
+        q = (Wait("q_empty"), Load("Q", (b, h, i), rows * d * eb, engine="tma", arrive="q_full"))
+        return (*q, *role.program(tile))
+
+    return Role(role.name, role.warps, program)
+
+
+def _launch_registers(threads: int) -> int:
+    """Registers per thread at launch (setmaxnreg then moves them from the producer to the consumers)."""
+    return min(255, REGISTERS // threads // 8 * 8)

@@ -1,0 +1,63 @@
+"""FlashAttention-3 schedule: bytes by its loop structure, every ablation variant runs, Hopper-only with a clear
+error elsewhere, FP8 at the FP8 rate."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
+from algorithms.v3.schedule import default_tile
+from simgpu import Problem, simulate
+from simgpu.errors import OptionError
+from tests.schedules._helpers import no_l2
+
+SHAPES = [Problem(1, 2, 300, 64), Problem(2, 1, 333, 128, causal=True), Problem(1, 2, 200, 128, seqlen_k=333)]
+
+
+def closed_form(problem: Problem) -> tuple[int, int]:
+    """(read, write): per Q block, Q once, K and V once per visited key block; O and LSE written once."""
+    block_m, block_n = default_tile(problem.headdim, problem.causal, problem.dtype)
+    d, eb, bh = problem.headdim, problem.element_bytes, problem.batch * problem.heads
+    read = write = 0
+    for i in range(ceil_div(problem.seqlen_q, block_m)):
+        rows = rows_in_block(problem.seqlen_q, block_m, i)
+        visited = key_blocks(problem, i * block_m, rows, block_n).visited
+        read += rows * d * eb + sum(2 * rows_in_block(problem.nk, block_n, j) * d * eb for j in range(visited))
+        write += rows * d * eb + rows * 4
+    return bh * read, bh * write
+
+
+@pytest.mark.parametrize("problem", SHAPES, ids=str)
+def test_hbm_bytes_with_l2_off_equal_the_closed_form(problem: Problem) -> None:
+    result = simulate(no_l2("h100"), "v3", problem)
+    assert (result.hbm_read_bytes, result.hbm_write_bytes) == closed_form(problem)
+
+
+@pytest.mark.parametrize(
+    ("warp_specialization", "pingpong", "intra_wg_overlap"), list(itertools.product([True, False], repeat=3))
+)
+def test_every_ablation_variant_runs_to_completion(
+    warp_specialization: bool, pingpong: bool, intra_wg_overlap: bool
+) -> None:
+    options = {"warp_specialization": warp_specialization, "pingpong": pingpong, "intra_wg_overlap": intra_wg_overlap}
+    result = simulate("h100", "v3", Problem(2, 4, 700, 128, causal=True), options)
+    assert result.tflops > 0
+
+
+def test_refuses_chips_without_tma_and_wgmma() -> None:
+    with pytest.raises(OptionError, match=r"v3 needs TMA and wgmma, which NVIDIA A100 SXM4 80GB lacks \(tma, wgmma\)"):
+        simulate("a100", "v3", Problem(1, 1, 128, 64))
+
+
+def test_fp8_runs_at_the_fp8_rate() -> None:
+    bf16 = simulate("h100", "v3", Problem(2, 8, 1024, 128))
+    fp8 = simulate("h100", "v3", Problem(2, 8, 1024, 128, dtype="fp8"))
+    assert fp8.tflops > 1.3 * bf16.tflops
+    assert fp8.hbm_read_bytes < bf16.hbm_read_bytes
+
+
+def test_faster_than_v2_on_hopper() -> None:
+    problem = Problem(2, 8, 2048, 128)
+    assert simulate("h100", "v3", problem).tflops > 1.5 * simulate("h100", "v2", problem).tflops
