@@ -5,7 +5,8 @@ and the SM clock nvidia-smi sampled during the timing). Each configuration is si
 GPU and the measured kernel's tile options, so prediction and measurement describe the same program. The sampled
 clock is the ceiling (`clock_hz`); the arch's power model still lowers it with tensor activity, because nvidia-smi
 overstates the clock kernels run at under tensor load (validation/h200/README.md: 1800 MHz sampled while wgmma ran
-at 1598 by the SM cycle counter).
+at 1598 by the SM cycle counter). Where the CSV has `probe_clock_mhz` (the cycle-counted clock right after the
+timing), that clock is used as it is.
 Output rows carry both figures and the relative error; `mape` summarises them per kernel and pass.
 
 Ignored: measurement noise (the CSV holds medians with p10/p90 beside them).
@@ -26,8 +27,12 @@ from simgpu.problem import Problem
 from simgpu.registry import load_algorithm
 
 # Kernel names in the measurement CSV that are whole algorithms the simulator schedules.
-ALGORITHM_KERNELS: Mapping[str, str] = {"standard": "standard", "v1": "v1", "v2": "v2"}
+ALGORITHM_KERNELS: Mapping[str, str] = {"standard": "standard", "v1": "v1", "v2": "v2", "v3": "v3"}
+# Where our measured CUDA kernel differs from the algorithm's default schedule (see the kernels' README sections).
+KERNEL_OPTIONS: Mapping[str, Mapping[str, object]] = {"v3": {"persistent": False}}
+# Options read from the CSV when the algorithm accepts them: tile sizes, then switches written True/False.
 TILE_OPTIONS = ("block_m", "block_n", "warps", "stages")
+SWITCH_OPTIONS = ("pingpong", "intra_wg_overlap")
 
 
 @dataclass(frozen=True)
@@ -61,9 +66,10 @@ class Case:
     arch: str
     algo: str
     problem: Problem
-    options: Mapping[str, int]
+    options: Mapping[str, object]
     clock_mhz: float
     measured_ms: float
+    clock_is_effective: bool  # cycle-counted by a probe kernel (else nvidia-smi's sample, an upper bound)
 
 
 def read_cases(
@@ -85,7 +91,11 @@ def read_cases(
         if max_seqlen is not None and seqlen > max_seqlen:
             continue
         accepted = load_algorithm(algo).OPTIONS
-        options = {name: int(row[name]) for name in TILE_OPTIONS if name in accepted and row.get(name)}
+        options: dict[str, object] = {
+            name: int(row[name]) for name in TILE_OPTIONS if name in accepted and row.get(name)
+        }
+        options.update({name: row[name] == "True" for name in SWITCH_OPTIONS if name in accepted and row.get(name)})
+        options.update(KERNEL_OPTIONS.get(algo, {}))
         problem = Problem(
             int(row["batch"]),
             int(row["heads"]),
@@ -95,7 +105,9 @@ def read_cases(
             dtype=row["dtype"],
             pass_=row["pass"],
         )
-        cases.append(Case(arch, algo, problem, options, float(row["sm_clock_mhz"]), float(row["time_ms_median"])))
+        probe = row.get("probe_clock_mhz")
+        clock = float(probe) if probe else float(row["sm_clock_mhz"])
+        cases.append(Case(arch, algo, problem, options, clock, float(row["time_ms_median"]), bool(probe)))
     return cases
 
 
@@ -103,8 +115,8 @@ def predict(case: Case) -> Comparison:
     base = load_arch(case.arch)
     ceiling = case.clock_mhz * 1e6
     overrides: dict[str, object] = {"clock_hz": ceiling}
-    if base.power is not None and base.power.tensor_saturated_clock_hz > ceiling:
-        overrides["power"] = None  # the sampled clock is already below the saturated clock: nothing to lower
+    if case.clock_is_effective or (base.power is not None and base.power.tensor_saturated_clock_hz > ceiling):
+        overrides["power"] = None  # the clock is known, or already below the saturated clock: nothing to lower
     arch = base.with_overrides(overrides)
     result = simulate(arch, case.algo, case.problem, case.options)
     predicted_ms = result.time_s * 1e3

@@ -15,8 +15,12 @@ Mechanisms, each an option for the ablations:
                        same tile is kept so the difference is the mechanism alone).
   pingpong             the consumers take turns for their GEMMs (named barriers): one does its softmax while the
                        other's GEMMs run.
-  intra_wg_overlap     a consumer issues S_{j+1} = Q K_{j+1}^T before the softmax of block j and O += P V_j after it,
-                       both asynchronously, so its own GEMMs overlap its softmax (FA3's 2-stage pipelining).
+  intra_wg_overlap     a consumer issues S_{j+1} = Q K_{j+1}^T and O += P V_j back to back, asynchronously, and does
+                       the softmax of S_{j+1} while PV_j runs (FA3's 2-stage GEMM-softmax pipelining).
+  persistent           True: as many CTAs as fit pull tiles from a queue (FA3's tile scheduler); False: one CTA per
+                       tile, launched in tile order.
+  lpt                  tiles in longest-processing-time-first order (default when causal: the Q blocks with the
+                       most key blocks first), else (batch, head, Q block) order.
 FP8 (dtype fp8): wgmma at the fp8 rate; V must be transposed in smem for the second GEMM (the producer warpgroup
 reads and writes each V tile once more: 2 x block_n x d bytes of smem traffic); P's accumulator layout is permuted
 in registers before the PV GEMM (one byte-permute per score on the ALU); per-block scales fold into the softmax
@@ -47,6 +51,8 @@ OPTIONS: dict[str, Any] = {
     "warp_specialization": True,
     "pingpong": True,
     "intra_wg_overlap": True,
+    "persistent": True,
+    "lpt": None,
 }
 
 WGMMA_ROWS = 64  # rows of one wgmma: each consumer warpgroup owns 64 query rows
@@ -63,6 +69,8 @@ class Config:
     warp_specialization: bool
     pingpong: bool
     intra_wg_overlap: bool
+    persistent: bool
+    lpt: bool
 
     @property
     def consumers(self) -> int:
@@ -82,13 +90,13 @@ def default_tile(headdim: int, causal: bool, dtype: str) -> tuple[int, int]:
 
 def config(problem: Problem, options: dict[str, Any]) -> Config:
     block_m, block_n = default_tile(problem.headdim, problem.causal, problem.dtype)
-    values = {**OPTIONS, "block_m": block_m, "block_n": block_n, "stages": 2}
+    values = {**OPTIONS, "block_m": block_m, "block_n": block_n, "stages": 2, "lpt": problem.causal}
     values.update({k: v for k, v in options.items() if v is not None})
     for name in ("block_m", "block_n", "stages"):
         value = values[name]
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise OptionError(f"v3 option {name} must be a positive integer, got {value!r}")
-    for name in ("warp_specialization", "pingpong", "intra_wg_overlap"):
+    for name in ("warp_specialization", "pingpong", "intra_wg_overlap", "persistent", "lpt"):
         if not isinstance(values[name], bool):
             raise OptionError(f"v3 option {name} must be true or false, got {values[name]!r}")
     cfg = Config(**values)
@@ -254,14 +262,16 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         roles[0] = _with_q_load(roles[0], problem, r)
     threads = 32 * sum(role.warps for role in roles)
     smem = (r * d + 2 * cfg.stages * c * d) * eb
-    tiles = tuple((b, h, i) for b in range(problem.batch) for h in range(problem.heads) for i in range(n_q_blocks))
+    tiles = [(b, h, i) for b in range(problem.batch) for h in range(problem.heads) for i in range(n_q_blocks)]
+    if cfg.lpt:
+        tiles.sort(key=lambda tile: -visits(tile)[4].visited)  # stable: ties keep (batch, head, block) order
     return Kernel(
         name="v3_fwd",
-        tiles=tiles,
+        tiles=tuple(tiles),
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=tuple(roles),
         barriers=tuple(barriers),
-        persistent=True,
+        persistent=cfg.persistent,
     )
 
 

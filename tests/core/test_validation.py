@@ -32,6 +32,7 @@ def measured_csv(tmp_path: Path) -> Path:
 def test_cases_keep_the_measured_clock_and_tiles(tmp_path: Path) -> None:
     cases = read_cases(measured_csv(tmp_path), "h200")
     assert [(c.algo, c.problem.pass_, c.clock_mhz) for c in cases] == [("v2", "fwd", 1800.0), ("v2", "bwd", 1980.0)]
+    assert not cases[0].clock_is_effective
     assert cases[1].options == {"block_m": 64, "block_n": 128, "warps": 8, "stages": 2}
 
 
@@ -74,3 +75,25 @@ def test_calibrate_writes_a_loadable_arch_from_committed_measurements(tmp_path: 
     arch = load_arch(path)
     assert arch.l2.bandwidth_bytes_per_s == pytest.approx(9.162e12)
     assert arch.sms == 132
+
+
+def test_v3_rows_carry_their_switches_kernel_options_and_probe_clock(tmp_path: Path) -> None:
+    path = tmp_path / "v3.csv"
+    path.write_text(
+        HEADER.rstrip("\n")
+        + ",pingpong,intra_wg_overlap,probe_clock_mhz\n"
+        + "NVIDIA H200,1980,1980,x,v3,fwd,1,2,256,64,True,bf16,128,128,12,2,0.050,False,True,1850\n"
+    )
+    (case,) = read_cases(path, "h200")
+    assert case.options == {
+        "block_m": 128,
+        "block_n": 128,
+        "stages": 2,
+        "pingpong": False,
+        "intra_wg_overlap": True,
+        "persistent": False,
+    }
+    assert (case.clock_mhz, case.clock_is_effective) == (1850.0, True)
+    (comparison,) = compare([case])
+    fixed = load_arch("h200", {"clock_hz": 1.85e9, "power": None})
+    assert comparison.predicted_ms == simulate(fixed, "v3", case.problem, case.options).time_s * 1e3
