@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,10 @@ def simulate(
     mode: str = "exact",
     trace: Trace | None = None,
     event_budget: int = DEFAULT_EVENT_BUDGET,
+    per_tile: bool = False,
 ) -> Result:
+    """Predict `algo` on `arch` for `problem`. With `per_tile`, one CTA runs its first tile alone on one SM (of
+    each kernel), as the FA4 per-tile rooflines count: `Result.unit_cycles` are then that tile's busy cycles."""
     started = time.perf_counter()
     if not isinstance(arch, Arch):
         arch = load_arch(arch)
@@ -64,6 +68,9 @@ def simulate(
         raise OptionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     options = dict(options or {})
     kernels = schedule(arch, algo, problem, options)
+    if per_tile:
+        arch = arch.with_overrides({"sms": 1})
+        kernels = tuple(replace(kernel, tiles=kernel.tiles[:1]) for kernel in kernels)
     clock_hz = arch.clock_hz
     stats = Engine(arch, clock_hz, trace, event_budget).run(kernels)
     if arch.power is not None:
@@ -73,14 +80,15 @@ def simulate(
             if trace is not None:
                 trace.spans.clear()
             stats = Engine(arch, clock_hz, trace, event_budget).run(kernels)
-    _check_invariants(arch, algo, problem, stats, clock_hz)
+    if not per_tile:  # one tile of a problem is not the whole problem: its bounds do not apply
+        _check_invariants(arch, algo, problem, stats, clock_hz)
     return make_result(
         stats,
         arch=arch.name,
         algo=algo,
         problem=problem.describe(),
         options=options,
-        mode=mode,
+        mode=f"{mode}, per tile" if per_tile else mode,
         clock_hz=clock_hz,
         flops=problem.flops,
         sim_wall_s=time.perf_counter() - started,

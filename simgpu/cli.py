@@ -96,6 +96,11 @@ def _key_values(items: Sequence[str], flag: str) -> dict[str, Any]:
 @click.option("--option", "opts", multiple=True, metavar="NAME=VALUE", help="Algorithm option, e.g. block_n=64.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option(
+    "--per-tile",
+    is_flag=True,
+    help="Run one CTA's first tile alone on one SM and report each unit's busy cycles (unit_cycles).",
+)
+@click.option(
     "--trace",
     "trace_path",
     type=click.Path(dir_okay=False),
@@ -119,6 +124,7 @@ def run_command(
     sets: Sequence[str],
     opts: Sequence[str],
     as_json: bool,
+    per_tile: bool,
     trace_path: str | None,
 ) -> None:
     """Simulate one algorithm on one arch and print the prediction."""
@@ -130,13 +136,16 @@ def run_command(
     else:
         problem = Problem(batch, heads, seqlen, headdim, seqlen_k, causal, dtype, pass_)
     trace = Trace() if trace_path is not None else None
-    result = simulate(arch, algo, problem, _key_values(opts, "--option"), trace=trace)
+    result = simulate(arch, algo, problem, _key_values(opts, "--option"), trace=trace, per_tile=per_tile)
     if trace_path is not None:
         result.write_trace(trace_path)
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
+        click.echo(json.dumps(result.to_dict(per_tile=per_tile)))
     else:
         click.echo(format_result(result))
+        if per_tile:
+            cycles = "  ".join(f"{unit} {value:,.0f}" for unit, value in result.unit_cycles.items() if value)
+            click.echo(f"  unit cycles  {cycles}")
 
 
 @cli.command("validate")
