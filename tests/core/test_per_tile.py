@@ -18,7 +18,7 @@ def test_v3_tile_cycles_follow_the_roofline_formulas() -> None:
 
 
 def test_per_tile_runs_the_first_tile_of_a_larger_problem() -> None:
-    # v3's first tile is Q block 0 (128 rows) against every key block of its head: 1024 keys.
-    tile = simulate("h100", "v3", Problem(2, 4, 1024, 128), per_tile=True)
+    # v3's first tile is Q block 0 (128 rows) against every key block of its head: 1024 keys in 8 blocks of 128.
+    tile = simulate("h100", "v3", Problem(2, 4, 1024, 128), {"block_n": 128}, per_tile=True)
     assert tile.to_dict(per_tile=True)["unit_cycles"]["tensor"] == 4 * 128 * 1024 * 128 / 4096
     assert tile.hbm_read_bytes == (128 + 2 * 1024) * 128 * 2  # Q block, all of K and V of one head
