@@ -156,18 +156,31 @@ def run_command(
     help="A CSV written by `python -m cupy_kernels.selfcheck` (e.g. validation/h200/kernels_h200.csv). "
     "Without it, the kernels are measured on this machine's GPU first.",
 )
+@click.option(
+    "--ncu",
+    "ncu_csv",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Nsight Compute DRAM bytes (e.g. validation/h200/ncu_bytes.csv) to compare with predicted HBM bytes.",
+)
 @click.option("--arch", "arch_name", default="h200", show_default=True, help="Arch file of the measured GPU.")
 @click.option("--algos", multiple=True, type=click.Choice(["standard", "v1", "v2"]), help="Default: all.")
 @click.option("--quick", is_flag=True, help="Only sequence lengths up to 2048.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="out/validation", show_default=True)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 def validate_command(
-    measured: str | None, arch_name: str, algos: Sequence[str], quick: bool, out_dir: str, jobs: int
+    measured: str | None,
+    ncu_csv: str | None,
+    arch_name: str,
+    algos: Sequence[str],
+    quick: bool,
+    out_dir: str,
+    jobs: int,
 ) -> None:
     """Predict every measured kernel configuration and report the errors (CSV, scatter PNG, MAPE)."""
     from tqdm import tqdm
 
-    from simgpu.validation import compare, mape, read_cases, write_report
+    from simgpu.validation import compare, compare_bytes, mape, read_cases, write_report, write_rows
 
     load_arch(arch_name)
     if measured is None:
@@ -182,6 +195,14 @@ def validate_command(
         count = sum(1 for c in comparisons if (c.algo, c.pass_) == (algo, pass_))
         click.echo(f"{algo:<9} {pass_:<4} MAPE {100 * error:6.1f}%  over {count} configurations")
     click.echo(f"wrote {csv_path} and {png_path}")
+    if ncu_csv is not None:
+        byte_rows = compare_bytes(ncu_csv, arch_name, algos or None)
+        path = write_rows([b.as_row() for b in byte_rows], Path(out_dir) / "bytes.csv")
+        for algo in sorted({b.algo for b in byte_rows}):
+            errors = [abs(b.rel_error) for b in byte_rows if b.algo == algo]
+            click.echo(f"{algo:<9} DRAM bytes: mean |error| {100 * sum(errors) / len(errors):5.1f}%, "
+                       f"max {100 * max(errors):5.1f}% over {len(errors)} configurations")  # fmt: skip
+        click.echo(f"wrote {path}")
 
 
 def _measure_on_this_gpu(out_dir: str, quick: bool) -> str:

@@ -160,6 +160,69 @@ def compare(
         return results
 
 
+@dataclass(frozen=True)
+class BytesComparison:
+    """DRAM bytes Nsight Compute counted for one forward configuration (all its kernels) against HBM bytes."""
+
+    algo: str
+    batch: int
+    heads: int
+    seqlen: int
+    headdim: int
+    causal: bool
+    measured_read_bytes: float
+    measured_write_bytes: float
+    predicted_read_bytes: float
+    predicted_write_bytes: float
+
+    @property
+    def rel_error(self) -> float:
+        measured = self.measured_read_bytes + self.measured_write_bytes
+        return (self.predicted_read_bytes + self.predicted_write_bytes - measured) / measured
+
+    def as_row(self) -> dict[str, object]:
+        return {**asdict(self), "rel_error": self.rel_error}
+
+
+def compare_bytes(path: str | Path, arch: str, algos: Iterable[str] | None = None) -> list[BytesComparison]:
+    """Sum Nsight Compute's DRAM bytes over the kernels of each forward configuration (standard's three kernels
+    are rows `standard_qk`, `standard_softmax`, `standard_pv`) and simulate the same configuration."""
+    wanted = set(algos) if algos is not None else set(ALGORITHM_KERNELS.values())
+    try:
+        with Path(path).open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as err:
+        raise SimgpuError(f"cannot read Nsight Compute bytes {path}: {err.strerror or err}") from None
+    totals: dict[tuple[str, int, int, int, int, bool], list[float]] = {}
+    for row in rows:
+        algo = ALGORITHM_KERNELS.get(row["kernel"].split("_")[0])
+        if algo is None or algo not in wanted:
+            continue
+        key = (algo, int(row["batch"]), int(row["heads"]), int(row["seqlen"]), int(row["headdim"]),
+               row["causal"] == "True")  # fmt: skip
+        total = totals.setdefault(key, [0.0, 0.0])
+        total[0] += float(row["dram__bytes_read.sum"])
+        total[1] += float(row["dram__bytes_write.sum"])
+    results = []
+    for (algo, batch, heads, seqlen, headdim, causal), (read, write) in totals.items():
+        result = simulate(arch, algo, Problem(batch, heads, seqlen, headdim, causal=causal), KERNEL_OPTIONS.get(algo))
+        results.append(BytesComparison(algo, batch, heads, seqlen, headdim, causal, read, write,
+                                       result.hbm_read_bytes, result.hbm_write_bytes))  # fmt: skip
+    return results
+
+
+def write_rows(rows: Sequence[Mapping[str, object]], path: Path) -> Path:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    except OSError as err:
+        raise SimgpuError(f"cannot write {path}: {err.strerror or err}") from None
+    return path
+
+
 def mape(comparisons: Iterable[Comparison]) -> dict[tuple[str, str], float]:
     """Mean absolute relative error of the time, per (algorithm, pass)."""
     groups: dict[tuple[str, str], list[float]] = {}
@@ -176,15 +239,7 @@ def write_report(comparisons: Sequence[Comparison], out_dir: str | Path, gpu: st
     import matplotlib.pyplot as plt
 
     out = Path(out_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        csv_path = out / "validation.csv"
-        with csv_path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(comparisons[0].as_row()))
-            writer.writeheader()
-            writer.writerows(c.as_row() for c in comparisons)
-    except OSError as err:
-        raise SimgpuError(f"cannot write the validation report to {out}: {err.strerror or err}") from None
+    csv_path = write_rows([c.as_row() for c in comparisons], out / "validation.csv")
     errors = mape(comparisons)
     figure, axes = plt.subplots(figsize=(6.5, 6))
     for (algo, pass_), error in errors.items():
