@@ -130,6 +130,15 @@ class HbmSpec(_Node):
         return self.bandwidth_bytes_per_s * self.achievable_fraction
 
 
+class ContentionSpec(_Node):
+    """Rates of the other pipes while the tensor cores run (Hopper: register-file arbitration, the tensor core
+    keeping its full rate). A fraction of 1 means the pipes overlap the tensor cores perfectly."""
+
+    mufu_rate_while_tensor_busy: Fraction
+    fma_rate_while_tensor_busy: Fraction
+    alu_rate_while_tensor_busy: Fraction
+
+
 class PowerSpec(_Node):
     """Power-limited clock: with the tensor cores saturated the chip runs at `tensor_saturated_clock_hz`.
 
@@ -163,6 +172,7 @@ class Arch(_Node):
     mufu: MufuSpec
     fma: FmaSpec
     alu: AluSpec
+    contention: ContentionSpec | None
     smem: SmemSpec
     tmem: TmemSpec | None
     tma: TmaSpec | None

@@ -54,9 +54,17 @@ class Sm:
         legacy = tc.mma_sync_flops_per_cycle
         legacy_rates = {str(dtype): rate for dtype, rate in legacy.items()} if legacy is not None else None
         self.tensor = TensorCore(tc.instruction, native, legacy_rates, parts, rec)
-        self.mufu = Mufu(arch.mufu.ex2_per_cycle, parts, rec)
-        self.fma = LanePipe("fma", arch.fma.fp32_per_cycle, parts, rec)
-        self.alu = LanePipe("alu", arch.alu.ops_per_cycle, parts, rec)
+        busy = arch.contention
+        contender = self.tensor.server if busy is not None else None
+        self.mufu = Mufu(
+            arch.mufu.ex2_per_cycle, parts, rec, contender, busy.mufu_rate_while_tensor_busy if busy else 1
+        )
+        self.fma = LanePipe(
+            "fma", arch.fma.fp32_per_cycle, parts, rec, contender, busy.fma_rate_while_tensor_busy if busy else 1
+        )
+        self.alu = LanePipe(
+            "alu", arch.alu.ops_per_cycle, parts, rec, contender, busy.alu_rate_while_tensor_busy if busy else 1
+        )
         self.smem = SharedMemory(arch.smem.bandwidth_bytes_per_cycle, arch.smem.copy_engine_writes_use_port, rec)
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None

@@ -62,6 +62,8 @@ from simgpu.registry import load_algorithm
 
 MODE = "exact"  # the mode every point runs in (the only one simulate offers)
 CACHE_SUFFIX = ".cache"  # the cache of `out/x.csv` is the directory `out/x.csv.cache/`
+MAX_CHUNK = 16  # points per task on a pool: tiny points cost about 10 ms, a Dask task a few ms of overhead
+CHUNKS_PER_WORKER = 8  # enough chunks that workers finish together and the progress bar moves
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -498,14 +500,14 @@ def _ignore_sigint() -> None:
 
 @contextlib.contextmanager
 def open_executor(executor: str, jobs: int) -> Iterator[tuple[Executor, int]]:
-    """An executor for `executor` (see parse_executor) and how many points to keep in flight on it."""
+    """An executor for `executor` (see parse_executor) and the number of processes it computes on."""
     address = parse_executor(executor)
     if address is None:
         if jobs <= 1:
             yield _InlineExecutor(), 1
             return
         with ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint) as pool:
-            yield pool, 4 * jobs
+            yield pool, jobs
         return
     try:
         distributed = importlib.import_module("dask.distributed")
@@ -517,29 +519,39 @@ def open_executor(executor: str, jobs: int) -> Iterator[tuple[Executor, int]]:
         except (OSError, TimeoutError) as err:
             raise SweepError(f"cannot reach the dask scheduler at {address}: {err}") from None
         with client:
-            threads = sum(client.nthreads().values())
-            yield client.get_executor(pure=False), 4 * max(threads, 1)
+            yield client.get_executor(pure=False), max(sum(client.nthreads().values()), 1)
         return
     cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
     with cluster, distributed.Client(cluster) as client:
-        yield client.get_executor(pure=False), 4 * jobs
+        yield client.get_executor(pure=False), jobs
+
+
+def run_points(points: Sequence[Point]) -> list[dict[str, Any]]:
+    """`run_point` over a chunk: one task per chunk keeps the per-task cost of a pool or of Dask off tiny points."""
+    return [run_point(point) for point in points]
 
 
 def _run(
-    pool: Executor, window: int, todo: Sequence[Point], on_outcome: Callable[[Point, dict[str, Any]], None]
+    pool: Executor, workers: int, todo: Sequence[Point], on_outcome: Callable[[Point, dict[str, Any]], None]
 ) -> None:
-    """Run `todo` with at most `window` points in flight; on any exception, cancel the points not started."""
-    queue = iter(todo)
-    pending: dict[Future[dict[str, Any]], Point] = {}
+    """Run `todo` in chunks, two per worker in flight; on any exception, cancel the chunks not started.
+
+    In one process, chunks are single points, so a sweep stops exactly where it is told. Elsewhere a chunk is
+    at most MAX_CHUNK points and small enough that every worker gets about CHUNKS_PER_WORKER of them.
+    """
+    size = 1 if workers == 1 else max(1, min(MAX_CHUNK, len(todo) // (CHUNKS_PER_WORKER * workers)))
+    chunks = iter([todo[i : i + size] for i in range(0, len(todo), size)])
+    pending: dict[Future[list[dict[str, Any]]], Sequence[Point]] = {}
     try:
         while True:
-            while len(pending) < window and (point := next(queue, None)) is not None:
-                pending[pool.submit(run_point, point)] = point
+            while len(pending) < 2 * workers and (chunk := next(chunks, None)) is not None:
+                pending[pool.submit(run_points, chunk)] = chunk
             if not pending:
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: pending[f].index):
-                on_outcome(pending.pop(future), future.result())
+            for future in sorted(done, key=lambda f: pending[f][0].index):
+                for point, outcome in zip(pending.pop(future), future.result(), strict=True):
+                    on_outcome(point, outcome)
     finally:
         for future in pending:
             future.cancel()
@@ -558,8 +570,8 @@ def execute(
 
     todo = plan.todo
     if todo:
-        with open_executor(executor, jobs) as (pool, window):
-            _run(pool, window, todo, finished)
+        with open_executor(executor, jobs) as (pool, workers):
+            _run(pool, workers, todo, finished)
     return make_table(plan.points, outcomes)
 
 

@@ -45,7 +45,7 @@ from simgpu.ops import Load, Mma, Op, Repeat, Store, Vector, Wait
 from simgpu.problem import LSE_BYTES, Problem
 
 PROBLEM = "attention"
-OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None}
+OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None, "softmax_passes": 1}
 
 SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernels)
 GEMM_REGISTERS = 255  # __launch_bounds__(WARPS * 32) lets ptxas use up to 255; no ptxas report recorded
@@ -60,9 +60,10 @@ class Config:
     block_n: int
     warps: int
     stages: int
+    softmax_passes: int
 
 
-DEFAULT = Config(128, 128, 4, 2)  # cupy_kernels/standard DEFAULTS (d = 64 and 128)
+DEFAULT = Config(128, 128, 4, 2, 1)  # cupy_kernels/standard DEFAULTS (d = 64 and 128)
 
 
 def config(problem: Problem, options: dict[str, Any]) -> Config:
@@ -76,6 +77,8 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
             raise OptionError(f"standard: {name} must be a multiple of 16 x warps ({MMA_ROWS * cfg.warps})")
     if cfg.stages < 2:
         raise OptionError(f"standard: stages must be at least 2, got {cfg.stages}")
+    if cfg.softmax_passes not in (1, 2):
+        raise OptionError(f"standard: softmax_passes must be 1 or 2, got {cfg.softmax_passes}")
     if problem.headdim % 16:
         raise ProblemError(f"standard: headdim must be a multiple of 16 for mma.sync, got {problem.headdim}")
     if problem.dtype not in ("bf16", "fp16"):
@@ -99,7 +102,9 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     check_footprint(arch, "standard", footprint_bytes(problem))
     forward = (
         nt_gemm_kernel("std_qk", problem, cfg, a="Q", b="K", out="S", scaled=True),
-        rowwise_kernel("std_softmax", problem, cfg, reads=("S",), out="P", lse=True, ops=softmax_ops),
+        rowwise_kernel(
+            "std_softmax", problem, cfg, reads=("S",), out="P", lse=True, ops=softmax_ops, passes=cfg.softmax_passes
+        ),
         long_k_kernel("std_pv", problem, cfg, square="P", operand="V", out="O", by_keys=False, scaled=False),
     )
     backward = (
@@ -239,9 +244,11 @@ def rowwise_kernel(
     out: str,
     lse: bool,
     ops: Callable[[int, int, bool], Vector],
+    passes: int = 1,
 ) -> Kernel:
     """An elementwise kernel over the rows of N x N tensors: one CTA per block_m rows, every tile of the rows
-    loaded at once, `ops` on the rows, the output tiles (and LSE) stored."""
+    loaded (`passes` times: the CUDA softmax reads its rows once for the max and sum, once more to write P; the
+    second read hits L2 while the rows are still there), `ops` on the rows, the output tiles (and LSE) stored."""
     r, c = cfg.block_m, cfg.block_n
     n_j = ceil_div(p.nk, c)
 
@@ -249,10 +256,10 @@ def rowwise_kernel(
         bi, hi, i = tile  # type: ignore[misc]
         rows = rows_in_block(p.seqlen_q, r, i)
         tiles = [(j, rows * rows_in_block(p.nk, c, j) * STORAGE_BYTES) for j in range(n_j)]
+        loads = [Load(t, (bi, hi, i, j), nbytes, engine="ldg", arrive="in") for t in reads for j, nbytes in tiles]
         return (
-            # HBM: each input tile read once (16-byte ld.global into registers).
-            *(Load(t, (bi, hi, i, j), nbytes, engine="ldg", arrive="in") for t in reads for j, nbytes in tiles),
-            Wait("in"),
+            # HBM (L2 off): each input tile read once per pass (16-byte ld.global into registers).
+            *(op for _ in range(passes) for op in (*loads, Wait("in"))),
             ops(rows, p.nk, p.causal),
             *(Store(out, (bi, hi, i, j), nbytes, engine="ldg") for j, nbytes in tiles),  # HBM: each tile once
             *((Store("LSE", (bi, hi, i), rows * LSE_BYTES, engine="ldg"),) if lse else ()),

@@ -1,5 +1,6 @@
-"""FlashAttention v4: NumPy numerics (`forward`, `backward`) re-exported from `.numerics`."""
+"""FlashAttention v4: NumPy numerics (`forward`, `backward`) and the Blackwell schedule the simulator runs."""
 
-from .numerics import backward, forward
+from algorithms.v4.numerics import backward, forward
+from algorithms.v4.schedule import OPTIONS, PROBLEM, schedule
 
-__all__ = ["backward", "forward"]
+__all__ = ["OPTIONS", "PROBLEM", "backward", "forward", "schedule"]

@@ -42,3 +42,22 @@ class Server:
         if self.recorder is not None:
             self.recorder(self.name, start, end)
         return end
+
+    def reserve_beside(self, now: float, amount: float, share: float, contender: Server, fraction: float) -> float:
+        """Like `reserve`, but at `fraction` of the rate while `contender` is busy (its reservations so far)."""
+        if amount <= 0:
+            return now
+        rate = self.rate_per_cycle * share
+        start = now if now > self.busy_until else self.busy_until
+        slowed = max(0.0, contender.busy_until - start)
+        if amount <= slowed * rate * fraction:
+            service = amount / (rate * fraction)
+        else:
+            service = slowed + (amount - slowed * rate * fraction) / rate
+        end = start + service
+        self.busy_until = end
+        self.busy_cycles += service
+        self.amount += amount
+        if self.recorder is not None:
+            self.recorder(self.name, start, end)
+        return end

@@ -149,3 +149,14 @@ def test_a_role_can_fill_and_drain_one_ring_with_two_cursors(toy_hopper: Arch) -
     # Loads (1000 each) hide under the 1500-cycle compute of the previous block: issue + 1000 + 4 x 1500, plus the
     # issue slot of the prefetches of blocks 2 and 3, issued between FMA blocks (block 1's goes out during the wait).
     assert cycles == ISSUE + 1000 + 4 * 1500 + 2 * ISSUE
+
+
+def test_pipes_slow_down_while_the_tensor_cores_run(toy_hopper: Arch) -> None:
+    # H100's measured contention: ex2 runs at 0.67 of its rate while wgmma is busy. An async MMA of
+    # 2 x 128 x 256 x 64 FLOP / 4096 = 1024 cycles beside 4800 ex2 (300 cycles alone, all inside the MMA).
+    mma = Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg", arrive="mma_done")
+    role = fixed(mma, Exp(16 * 300), Wait("mma_done"))
+    stats = Engine(toy_hopper).run([one_cta([role], [BarrierSpec("mma_done")])])
+    assert stats.units["mufu"].busy_cycles == pytest.approx(300 / 0.67)
+    free = toy_hopper.with_overrides({"contention": None})
+    assert Engine(free).run([one_cta([role], [BarrierSpec("mma_done")])]).units["mufu"].busy_cycles == 300

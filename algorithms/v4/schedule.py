@@ -1,0 +1,626 @@
+"""FlashAttention-4 on Blackwell: tcgen05 MMAs into TMEM, ping-pong Q tiles, software exp2, conditional rescaling.
+
+Forward (Zadouri et al. 2026 §3.1; roles and tiles of FA-repo `flash_attn/cute/flash_fwd_sm100.py`): a persistent
+kernel whose CTAs pull work items (batch, head, pair of Q tiles) in order, LPT first when `lpt`. A work item is two
+Q tiles of `block_m` = 128 rows (one tcgen05 M each) against the key blocks of `block_n` columns they see. Roles:
+  load (1 warp)        TMA: Q_0, Q_1 once per item; K_j and V_j into one `stages`-deep smem ring (K_j, V_j in
+                       consecutive slots; `kv_full` / `kv_empty`).
+  mma (1 warp)         tcgen05, all asynchronous with arrive barriers, issued in FA4's ping-pong order
+                       S_0(0), S_1(0), then per block PV_0(j), S_0(j+1), PV_1(j), S_1(j+1):
+                         S_t = Q_t K_j^T   SS: Q_t and K_j from smem, fp32 S_t into TMEM;
+                         O_t += P_t V_j    TS: P_t from TMEM (written over S_t), V_j from smem, O_t in TMEM.
+  softmax0, softmax1   one warpgroup per Q tile, one thread per row: read S_t from TMEM, row max, exp2 of each
+  (4 warps each)       score (`exp_emulation_fraction` of them as a polynomial on the FMA pipe), row sum, P_t to
+                       TMEM. The first warpgroup of the pair to finish with S releases K_j.
+  correction (4 warps) per block after the first and per Q tile: waits for the row scales and for PV_t(j-1), then
+                       rescales O_t in TMEM (read, FMUL, write) for the share of rows that need it (conditional
+                       rescaling, below); releases V_j. At the end: O / l, LSE, O into smem.
+  epilogue (1 warp)    TMA store of O from smem (its read of smem is charged to the port), and the LSE.
+TMEM: per Q tile, S/P (`block_n` columns) and O (`headdim` columns): 2 (block_n + d) <= 512 columns, enforced at
+placement through `CtaResources.tmem_columns` (d = 128, block_n = 128 fills TMEM exactly, as FA4's four tiles).
+Conditional rescaling: the share of (block, 32-row warp) pairs that rescale is `rescale_fraction`; when not given
+it is measured with `algorithms.v4.numerics` (its `rescales_performed / (performed + skipped)`) on one head of
+random N(0, 1) bf16 inputs, 256 query rows against min(seqlen_k, 2048) keys, at this headdim, causality, tiles and
+`rescale_threshold` (cached per configuration). The first block never rescales.
+Software exp2: `exp_emulation_fraction` of each row's score exps run as the polynomial of degree `exp_poly_degree`
+(`algorithms._schedule.exp2`: 3 + degree FMA-pipe ops and 3 ALU ops each); the rest, the per-row rescale factor
+and the final reciprocal and log2 of each row run on MUFU.
+
+Backward (§3.2; FA-repo `flash_bwd_sm100.py`): three kernels. A preprocess kernel computes D = rowsum(dO * O) and
+zeroes the fp32 dQ accumulator; the main kernel is persistent over (batch, head, key block of `block_n` rows) work
+items, each walking the `block_m`-row Q tiles that see its keys; a postprocess kernel converts dQ to the input
+dtype. Main kernel roles: load (1 warp: K_j, V_j once; Q_i, dO_i, LSE_i, D_i per Q tile into a 2-stage ring), mma
+(1 warp), compute (8 warps: P and dS), dq (4 warps), epilogue (4 warps). Five MMAs per Q tile:
+  S^T = K Q_i^T      SS                 dP^T = V dO_i^T    SS
+  dV += P^T dO_i     TS (P^T in TMEM)   dK += dS^T Q_i     TS (dS^T in TMEM)
+  dQ_i = dS K        SS (dS written to smem by the compute warps)
+TMEM: S/P, dP/dS, dV, dK take 4 x 128 columns; dQ_i is accumulated over S's columns (dV has read P^T before, in
+issue order), so S(i+1) waits until the dq warps have drained dQ_i. The dq warps stage dQ_i (fp32) in smem and a
+TMA reduce-add adds it to the accumulator in HBM/L2 (fp32 atomics); the TMA's smem read is charged to the port.
+`two_cta` (needs clusters): pairs of CTAs on adjacent key blocks; each CTA sends half of its dS to its peer
+through DSMEM (an smem read at the sender and an smem write at the receiver: both directions charged to every
+CTA), and the pair reduces dQ_i in its MMA, so each CTA stages and adds only half of dQ_i's rows.
+`deterministic`: each dQ_i add is ordered by a semaphore in global memory: the dq warps read the semaphore (an L2
+round trip), wait for their reduce-add to complete, then release the semaphore (an atomic, waited for).
+
+IO (HBM/L2) by the loop structure: forward Q once, K and V once per visited block, O and LSE once; backward K and
+V once per key block, Q, dO, LSE and D once per visited (key block, Q tile), dQ atomics once per such pair.
+Ignored: the waiting of one CTA for another's semaphore in the deterministic backward (the engine has no
+cross-CTA barrier, so only the round trips are charged), the B-operand split of 2-CTA MMAs (each CTA of a pair reads
+only half of B from its own smem; the engine's Mma charges all of B, so 2-CTA smem traffic is overcounted by half
+of the B operands of S, dP, dV and dK), FP8's V transpose, L2-aware head swizzles of FA4's tile scheduler, varlen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from algorithms._schedule.exp2 import EXPONENT_INSERT_ALU, fma_per_exp2
+from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block
+from simgpu.arch import Arch
+from simgpu.errors import OptionError, ProblemError
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.ops import Advance, Arrive, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
+from simgpu.problem import Problem
+
+PROBLEM = "attention"
+OPTIONS: dict[str, Any] = {
+    "block_m": None,
+    "block_n": None,
+    "stages": None,
+    "two_cta": False,
+    "lpt": None,
+    "deterministic": False,
+    "exp_emulation_fraction": None,
+    "exp_poly_degree": 3,
+    "rescale_threshold": None,
+    "rescale_fraction": None,
+}
+
+TCGEN05_M = 128  # rows of one 1-CTA tcgen05 MMA: one Q tile per softmax warpgroup
+Q_TILES = 2  # Q tiles per forward CTA (ping-pong)
+WARPGROUP = 4
+ACC_BYTES = 4  # fp32 accumulators and statistics
+SAMPLE_KEYS = 2048  # keys of the numerics sample that measures the rescale fraction
+SAMPLE_ROWS = Q_TILES * TCGEN05_M
+# A softmax thread walks its row in chunks of 32 columns (tcgen05.ld/st 32x32b.x32): exps of one chunk, then its P.
+SOFTMAX_CHUNKS = 4
+
+
+@dataclass(frozen=True)
+class Config:
+    block_m: int
+    block_n: int
+    stages: int | None
+    two_cta: bool
+    lpt: bool
+    deterministic: bool
+    exp_emulation_fraction: float
+    exp_poly_degree: int
+    rescale_threshold: float
+    rescale_fraction: float | None
+
+
+def config(problem: Problem, options: dict[str, Any]) -> Config:
+    """Options with FA4's defaults: 128 x 128 tiles, 25% software exp2 (`algorithms.v4.numerics`), tau = 8 for
+    16-bit inputs and 0 for FP8 (FA4's configs), LPT when causal."""
+    from algorithms.v4.numerics import DEFAULT_EXP_EMULATION_FRACTION
+
+    defaults = {
+        "block_m": TCGEN05_M,
+        "block_n": 128,
+        "lpt": problem.causal,
+        "exp_emulation_fraction": DEFAULT_EXP_EMULATION_FRACTION,
+        "rescale_threshold": 0.0 if problem.dtype == "fp8" else 8.0,
+    }
+    values = {**OPTIONS, **defaults}
+    values.update({k: v for k, v in options.items() if v is not None})
+    for name in ("block_m", "block_n", "exp_poly_degree", *(("stages",) if values["stages"] is not None else ())):
+        value = values[name]
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise OptionError(f"v4 option {name} must be a positive integer, got {value!r}")
+    for name in ("two_cta", "lpt", "deterministic"):
+        if not isinstance(values[name], bool):
+            raise OptionError(f"v4 option {name} must be true or false, got {values[name]!r}")
+    for name, low, high in (("exp_emulation_fraction", 0, 1), ("rescale_threshold", 0, 64), ("rescale_fraction", 0, 1)):
+        value = values[name]
+        if value is None and name == "rescale_fraction":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise OptionError(f"v4 option {name} must be a number in [{low}, {high}], got {value!r}")
+    cfg = Config(**values)
+    if cfg.block_m != TCGEN05_M:
+        raise OptionError(f"v4: block_m must be {TCGEN05_M} (one 1-CTA tcgen05 M per Q tile), got {cfg.block_m}")
+    if cfg.block_n % 16 or cfg.block_n > 256:
+        raise OptionError(f"v4: block_n ({cfg.block_n}) must be a multiple of 16 up to 256 (tcgen05 N)")
+    if problem.headdim % 16 or problem.headdim > 256:
+        raise ProblemError(f"v4: headdim must be a multiple of 16 up to 256, got {problem.headdim}")
+    return cfg
+
+
+def check_arch(arch: Arch, two_cta: bool) -> None:
+    missing = [name for name in ("tma", "tcgen05", "tmem") if not getattr(arch.features, name)]
+    if two_cta and not arch.features.clusters:
+        missing.append("clusters")
+    if missing or arch.tensor_core.instruction != "tcgen05":
+        lacking = ", ".join(missing) or "its tensor cores are not tcgen05"
+        raise OptionError(
+            f"v4 needs TMA, tcgen05 and Tensor Memory{' and clusters' if two_cta else ''}, which {arch.name} lacks "
+            f"({lacking}); for a what-if, give the arch `tma:` and `tmem:` sections, set features.tma=true, "
+            "features.tcgen05=true, features.tmem=true and tensor_core.instruction=tcgen05 (with tcgen05's "
+            "instruction shape: instruction_m=128, instruction_n_max=256)"
+        )
+
+
+def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
+    cfg = config(problem, options)
+    check_arch(arch, cfg.two_cta and problem.pass_ != "fwd")
+    kernels: list[Kernel] = []
+    if problem.pass_ in ("fwd", "fwd_bwd"):
+        kernels.append(forward_kernel(arch, problem, cfg))
+    if problem.pass_ in ("bwd", "fwd_bwd"):
+        kernels += backward_kernels(problem, cfg)
+    return tuple(kernels)
+
+
+@cache
+def measured_rescale_fraction(headdim: int, keys: int, causal: bool, block_n: int, tau: float) -> float:
+    """Share of (block, warp) rescale decisions that rescale, from the v4 numerics on random N(0, 1) inputs."""
+    import ml_dtypes
+    import numpy as np
+
+    from algorithms.v4.numerics import forward
+
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((1, 1, SAMPLE_ROWS, headdim)).astype(ml_dtypes.bfloat16)  # (1, 1, 256, d)
+    k = rng.standard_normal((1, 1, keys, headdim)).astype(ml_dtypes.bfloat16)  # (1, 1, keys, d)
+    v = rng.standard_normal((1, 1, keys, headdim)).astype(ml_dtypes.bfloat16)  # (1, 1, keys, d)
+    stats = forward(q, k, v, causal, block_n=block_n, rescale_threshold=tau, return_stats=True)[-1]
+    decisions = stats.rescales_performed + stats.rescales_skipped
+    return stats.rescales_performed / decisions if decisions else 0.0
+
+
+def _rescale_fraction(problem: Problem, cfg: Config) -> float:
+    if cfg.rescale_fraction is not None:
+        return float(cfg.rescale_fraction)
+    if problem.nk <= cfg.block_n:  # one key block: nothing is ever rescaled
+        return 0.0
+    keys = min(problem.nk, SAMPLE_KEYS)
+    return measured_rescale_fraction(problem.headdim, keys, problem.causal, cfg.block_n, float(cfg.rescale_threshold))
+
+
+def _default_stages(arch: Arch, fixed_smem: int, slot_bytes: int) -> int:
+    """As many K/V ring slots as fit next to the fixed buffers (at least 2: K_j and V_j)."""
+    return max(2, (arch.smem.per_cta_bytes - fixed_smem) // slot_bytes)
+
+
+def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
+    d, eb = problem.headdim, problem.element_bytes
+    r, c = cfg.block_m, cfg.block_n
+    n_q_tiles = ceil_div(problem.seqlen_q, r)
+    n_items = ceil_div(n_q_tiles, Q_TILES)
+    f_emu = float(cfg.exp_emulation_fraction)
+    f_rescale = _rescale_fraction(problem, cfg)
+    fma_emu = fma_per_exp2(cfg.exp_poly_degree)
+    fixed_smem = 2 * Q_TILES * r * d * eb  # Q_0, Q_1 and the O staging of both tiles
+    stages = cfg.stages or _default_stages(arch, fixed_smem, c * d * eb)
+
+    def visits(tile: Hashable) -> tuple[int, int, int, tuple[int, ...], Any]:
+        """(b, h, first Q tile, rows of each present Q tile, key blocks of the item's rows)."""
+        b, h, p = tile  # type: ignore[misc]
+        first = p * Q_TILES
+        rows = tuple(rows_in_block(problem.seqlen_q, r, first + t) for t in range(min(Q_TILES, n_q_tiles - first)))
+        return b, h, first, rows, key_blocks(problem, first * r, sum(rows), c)
+
+    def kv_bytes(j: int) -> int:
+        return rows_in_block(problem.nk, c, j) * d * eb
+
+    def cursor(ring: str, steps: int) -> tuple[Op, ...]:
+        return (Advance((ring,)),) * steps
+
+    def load(tile: Hashable) -> Sequence[Op]:
+        b, h, first, rows, keys = visits(tile)
+
+        def step(j: int) -> Sequence[Op]:
+            return (
+                Wait("kv_empty"), Load("K", (b, h, j), kv_bytes(j), arrive="kv_full"), Advance(("kv_empty", "kv_full")),
+                Wait("kv_empty"), Load("V", (b, h, j), kv_bytes(j), arrive="kv_full"), Advance(("kv_empty", "kv_full")),
+            )  # fmt: skip
+
+        q_loads = [Load("Q", (b, h, first + t), n * d * eb, arrive=("q_full", t)) for t, n in enumerate(rows)]
+        return (Wait("q_empty"), *q_loads, Advance(("q_empty",)), Repeat(keys.visited, step))
+
+    s_args = (r, c, d, problem.dtype)  # S_t = Q_t K_j^T: 2 r c d FLOPs; smem reads Q_t (r d) + K_j (c d) elements
+    pv_args = (r, d, c, problem.dtype)  # O_t += P_t V_j: 2 r d c FLOPs; P_t from TMEM, smem reads V_j (c d)
+
+    def mma(tile: Hashable) -> Sequence[Op]:
+        _, _, _, rows, keys = visits(tile)
+        n, tiles = keys.visited, range(len(rows))
+        q_waits = tuple(Wait(("q_full", t)) for t in tiles)
+        if not n:
+            return q_waits
+        s = [Mma(*s_args, acc="tmem", arrive=f"s_full{t}") for t in tiles]
+        pv = [Mma(*pv_args, a="tmem", acc="tmem", arrive=f"pv_done{t}") for t in tiles]
+
+        def step(j: int) -> Sequence[Op]:
+            ops: list[Op] = []
+            for t in tiles:
+                ops += [Wait(f"p_full{t}"), Wait(f"o_ready{t}")]
+                ops += [Wait("kv_full@v")] if t == 0 else []
+                ops.append(pv[t])
+                if j + 1 < n:
+                    ops += [Wait("kv_full@k")] if t == 0 else []
+                    ops.append(s[t])
+            return (*ops, *cursor("kv_full@v", 2), *(cursor("kv_full@k", 2) if j + 1 < n else ()))
+
+        return (
+            *q_waits, Wait("kv_full@k"), *s, *cursor("kv_full@k", 2), *cursor("kv_full@v", 1),
+            Repeat(n, step), *cursor("kv_full@v", stages - 1),
+        )  # fmt: skip
+
+    def softmax(t: int) -> Role:
+        def program(tile: Hashable) -> Sequence[Op]:
+            _, _, _, rows, keys = visits(tile)
+            n = keys.visited
+            releases = t == len(rows) - 1  # the last Q tile's S_t(j) is the last reader of K_j and of Q
+            if t >= len(rows):  # no second Q tile in this item: keep the K-release cursor in step
+                return cursor("kv_empty@k", 2 * n)
+            if not n:
+                return (Arrive("q_empty"),) if releases else ()
+            scores = r * c
+            part = scores / SOFTMAX_CHUNKS
+            emulated = f_emu * part
+
+            def chunks(masked: bool) -> tuple[Op, ...]:
+                # Per score: FFMA (scale, subtract max), exp2, FADD (row sum), half an F2FP; the mask adds a compare
+                # and a select; each emulated exp2 adds its ALU ops (its FMA ops come with the Vector). Then P, in
+                # the input dtype, over S's columns in TMEM.
+                vector = Vector(
+                    fma=2 * part,
+                    alu=0.5 * part + (2 * part if masked else 0) + EXPONENT_INSERT_ALU * emulated,
+                    ex2=part,
+                    emulated_fraction=f_emu,
+                    fma_per_emulated=fma_emu,
+                )
+                return (vector, Tmem(write_bytes=part * eb)) * SOFTMAX_CHUNKS
+
+            def step(j: int) -> Sequence[Op]:
+                masked = j >= keys.unmasked
+                first_block = j == 0
+                release = (Arrive("kv_empty@k"),) if releases else ()
+                release_q = (Arrive("q_empty"),) if releases and j == n - 1 else ()
+                return (
+                    Wait(f"s_full{t}"), *release, *release_q, *cursor("kv_empty@k", 2),
+                    Tmem(read_bytes=scores * ACC_BYTES),  # S_t: r x c fp32 from TMEM
+                    # Row max (one FMNMX per score) and, after the first block, the rescale factor exp2 and the
+                    # running sum's update per row.
+                    Vector(alu=scores, fma=0 if first_block else 2 * r, ex2=0 if first_block else r),
+                    *(() if first_block else (Arrive(f"scale{t}"),)),
+                    *chunks(masked),
+                    Arrive(f"p_full{t}"),
+                )  # fmt: skip
+
+            return (Repeat(n, step),)
+
+        return Role(f"softmax{t}", WARPGROUP, program)
+
+    o_tile = r * d * ACC_BYTES  # one O accumulator in TMEM
+
+    def correction(tile: Hashable) -> Sequence[Op]:
+        _, _, _, rows, keys = visits(tile)
+        n, tiles = keys.visited, range(len(rows))
+        last = len(rows) - 1
+        if not n:
+            return ()
+
+        def block(j: int) -> Sequence[Op]:  # block j >= 1: rescale O_t after PV_t(j - 1)
+            ops: list[Op] = []
+            for t in tiles:
+                ops += [Wait(f"scale{t}"), Wait(f"pv_done{t}")]
+                ops += [Arrive("kv_empty@v"), *cursor("kv_empty@v", 2)] if t == last else []
+                ops += [
+                    Tmem(read_bytes=f_rescale * o_tile),
+                    Vector(fma=f_rescale * r * d),  # O_t rows times their scale (FMUL)
+                    Tmem(write_bytes=f_rescale * o_tile),
+                    Arrive(f"o_ready{t}"),
+                ]
+            return ops
+
+        final: list[Op] = []
+        for t in tiles:
+            final += [Wait(f"pv_done{t}")]
+            final += [Arrive("kv_empty@v"), *cursor("kv_empty@v", 2)] if t == last else []
+            final += [
+                Wait(f"o_empty{t}"),
+                Tmem(read_bytes=o_tile),
+                Arrive(f"o_ready{t}"),  # O_t's columns are free for the next item
+                Vector(fma=r * d, ex2=2 * r),  # O / l (FMUL); 1 / l and log2(l) per row on MUFU
+                Smem(write_bytes=rows[t] * d * eb),  # O_t staged in smem for the TMA store
+                Arrive(f"o_staged{t}"),
+            ]
+        return (
+            *cursor("kv_empty@v", 1), Repeat(n - 1, lambda i: block(i + 1)), *final,
+            *cursor("kv_empty@v", stages - 1),
+        )  # fmt: skip
+
+    def epilogue(tile: Hashable) -> Sequence[Op]:
+        b, h, first, rows, keys = visits(tile)
+        ops: list[Op] = []
+        for t, n_rows in enumerate(rows):
+            if keys.visited:  # else no key is seen: O = 0 and LSE = -inf are written from registers
+                ops += [Wait(f"o_staged{t}"), Smem(read_bytes=n_rows * d * eb), Arrive(f"o_empty{t}")]
+            ops += [
+                Store("O", (b, h, first + t), n_rows * d * eb, engine="tma"),
+                Store("LSE", (b, h, first + t), n_rows * ACC_BYTES),
+            ]
+        return ops
+
+    roles = (
+        Role("load", 1, load),
+        Role("mma", 1, mma),
+        *(softmax(t) for t in range(Q_TILES)),
+        Role("correction", WARPGROUP, correction),
+        Role("epilogue", 1, epilogue),
+    )
+    barriers = [
+        BarrierSpec("q_full", slots=Q_TILES),
+        BarrierSpec("q_empty", initial_phases=1),
+        BarrierSpec("kv_full", slots=stages),
+        BarrierSpec("kv_empty", initial_phases=1, slots=stages),
+    ]
+    for t in range(Q_TILES):
+        barriers += [BarrierSpec(f"s_full{t}"), BarrierSpec(f"p_full{t}"), BarrierSpec(f"pv_done{t}")]
+        barriers += [BarrierSpec(f"scale{t}"), BarrierSpec(f"o_ready{t}", initial_phases=1)]
+        barriers += [BarrierSpec(f"o_staged{t}"), BarrierSpec(f"o_empty{t}", initial_phases=1)]
+    tiles = [(b, h, p) for b in range(problem.batch) for h in range(problem.heads) for p in range(n_items)]
+    if cfg.lpt:
+        tiles.sort(key=lambda tile: -visits(tile)[4].visited)  # stable: ties keep (batch, head, item) order
+    threads = 32 * sum(role.warps for role in roles)
+    return Kernel(
+        name="v4_fwd",
+        tiles=tuple(tiles),
+        cta=CtaResources(
+            threads,
+            _registers(threads),
+            fixed_smem + stages * c * d * eb,
+            tmem_columns=Q_TILES * (c + d),  # per Q tile: S/P (c columns) and O (d columns), fp32 lanes
+        ),
+        roles=roles,
+        barriers=tuple(barriers),
+        persistent=True,
+    )
+
+
+def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, Kernel, Kernel]:
+    return (_preprocess_kernel(problem, cfg), _backward_kernel(problem, cfg), _postprocess_kernel(problem, cfg))
+
+
+def _q_tiles(problem: Problem, cfg: Config) -> list[tuple[int, int, int]]:
+    n_q = ceil_div(problem.seqlen_q, cfg.block_m)
+    return [(b, h, i) for b in range(problem.batch) for h in range(problem.heads) for i in range(n_q)]
+
+
+def _preprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
+    """D_i = rowsum(dO_i * O_i) (d FFMA per row) and a zeroed fp32 dQ accumulator, per Q tile."""
+    d, eb = problem.headdim, problem.element_bytes
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        b, h, i = tile  # type: ignore[misc]
+        rows = rows_in_block(problem.seqlen_q, cfg.block_m, i)
+        return (
+            Load("O", (b, h, i), rows * d * eb, engine="ldg"),
+            Load("dO", (b, h, i), rows * d * eb, engine="ldg"),
+            Vector(fma=rows * d),
+            Store("D", (b, h, i), rows * ACC_BYTES),
+            Store("dQaccum", (b, h, i), rows * d * ACC_BYTES),
+        )
+
+    return Kernel(
+        name="v4_bwd_preprocess",
+        tiles=tuple(_q_tiles(problem, cfg)),
+        cta=CtaResources(128, 64, 0),
+        roles=(Role("preprocess", WARPGROUP, program),),
+    )
+
+
+def _postprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
+    """dQ = scale * dQaccum, converted to the input dtype, per Q tile."""
+    d, eb = problem.headdim, problem.element_bytes
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        b, h, i = tile  # type: ignore[misc]
+        rows = rows_in_block(problem.seqlen_q, cfg.block_m, i)
+        return (
+            Load("dQaccum", (b, h, i), rows * d * ACC_BYTES, engine="ldg"),
+            Vector(fma=rows * d, alu=0.5 * rows * d),
+            Store("dQ", (b, h, i), rows * d * eb),
+        )
+
+    return Kernel(
+        name="v4_bwd_postprocess",
+        tiles=tuple(_q_tiles(problem, cfg)),
+        cta=CtaResources(128, 64, 0),
+        roles=(Role("postprocess", WARPGROUP, program),),
+    )
+
+
+def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
+    d, eb = problem.headdim, problem.element_bytes
+    r, c = cfg.block_m, cfg.block_n  # Q tile rows, key block rows (the M of the KV-side MMAs)
+    n_kv = ceil_div(problem.nk, c)
+    n_q = ceil_div(problem.seqlen_q, r)
+    q_stages = 1  # Q_i and dO_i single-buffered: K, V, Q_i, dO_i, dS and dQ_i staging fill 227 KiB at d = 128
+    dq_share = 2 if cfg.two_cta else 1  # a 2-CTA pair reduces dQ_i in its MMA: each CTA adds half of the rows
+
+    def visits(tile: Hashable) -> tuple[int, int, int, int]:
+        b, h, j = tile  # type: ignore[misc]
+        start = first_query_block(problem, j * c, r)
+        return b, h, j, start
+
+    def masked(j: int, i: int) -> bool:
+        return problem.causal and i * r + (problem.nk - problem.seqlen_q) < (j + 1) * c - 1
+
+    def load(tile: Hashable) -> Sequence[Op]:
+        b, h, j, start = visits(tile)
+        kv = rows_in_block(problem.nk, c, j) * d * eb
+
+        def step(k: int) -> Sequence[Op]:
+            i = start + k
+            rows = rows_in_block(problem.seqlen_q, r, i)
+            return (
+                Wait("q_empty"),
+                Load("Q", (b, h, i), rows * d * eb, arrive="q_full"),
+                Load("dO", (b, h, i), rows * d * eb, arrive="q_full"),
+                Load("LSE", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
+                Load("D", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
+                Advance(("q_empty", "q_full")),
+            )
+
+        return (
+            Wait("kv_empty"),
+            Load("K", (b, h, j), kv, arrive="kv_full"),
+            Load("V", (b, h, j), kv, arrive="kv_full"),
+            Repeat(n_q - start, step),
+        )
+
+    # FLOPs: 2 c r d each for S^T, dP^T, dV, dK and dQ_i (5 x 2 r c d = 2.5 x the forward's 4 r c d).
+    s_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="s_full")  # smem: K (c d) + Q_i (r d)
+    dp_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="dp_full")  # smem: V (c d) + dO_i (r d)
+    dv = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem")  # P^T from TMEM; smem: dO_i (r d)
+    dk = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem")  # dS^T from TMEM; smem: Q_i (r d)
+    dk_last = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="dkv_full")
+    dq = Mma(r, d, c, problem.dtype, acc="tmem", arrive="dq_full")  # smem: dS (r c) + K (c d)
+
+    def mma(tile: Hashable) -> Sequence[Op]:
+        *_, start = visits(tile)
+        n = n_q - start
+
+        def step(k: int) -> Sequence[Op]:
+            return (
+                Wait("q_full"), Wait("dq_empty"), s_t, dp_t,
+                Wait("p_full"), *((Wait("dkv_empty"),) if k == 0 else ()), dv,
+                Wait("ds_full"), dk_last if k == n - 1 else dk,
+                dq,
+                Advance(("q_full",)),
+            )  # fmt: skip
+
+        return (Wait("kv_full"), Repeat(n, step))
+
+    def compute(tile: Hashable) -> Sequence[Op]:
+        _, _, j, start = visits(tile)
+        scores = r * c
+        exchange = (Smem(read_bytes=scores * eb / 2, write_bytes=scores * eb / 2),) if cfg.two_cta else ()
+
+        def step(k: int) -> Sequence[Op]:
+            mask = 2 * scores if masked(j, start + k) else 0
+            return (
+                Wait("s_full"),
+                Tmem(read_bytes=scores * ACC_BYTES),
+                Vector(fma=scores, alu=0.5 * scores + mask, ex2=scores),  # P = exp2(S scale - LSE), to 16 bits
+                Tmem(write_bytes=scores * eb),  # P^T for the dV MMA
+                Arrive("p_full"),
+                Wait("dp_full"),
+                Tmem(read_bytes=scores * ACC_BYTES),
+                Vector(fma=2 * scores, alu=0.5 * scores),  # dS = P (dP - D), to 16 bits
+                Tmem(write_bytes=scores * eb),  # dS^T for the dK MMA
+                Wait("ds_empty"),
+                Smem(write_bytes=scores * eb),  # dS for the dQ MMA's A operand
+                *exchange,  # 2-CTA: half of dS to the peer CTA through DSMEM, half of the peer's dS in
+                Arrive("ds_full"),
+            )
+
+        return (Repeat(n_q - start, step),)
+
+    def dq_role(tile: Hashable) -> Sequence[Op]:
+        b, h, j, start = visits(tile)
+
+        def step(k: int) -> Sequence[Op]:
+            i = start + k
+            rows = rows_in_block(problem.seqlen_q, r, i)
+            mine = rows * d * ACC_BYTES / dq_share  # this CTA's share of dQ_i, fp32
+            key = (b, h, i, j % dq_share)
+            ordered: tuple[Op, ...] = ()
+            add = Store("dQaccum", key, mine, engine="tma", atomic=True, wait=cfg.deterministic)
+            if cfg.deterministic:  # acquire the semaphore of dQ_i, add, release it after the add completed
+                ordered = (Load("dQ_semaphore", (b, h, i), ACC_BYTES, engine="ldg"),)
+            release = (Store("dQ_semaphore", (b, h, i), ACC_BYTES, atomic=True, wait=True),) if ordered else ()
+            return (
+                Wait("dq_full"),
+                Arrive("ds_empty"),  # the dQ MMA has read dS
+                Arrive("q_empty"),  # ... and dK, dV before it have read Q_i and dO_i
+                Advance(("q_empty",)),
+                Tmem(read_bytes=r * d * ACC_BYTES / dq_share),
+                Arrive("dq_empty"),
+                Smem(write_bytes=mine),  # dQ_i staged in smem
+                Smem(read_bytes=mine),  # read by the TMA reduce-add
+                *ordered,
+                add,
+                *release,
+            )
+
+        return (Repeat(n_q - start, step), Arrive("kv_empty"))
+
+    def epilogue(tile: Hashable) -> Sequence[Op]:
+        b, h, j, start = visits(tile)
+        kv_rows = rows_in_block(problem.nk, c, j)
+        if start >= n_q:  # no query sees these keys: dK and dV are zero
+            return (
+                Store("dK", (b, h, j), kv_rows * d * eb, engine="tma"),
+                Store("dV", (b, h, j), kv_rows * d * eb, engine="tma"),
+            )
+        return (
+            Wait("dkv_full"),
+            Tmem(read_bytes=2 * c * d * ACC_BYTES),  # dK and dV accumulators
+            Arrive("dkv_empty"),
+            Vector(fma=2 * c * d, alu=c * d),  # dK times the softmax scale; both to 16 bits
+            Smem(write_bytes=2 * kv_rows * d * eb),
+            Smem(read_bytes=2 * kv_rows * d * eb),  # the TMA stores' reads
+            Store("dK", (b, h, j), kv_rows * d * eb, engine="tma"),
+            Store("dV", (b, h, j), kv_rows * d * eb, engine="tma"),
+        )
+
+    roles = (
+        Role("load", 1, load),
+        Role("mma", 1, mma),
+        Role("compute", 2 * WARPGROUP, compute),
+        Role("dq", WARPGROUP, dq_role),
+        Role("epilogue", WARPGROUP, epilogue),
+    )
+    barriers = (
+        BarrierSpec("kv_full", arrivals=2),
+        BarrierSpec("kv_empty", initial_phases=1),
+        BarrierSpec("q_full", arrivals=4, slots=q_stages),
+        BarrierSpec("q_empty", initial_phases=1, slots=q_stages),
+        BarrierSpec("s_full"),
+        BarrierSpec("dp_full"),
+        BarrierSpec("p_full"),
+        BarrierSpec("ds_full"),
+        BarrierSpec("ds_empty", initial_phases=1),
+        BarrierSpec("dq_full"),
+        BarrierSpec("dq_empty", initial_phases=1),
+        BarrierSpec("dkv_full"),
+        BarrierSpec("dkv_empty", initial_phases=1),
+    )
+    tiles = [(b, h, j) for b in range(problem.batch) for h in range(problem.heads) for j in range(n_kv)]
+    if cfg.lpt:
+        tiles.sort(key=lambda tile: visits(tile)[3])  # most Q tiles first
+    threads = 32 * sum(role.warps for role in roles)
+    # smem: K, V; Q_i, dO_i ring; dS (r x c); dQ_i staging (fp32); LSE_i, D_i.
+    smem = 2 * c * d * eb + q_stages * 2 * r * d * eb + r * c * eb + r * d * ACC_BYTES // dq_share
+    smem += q_stages * 2 * r * ACC_BYTES
+    return Kernel(
+        name="v4_bwd",
+        tiles=tuple(tiles),
+        cta=CtaResources(threads, _registers(threads), smem, tmem_columns=2 * r + 2 * d),
+        roles=roles,
+        barriers=barriers,
+        persistent=True,
+    )
+
+
+def _registers(threads: int) -> int:
+    """Registers per thread at launch (setmaxnreg then moves them between roles)."""
+    return min(255, 65536 // threads // 8 * 8)
