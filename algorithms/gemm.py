@@ -84,13 +84,18 @@ def _tiles(problem: GemmProblem, block_m: int, block_n: int, cluster: int) -> tu
 def _stage_loads(
     problem: GemmProblem, tile: Any, kt: int, bm: int, bn: int, bk: int, engine: str, arrive: Any, cluster: int = 1
 ) -> tuple[Load, Load]:
-    """The A slice and this CTA's share of the B slice of k-step `kt` for C tile `tile`, arriving on `arrive`."""
+    """The A slice and this CTA's share of the B slice of k-step `kt` for C tile `tile`, arriving on `arrive`.
+
+    The last cluster along M may be partial (M tiles not a multiple of `cluster`): its CTAs split B among
+    themselves only."""
     mi, ni = tile
     eb = DTYPE_BYTES[problem.dtype]
-    share = mi % cluster  # which part of the multicast B tile this CTA fetches
+    first = mi - mi % cluster
+    members = min(cluster, _ceil_div(problem.m, bm) - first)  # CTAs of this cluster that exist
+    share = mi - first  # which part of the multicast B tile this CTA fetches
     return (
         Load("A", (mi, kt), bm * bk * eb, engine=engine, arrive=arrive),  # type: ignore[arg-type]
-        Load("B", (ni, kt, share), bn * bk * eb / cluster, engine=engine, arrive=arrive),  # type: ignore[arg-type]
+        Load("B", (ni, kt, share, members), bn * bk * eb / members, engine=engine, arrive=arrive),  # type: ignore[arg-type]
     )
 
 

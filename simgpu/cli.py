@@ -20,6 +20,7 @@ from simgpu.errors import InternalError, OptionError, SimgpuError
 from simgpu.problem import INPUT_DTYPES, PASSES, AnyProblem, GemmProblem, Problem
 from simgpu.registry import load_algorithm
 from simgpu.result import Result
+from simgpu.sweep_cli import sweep_command
 from simgpu.trace import Trace
 
 USAGE_ERROR = 2
@@ -263,6 +264,9 @@ def _require_gpu() -> None:
         raise OptionError(
             f"no GPU to measure on ({type(err).__name__}); give measurements from a GPU instead"
         ) from None
+
+
+cli.add_command(sweep_command, "sweep")
 
 
 def format_result(result: Result) -> str:

@@ -33,6 +33,7 @@ import os
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -62,8 +63,10 @@ from simgpu.registry import load_algorithm
 
 MODE = "exact"  # the mode every point runs in (the only one simulate offers)
 CACHE_SUFFIX = ".cache"  # the cache of `out/x.csv` is the directory `out/x.csv.cache/`
-MAX_CHUNK = 16  # points per task on a pool: tiny points cost about 10 ms, a Dask task a few ms of overhead
-CHUNKS_PER_WORKER = 8  # enough chunks that workers finish together and the progress bar moves
+# Points are grouped into tasks on a pool: a tiny point costs about 10 ms, a Dask task a few ms of overhead.
+TASK_SECONDS = 0.2  # aim of one task's compute time: hides that overhead, keeps the bar moving and Ctrl-C prompt
+MAX_CHUNK = 16
+CHUNKS_PER_WORKER = 4  # the last chunks are small enough that the workers finish together
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -526,31 +529,44 @@ def open_executor(executor: str, jobs: int) -> Iterator[tuple[Executor, int]]:
         yield client.get_executor(pure=False), jobs
 
 
-def run_points(points: Sequence[Point]) -> list[dict[str, Any]]:
-    """`run_point` over a chunk: one task per chunk keeps the per-task cost of a pool or of Dask off tiny points."""
-    return [run_point(point) for point in points]
+def run_points(points: Sequence[Point]) -> tuple[list[dict[str, Any]], float]:
+    """`run_point` over a chunk, and the seconds it took (used only to size the next chunks)."""
+    started = time.perf_counter()
+    outcomes = [run_point(point) for point in points]
+    return outcomes, time.perf_counter() - started
+
+
+def _chunk_size(workers: int, remaining: int, seconds_per_point: float | None) -> int:
+    """Points per task: one in this process (a sweep stops exactly where told) and until a point has been timed;
+    then enough for TASK_SECONDS, at most MAX_CHUNK, and small enough to leave CHUNKS_PER_WORKER for the tail."""
+    if workers == 1 or seconds_per_point is None:
+        return 1
+    by_time = round(TASK_SECONDS / max(seconds_per_point, 1e-9))
+    return max(1, min(MAX_CHUNK, by_time, remaining // (CHUNKS_PER_WORKER * workers)))
 
 
 def _run(
     pool: Executor, workers: int, todo: Sequence[Point], on_outcome: Callable[[Point, dict[str, Any]], None]
 ) -> None:
-    """Run `todo` in chunks, two per worker in flight; on any exception, cancel the chunks not started.
-
-    In one process, chunks are single points, so a sweep stops exactly where it is told. Elsewhere a chunk is
-    at most MAX_CHUNK points and small enough that every worker gets about CHUNKS_PER_WORKER of them.
-    """
-    size = 1 if workers == 1 else max(1, min(MAX_CHUNK, len(todo) // (CHUNKS_PER_WORKER * workers)))
-    chunks = iter([todo[i : i + size] for i in range(0, len(todo), size)])
-    pending: dict[Future[list[dict[str, Any]]], Sequence[Point]] = {}
+    """Run `todo` in chunks, two per worker in flight; on any exception, cancel the chunks not started."""
+    pending: dict[Future[tuple[list[dict[str, Any]], float]], Sequence[Point]] = {}
+    position = 0
+    timed_points, timed_seconds = 0, 0.0
     try:
         while True:
-            while len(pending) < 2 * workers and (chunk := next(chunks, None)) is not None:
+            while len(pending) < 2 * workers and position < len(todo):
+                mean = timed_seconds / timed_points if timed_points else None
+                chunk = todo[position : position + _chunk_size(workers, len(todo) - position, mean)]
+                position += len(chunk)
                 pending[pool.submit(run_points, chunk)] = chunk
             if not pending:
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: pending[f][0].index):
-                for point, outcome in zip(pending.pop(future), future.result(), strict=True):
+                outcomes, seconds = future.result()
+                chunk = pending.pop(future)
+                timed_points, timed_seconds = timed_points + len(chunk), timed_seconds + seconds
+                for point, outcome in zip(chunk, outcomes, strict=True):
                     on_outcome(point, outcome)
     finally:
         for future in pending:

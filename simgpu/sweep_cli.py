@@ -7,6 +7,8 @@ the sweep with status 130, keeping every finished point in the cache for the nex
 
 from __future__ import annotations
 
+import sys
+
 import click
 from tqdm import tqdm
 
@@ -57,7 +59,7 @@ def sweep_command(spec_path: str, jobs: int, out_path: str, executor: str) -> No
                 "run the same command again to resume",
                 err=True,
             )
-            raise click.exceptions.Exit(INTERRUPTED) from None
+            sys.exit(INTERRUPTED)
     write_table(table, paths)
     failed = sum(1 for row in table.rows if row["error"] is not None)
     computed = len(points) - len(plan.cached)

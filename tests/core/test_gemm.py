@@ -64,3 +64,10 @@ def test_clusters_need_the_feature() -> None:
 def test_large_gemm_is_tensor_bound_on_hopper() -> None:
     result = simulate("h100", "gemm", GemmProblem(2048, 2048, 4096))
     assert result.bottleneck == "tensor", dict(result.busy)
+
+
+def test_a_lone_cta_of_a_partial_cluster_loads_all_of_b() -> None:
+    # One M tile (m = 128) in clusters of 2: no partner shares B, so the CTA fetches it whole.
+    problem = GemmProblem(128, 256, 256)
+    result = simulate(load_arch("h100", {"l2.capacity_bytes": 0}), "gemm", problem)
+    assert result.hbm_read_bytes == (128 * 256 + 256 * 256) * 2

@@ -1,0 +1,122 @@
+"""FA4 what-ifs: where the bottleneck of the FlashAttention-4 schedule moves when the chip changes.
+
+Studies (bf16, d = 128, non-causal forward unless said; one problem per study, B200 unless said):
+- mufu:      MUFU ex2 16 -> 32 per clock per SM (B300), with all exps on MUFU and with FA4's 25% software share;
+- emulation: software-exp share of each row 0, 10, 25, 50%;
+- smem:      shared-memory bandwidth x1.5 (128 -> 192 B/clk/SM), forward and backward;
+- tmem:      an H100 given B200's TMEM, TMA and tcgen05 (at H100's own tensor rate: 4096 FLOP/clk/SM, MUFU, smem);
+- tau:       conditional-rescaling threshold 0, 2, 4, 8, 16 (the rescale share measured by the v4 numerics).
+Every row records the predicted TFLOP/s, the bottleneck unit (highest busy share) and the busy shares. Writes
+`fa4_whatif.csv`, then `fa4_whatif.png` (one panel per study; each bar is labelled with its bottleneck unit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from experiments._common import OUT_DIR, write_csv
+from simgpu import Arch, Problem, load_arch, simulate
+
+TMEM_ON_HOPPER: Mapping[str, Any] = {
+    "tmem": {"lanes": 128, "columns": 512, "column_granule": 32, "bandwidth_bytes_per_cycle": 512.0},
+    "features.tmem": True,
+    "features.tcgen05": True,
+    "tensor_core.instruction": "tcgen05",
+    "tensor_core.instruction_m": 128,
+    "tensor_core.instruction_n_max": 256,
+}
+UNITS = ("tensor", "mufu", "fma", "alu", "issue", "smem", "tmem")
+
+
+def _row(study: str, label: str, arch: Arch, problem: Problem, options: Mapping[str, Any]) -> dict[str, object]:
+    result = simulate(arch, "v4", problem, options)
+    row: dict[str, object] = {
+        "study": study,
+        "point": label,
+        "arch": arch.name,
+        "pass": problem.pass_,
+        "seqlen": problem.seqlen_q,
+        "heads": problem.heads,
+        "tflops": result.tflops,
+        "bottleneck": result.bottleneck,
+    }
+    row.update({f"busy_{unit}": result.busy.get(unit, 0.0) for unit in UNITS})
+    return row
+
+
+def run(quick: bool) -> list[dict[str, object]]:
+    heads, seqlen = (4, 512) if quick else (37, 2048)
+    fwd = Problem(1, heads, seqlen, 128)
+    bwd = Problem(1, heads, seqlen // 2, 128, pass_="bwd")
+    b200 = load_arch("b200")
+    b300_mufu = load_arch("b200", {"mufu.ex2_per_cycle": 32.0})
+    wide_smem = load_arch("b200", {"smem.bandwidth_bytes_per_cycle": 192.0})
+    h100 = load_arch("h100")
+    # tcgen05 accumulates in TMEM, so a register-file contention model of Hopper's wgmma (if the arch has one) no
+    # longer applies to the what-if chip.
+    no_contention = {"contention": None} if getattr(h100, "contention", None) is not None else {}
+    h100_tmem = h100.with_overrides({**TMEM_ON_HOPPER, **no_contention})
+    rows = []
+    for arch, name in ((b200, "16/clk"), (b300_mufu, "32/clk")):
+        for fraction in (0.0, 0.25):
+            label = f"MUFU {name}, {fraction:.0%} sw exp"
+            rows.append(_row("mufu", label, arch, fwd, {"exp_emulation_fraction": fraction}))
+    for fraction in (0.0, 0.1, 0.25, 0.5):
+        rows.append(_row("emulation", f"{fraction:.0%} sw exp", b200, fwd, {"exp_emulation_fraction": fraction}))
+    for arch, name in ((b200, "128 B/clk"), (wide_smem, "192 B/clk")):
+        rows.append(_row("smem", f"fwd, smem {name}", arch, fwd, {}))
+        rows.append(_row("smem", f"bwd, smem {name}", arch, bwd, {}))
+    rows.append(_row("tmem", "B200", b200, fwd, {}))
+    rows.append(_row("tmem", "H100 + TMEM/tcgen05", h100_tmem, fwd, {}))
+    for tau in (0.0, 2.0, 4.0, 8.0, 16.0):
+        rows.append(_row("tau", f"tau={tau:g}", b200, fwd, {"rescale_threshold": tau}))
+    return rows
+
+
+def plot(csv_path: Path, png_path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with csv_path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    studies = list(dict.fromkeys(r["study"] for r in rows))
+    fig, axes = plt.subplots(1, len(studies), figsize=(4.2 * len(studies), 4.6))
+    for ax, study in zip(axes, studies, strict=True):
+        mine = [r for r in rows if r["study"] == study]
+        values = [float(r["tflops"]) for r in mine]
+        bars = ax.bar(range(len(mine)), values, color="tab:blue")
+        for bar, r in zip(bars, mine, strict=True):
+            ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), r["bottleneck"], ha="center", va="bottom")
+        ax.set_xticks(range(len(mine)), [r["point"] for r in mine], rotation=35, ha="right", fontsize=8)
+        ax.set_ylabel("TFLOP/s")
+        bounds = ", ".join(f"{r['point'].split(',')[0]}: {r['bottleneck']}" for r in mine[:2])
+        ax.set_title(f"{study}\nbound by: {bounds}{', ...' if len(mine) > 2 else ''}", fontsize=9)
+    r0 = rows[0]
+    fig.suptitle(f"FA4 what-ifs, bf16 d=128, {r0['heads']} heads, seqlen {r0['seqlen']} (label on bar: bottleneck)")
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
+    return png_path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="4 heads, seqlen 512")
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    args = parser.parse_args(argv)
+    rows = run(args.quick)
+    path = write_csv(args.out / "fa4_whatif.csv", rows)
+    png = plot(path, args.out / "fa4_whatif.png")
+    for row in rows:
+        print(f"{row['study']:9} {row['point']:28} {row['tflops']:7.0f} TFLOP/s  bound by {row['bottleneck']}")
+    print(f"wrote {path} and {png}")
+
+
+if __name__ == "__main__":
+    main()
