@@ -95,8 +95,8 @@ def plot(csv_path: Path, png_path: Path) -> Path:
             ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), r["bottleneck"], ha="center", va="bottom")
         ax.set_xticks(range(len(mine)), [r["point"] for r in mine], rotation=35, ha="right", fontsize=8)
         ax.set_ylabel("TFLOP/s")
-        bounds = ", ".join(f"{r['point'].split(',')[0]}: {r['bottleneck']}" for r in mine[:2])
-        ax.set_title(f"{study}\nbound by: {bounds}{', ...' if len(mine) > 2 else ''}", fontsize=9)
+        bounds = " / ".join(r["bottleneck"] for r in mine)
+        ax.set_title(f"{study}: bound by (left to right)\n{bounds}", fontsize=9)
     r0 = rows[0]
     fig.suptitle(f"FA4 what-ifs, bf16 d=128, {r0['heads']} heads, seqlen {r0['seqlen']} (label on bar: bottleneck)")
     fig.tight_layout()
