@@ -308,9 +308,10 @@ def _load_tree(path: Path, chain: tuple[Path, ...]) -> dict[str, Any]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(err, "problem", None) or "invalid YAML"
-        raise ArchError(f"{path}:{where}: YAML syntax error: {problem}") from None
+        where = f": line {mark.line + 1}" if mark is not None else ""
+        # A scanner/parser error has `problem`; a reader error (a control or NUL byte) only its own first line.
+        problem = getattr(err, "problem", None) or (str(err).splitlines() or ["invalid YAML"])[0]
+        raise ArchError(f"{path}{where}: YAML syntax error: {problem}") from None
     if not isinstance(data, dict):
         raise ArchError(f"{path}: an arch file must be a YAML mapping, got {type(data).__name__}")
     parent_name = data.pop("inherit", None)
@@ -359,6 +360,10 @@ def _validate(tree: Mapping[str, Any], source: str) -> Arch:
         return Arch.model_validate(dict(tree))
     except ValidationError as err:
         first = err.errors()[0]
+        more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
+        if first["type"] == "value_error" and not first["loc"]:
+            # A consistency rule of the whole tree (Arch._consistent): its message names the keys itself.
+            raise ArchError(f"{source}: {first['ctx']['error']}{more}") from None
         location = ".".join(str(part) for part in first["loc"]) or "<root>"
         message = first["msg"]
         if first["type"] == "extra_forbidden":
@@ -369,5 +374,4 @@ def _validate(tree: Mapping[str, Any], source: str) -> Arch:
         shown = (
             "" if first["type"] in ("missing", "extra_forbidden") or isinstance(value, dict) else f" (got {value!r})"
         )
-        more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
         raise ArchError(f"{source}: {location}: {message}{shown}{more}") from None

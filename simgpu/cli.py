@@ -7,6 +7,7 @@ line `simgpu: error: ...` on stderr and exit with status 2; a failed model invar
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -129,6 +130,8 @@ def run_command(
     trace_path: str | None,
 ) -> None:
     """Simulate one algorithm on one arch and print the prediction."""
+    if trace_path is not None:
+        check_writable(trace_path, "--trace", "trace")
     arch = load_arch(arch_name, _key_values(sets, "--set"))
     module = load_algorithm(algo)
     problem: AnyProblem
@@ -184,6 +187,7 @@ def validate_command(
     from simgpu.validation import compare, compare_bytes, mape, read_cases, write_report, write_rows
 
     load_arch(arch_name)
+    check_writable(out_dir, "--out", "the report", makes_folders=True, is_folder=True)
     if measured is None:
         measured = _measure_on_this_gpu(out_dir, quick)
     cases = read_cases(measured, arch_name, algos or None, max_seqlen=2048 if quick else None)
@@ -236,6 +240,8 @@ def calibrate_command(out_path: str | None, quick: bool, from_json: str | None) 
     """Measure this GPU's unit ceilings and write an arch file that inherits the chip and overrides them."""
     from simgpu.calibration import base_arch_for, write_calibrated_arch
 
+    if out_path is not None:
+        check_writable(out_path, "--out", "the arch file", makes_folders=True)
     if from_json is not None:
         try:
             measured = json.loads(Path(from_json).read_text(encoding="utf-8"))
@@ -246,11 +252,14 @@ def calibrate_command(out_path: str | None, quick: bool, from_json: str | None) 
         from cupy_kernels.calibrate.runner import format_row, measure
 
         measured = measure(quick, progress=lambda name, result: click.echo(format_row(name, result)))
-    if not isinstance(measured, dict) or "gpu" not in measured or "benchmarks" not in measured:
-        raise OptionError("calibration data must hold 'gpu' and 'benchmarks'")
+    if not isinstance(measured, dict) or not isinstance(measured.get("gpu"), dict) or "benchmarks" not in measured:
+        raise OptionError("calibration data must hold 'gpu' (a mapping) and 'benchmarks'")
     base = base_arch_for(measured["gpu"].get("gpu_name", ""))
     path = Path(out_path) if out_path is not None else Path("archs") / f"local-{base}.yaml"
-    written = write_calibrated_arch(measured, base, path)
+    try:
+        written = write_calibrated_arch(measured, base, path)
+    except OSError as err:
+        raise OptionError(f"cannot write {path}: {err.strerror or err}") from None
     load_arch(written)
     click.echo(f"wrote {written} (inherits {base})")
 
@@ -267,6 +276,26 @@ def _require_gpu() -> None:
 
 
 cli.add_command(sweep_command, "sweep")
+
+
+def check_writable(path: str, flag: str, what: str, makes_folders: bool = False, is_folder: bool = False) -> None:
+    """Fail before any work is done when `path` (a file, or with `is_folder` a folder to write files into) cannot
+    be written, rather than after a long simulation.
+
+    With `makes_folders` the writer creates missing folders, so the nearest existing ancestor must be a writable
+    folder; otherwise the file's own folder must exist."""
+    target = Path(path)
+    where = f"cannot write {what} to {path} ({flag})"
+    if not is_folder and target.is_dir():
+        raise OptionError(f"{where}: it is a folder")
+    folder = target if is_folder else target.parent
+    while makes_folders and not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        reason = "is not a folder" if folder.exists() else "does not exist"
+        raise OptionError(f"{where}: {folder} {reason}")
+    if not os.access(folder, os.W_OK) or (not is_folder and target.exists() and not os.access(target, os.W_OK)):
+        raise OptionError(f"{where}: permission denied")
 
 
 def format_result(result: Result) -> str:

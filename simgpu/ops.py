@@ -61,6 +61,8 @@ class Mma:
     instruction: str | None = None
     # Thread-issued smem reads that feed this MMA's register operands (ldmatrix for mma.sync).
     operand_smem_bytes: float = 0.0
+    # A 2-CTA tcgen05 MMA (cta_group::2): B is split across this many CTAs' smem, so this SM reads 1/b_share of it.
+    b_share: int = 1
 
     @property
     def flops(self) -> float:

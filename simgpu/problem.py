@@ -74,16 +74,27 @@ class Problem:
         return self.batch * self.heads * seqlen * self.headdim * self.element_bytes
 
     @property
+    def attending_rows(self) -> int:
+        """Query rows that see at least one key. The causal mask is aligned bottom-right (row i sees key j iff
+        j <= i + seqlen_k - seqlen_q), so with seqlen_q > seqlen_k the first seqlen_q - seqlen_k rows see none."""
+        return min(self.seqlen_q, self.nk) if self.causal else self.seqlen_q
+
+    @property
     def lse_bytes(self) -> int:
         return self.batch * self.heads * self.seqlen_q * LSE_BYTES
 
     def _compulsory(self) -> tuple[int, int]:
-        """(read, write) bytes: inputs read once and outputs written once, for the pass asked."""
+        """(read, write) bytes: inputs read once and outputs written once, for the pass asked.
+
+        A backward pass must read Q, K, V and dO; what it reads of the forward's state depends on the algorithm
+        (O and LSE for FlashAttention, P for standard attention, smaller than O and LSE when seqlen < headdim + 2),
+        so none of that state counts as compulsory. Rows of Q and dO that see no key need not be read."""
         q, kv, lse = self.tensor_bytes(self.seqlen_q), self.tensor_bytes(self.nk), self.lse_bytes
+        q_read = self.tensor_bytes(self.attending_rows)
         return {
-            "fwd": (q + 2 * kv, q + lse),  # read Q, K, V; write O, LSE
-            "bwd": (3 * q + 2 * kv + lse, q + 2 * kv),  # read Q, K, V, O, dO, LSE; write dQ, dK, dV
-            "fwd_bwd": (2 * q + 2 * kv, 2 * q + lse + 2 * kv),  # read Q, K, V, dO; write O, LSE, dQ, dK, dV
+            "fwd": (q_read + 2 * kv, q + lse),  # read Q, K, V; write O, LSE
+            "bwd": (2 * q_read + 2 * kv, q + 2 * kv),  # read Q, K, V, dO; write dQ, dK, dV
+            "fwd_bwd": (2 * q_read + 2 * kv, 2 * q + lse + 2 * kv),  # read Q, K, V, dO; write O, LSE, dQ, dK, dV
         }[self.pass_]
 
     @property

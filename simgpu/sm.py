@@ -211,11 +211,13 @@ class Sm:
             )
         if op.a == "tmem" and self.tmem is None:
             raise ScheduleError(f"{self.arch.name} has no Tensor Memory for the A operand")
+        if op.b_share < 1 or (op.b_share > 1 and instruction != "tcgen05"):
+            raise ScheduleError(f"b_share={op.b_share}: only tcgen05's 2-CTA MMAs split B across CTAs")
         instructions = (op.m / shape_m) * -(-op.n // shape_n) * (op.k * element / shape_k_bytes)
         # ldmatrix: one 16-byte row per lane per instruction for the register operands read from smem.
         instructions += op.operand_smem_bytes / VECTOR_BYTES_PER_LANE / WARP_LANES
         a_bytes = op.m * op.k * element
-        b_bytes = op.n * op.k * element
+        b_bytes = op.n * op.k * element / op.b_share
         smem_read = (a_bytes if op.a == "smem" else 0) + (b_bytes if op.b == "smem" else 0) + op.operand_smem_bytes
         return _MmaPlan(instruction, instructions, float(smem_read), float(a_bytes if op.a == "tmem" else 0))
 

@@ -46,9 +46,8 @@ round trip), wait for their reduce-add to complete, then release the semaphore (
 IO (HBM/L2) by the loop structure: forward Q once, K and V once per visited block, O and LSE once; backward K and
 V once per key block, Q, dO, LSE and D once per visited (key block, Q tile), dQ atomics once per such pair.
 Ignored: the waiting of one CTA for another's semaphore in the deterministic backward (the engine has no
-cross-CTA barrier, so only the round trips are charged), the B-operand split of 2-CTA MMAs (each CTA of a pair reads
-only half of B from its own smem; the engine's Mma charges all of B, so 2-CTA smem traffic is overcounted by half
-of the B operands of S, dP, dV and dK), FP8's V transpose, L2-aware head swizzles of FA4's tile scheduler, varlen.
+cross-CTA barrier, so only the round trips are charged), FP8's V transpose, L2-aware head swizzles of FA4's tile
+scheduler, varlen. (2-CTA MMAs split their shared B operand between the pair: `Mma.b_share`.)
 """
 
 from __future__ import annotations
@@ -487,11 +486,14 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         )
 
     # FLOPs: 2 c r d each for S^T, dP^T, dV, dK and dQ_i (5 x 2 r c d = 2.5 x the forward's 4 r c d).
-    s_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="s_full")  # smem: K (c d) + Q_i (r d)
-    dp_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="dp_full")  # smem: V (c d) + dO_i (r d)
-    dv = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem")  # P^T from TMEM; smem: dO_i (r d)
-    dk = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem")  # dS^T from TMEM; smem: Q_i (r d)
-    dk_last = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="dkv_full")
+    # With two_cta, the pair's 256-row MMAs share the query-side operand (Q_i or dO_i): each CTA's smem holds and
+    # supplies half of it (b_share=2).
+    pair = 2 if cfg.two_cta else 1
+    s_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="s_full", b_share=pair)  # smem: K (c d) + Q_i (r d)
+    dp_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="dp_full", b_share=pair)  # smem: V (c d) + dO_i (r d)
+    dv = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", b_share=pair)  # P^T from TMEM; smem: dO_i (r d)
+    dk = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", b_share=pair)  # dS^T from TMEM; smem: Q_i (r d)
+    dk_last = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="dkv_full", b_share=pair)
     dq = Mma(r, d, c, problem.dtype, acc="tmem", arrive="dq_full")  # smem: dS (r c) + K (c d)
 
     def mma(tile: Hashable) -> Sequence[Op]:
