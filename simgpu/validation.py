@@ -77,12 +77,20 @@ def read_cases(
 ) -> list[Case]:
     """The configurations of `path` that the simulator can predict, in file order."""
     wanted = set(algos) if algos is not None else set(ALGORITHM_KERNELS.values())
-    cases = []
     try:
-        with Path(path).open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as err:
-        raise SimgpuError(f"cannot read measurements {path}: {err.strerror or err}") from None
+        return _read_cases(path, arch, wanted, max_seqlen)
+    except (OSError, UnicodeDecodeError) as err:
+        raise SimgpuError(f"cannot read measurements {path}: {getattr(err, 'strerror', None) or err}") from None
+    except (KeyError, ValueError) as err:
+        raise SimgpuError(
+            f"{path}: not a measurement CSV of cupy_kernels.selfcheck ({type(err).__name__}: {err})"
+        ) from None
+
+
+def _read_cases(path: str | Path, arch: str, wanted: set[str], max_seqlen: int | None) -> list[Case]:
+    cases = []
+    with Path(path).open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
     for row in rows:
         algo = ALGORITHM_KERNELS.get(row.get("kernel", ""))
         if algo is None or algo not in wanted:

@@ -90,6 +90,8 @@ def config(problem: Problem, options: dict[str, Any], backward: bool = False) ->
         raise OptionError(f"v2 backward: block_n ({cfg.block_n}) must be 16 x warps ({MMA_ROWS * cfg.warps})")
     if problem.headdim % 16:
         raise ProblemError(f"v2: headdim must be a multiple of 16 for mma.sync, got {problem.headdim}")
+    if problem.dtype not in ("bf16", "fp16"):
+        raise ProblemError(f"v2: FlashAttention-2 takes 16-bit inputs (bf16, fp16), got {problem.dtype}")
     return cfg
 
 
