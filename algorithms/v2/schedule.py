@@ -28,6 +28,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
 from algorithms._schedule.softmax import online_softmax
 from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block, tile_needs_mask
 from simgpu.arch import Arch
@@ -42,9 +43,7 @@ OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "sta
 SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernel)
 REGISTERS_PER_THREAD = 255  # the forward kernel uses 242-255 registers (ptxas report of cupy_kernels/v2)
 LSE_BYTES = 4
-ACC_BYTES = 4  # fp32 dQ accumulator and Delta
 MMA_ROWS = 16  # rows of one mma.sync m16 group
-ELEMENTWISE_ROWS = 128  # rows per simulated CTA of the memory-bound preprocess/convert kernels (see below)
 
 
 @dataclass(frozen=True)
@@ -182,63 +181,10 @@ def _heads(problem: Problem) -> list[tuple[int, int]]:
     return [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
 
 
-def _elementwise_kernel(name: str, problem: Problem, block_m: int, program_for: Any) -> Kernel:
-    """A memory-bound row kernel. The real launch uses 4-row CTAs; one simulated CTA of 4 warps stands for the
-    32 CTAs covering `ELEMENTWISE_ROWS` rows (same bytes and lane ops; 16 such CTAs fit on an SM), so the event
-    count stays proportional to the data, not to the tiny CTAs."""
-    blocks_per_tile = ELEMENTWISE_ROWS // block_m
-    tiles = tuple(
-        (b, h, t)
-        for b, h in _heads(problem)
-        for t in range(ceil_div(ceil_div(problem.seqlen_q, block_m), blocks_per_tile))
-    )
-    return Kernel(
-        name=name,
-        tiles=tiles,
-        cta=CtaResources(128, 32, 0),
-        roles=(Role("warps", 4, program_for(blocks_per_tile)),),
-    )
-
-
 def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
     d, eb = problem.headdim, problem.element_bytes
     r, c = cfg.block_m, cfg.block_n
     n_q_blocks = ceil_div(problem.seqlen_q, r)
-
-    def q_blocks_of(t: int, per_tile: int) -> range:
-        return range(t * per_tile, min(n_q_blocks, (t + 1) * per_tile))
-
-    def preprocess(per_tile: int) -> Any:
-        def program(tile: Hashable) -> Sequence[Op]:
-            b, h, t = tile  # type: ignore[misc]
-            ops: list[Op] = []
-            for i in q_blocks_of(t, per_tile):
-                rows = rows_in_block(problem.seqlen_q, r, i)
-                ops += [
-                    Load("O", (b, h, i), rows * d * eb, engine="ldg"),
-                    Load("dO", (b, h, i), rows * d * eb, engine="ldg"),
-                    Vector(fma=rows * d, alu=rows * d + 5 * rows),  # dot product; unpack bf16 pairs; shuffles
-                    Store("Delta", (b, h, i), rows * ACC_BYTES),
-                    Store("dQacc", (b, h, i), rows * d * ACC_BYTES),  # zero the accumulator
-                ]
-            return ops
-
-        return program
-
-    def convert(per_tile: int) -> Any:
-        def program(tile: Hashable) -> Sequence[Op]:
-            b, h, t = tile  # type: ignore[misc]
-            ops: list[Op] = []
-            for i in q_blocks_of(t, per_tile):
-                rows = rows_in_block(problem.seqlen_q, r, i)
-                ops += [
-                    Load("dQacc", (b, h, i), rows * d * ACC_BYTES, engine="ldg"),
-                    Vector(alu=rows * d / 2),  # pack pairs of fp32 into 16-bit pairs
-                    Store("dQ", (b, h, i), rows * d * eb),
-                ]
-            return ops
-
-        return program
 
     # ldmatrix traffic per Q block (see the kernel's product list): K and V once (each warp its 16 keys), Q and
     # dO once per warp per product that reads them, dS^T and K for the dQ tasks (16 x 32 outputs per task).
@@ -317,7 +263,7 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
         barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q", arrivals=4, slots=cfg.stages)),
     )
     return (
-        _elementwise_kernel("v2_bwd_preprocess", problem, r, preprocess),
+        preprocess_kernel("v2_bwd_preprocess", problem, r),
         main_kernel,
-        _elementwise_kernel("v2_bwd_convert_dq", problem, r, convert),
+        convert_kernel("v2_bwd_convert_dq", problem, r),
     )

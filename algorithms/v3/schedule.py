@@ -26,6 +26,19 @@ reads and writes each V tile once more: 2 x block_n x d bytes of smem traffic); 
 in registers before the PV GEMM (one byte-permute per score on the ALU); per-block scales fold into the softmax
 scale and the final O scaling (no per-score cost).
 HBM bytes by the loop structure: Q once, K and V once per visited key block, O and LSE once.
+
+Backward (FA3 §3.3 and `hopper/mainloop_bwd_sm90`): the preprocess and convert kernels of
+`algorithms._schedule.backward` around a main kernel with one CTA per `block_n` keys of one head (K/V outer;
+default 80 queries x 128 keys at d = 128, 64 x 128 at d = 64, 64 x 64 at d = 256). A producer warpgroup loads
+K_j, V_j once and streams Q_i, dO_i, LSE_i, Delta_i through a `stages`-deep ring; two consumer warpgroups each own
+64 of the keys (the MMAs are swapped so that keys are wgmma's M):
+  S^T = K Q^T, dP^T = V dO^T   wgmma SS, 64 x block_m x d each;
+  P^T, dS^T                    per score 1 FFMA + 1 MUFU.EX2 (P), 2 FMA (dS), two conversions;
+  dV += P^T dO, dK += dS^T Q   wgmma RS (P^T, dS^T from registers), 64 x d x block_m each;
+  dQ_i = dS K                  dS^T goes to smem; each consumer computes dQ_i for half of the query rows (wgmma
+                               SS, d x block_m/2 x block_n as dQ^T = K^T dS^T), stages it in smem and adds it to
+                               the fp32 accumulator with a TMA reduce-add (an L2 read-modify-write).
+dK_j, dV_j are written once at the end.
 Ignored: the epilogue's smem staging of O (it reuses Q's smem), cluster multicast, the tile scheduler's own cost.
 """
 
@@ -35,8 +48,9 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
 from algorithms._schedule.softmax import online_softmax
-from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
+from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block, tile_needs_mask
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
@@ -76,6 +90,11 @@ class Config:
     def consumers(self) -> int:
         return self.block_m // WGMMA_ROWS
 
+    @property
+    def consumers_for_keys(self) -> int:
+        """The backward's consumer warpgroups: one per 64 keys of the key block."""
+        return max(1, self.block_n // WGMMA_ROWS)
+
 
 def default_tile(headdim: int, causal: bool, dtype: str) -> tuple[int, int]:
     """FA3's forward tile (block_m, block_n) by head dimension, dtype and causality (hopper/tile_size.h)."""
@@ -100,13 +119,13 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
         if not isinstance(values[name], bool):
             raise OptionError(f"v3 option {name} must be true or false, got {values[name]!r}")
     cfg = Config(**values)
-    if cfg.block_m % WGMMA_ROWS:
+    if problem.pass_ != "bwd" and cfg.block_m % WGMMA_ROWS:
         raise OptionError(f"v3: block_m ({cfg.block_m}) must be a multiple of 64 (one wgmma M per consumer)")
     if cfg.block_n % 8 or cfg.block_n > 256:
         raise OptionError(f"v3: block_n ({cfg.block_n}) must be a multiple of 8 up to 256 (wgmma N)")
     if problem.headdim % 16 or problem.headdim > 256:
         raise ProblemError(f"v3: headdim must be a multiple of 16 up to 256, got {problem.headdim}")
-    if cfg.pingpong and cfg.consumers < 2:
+    if cfg.pingpong and cfg.consumers < 2 and problem.pass_ != "bwd":
         raise OptionError("v3: pingpong needs at least two consumer warpgroups (block_m >= 128)")
     return cfg
 
@@ -124,10 +143,30 @@ def check_arch(arch: Arch) -> None:
 
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
     check_arch(arch)
-    cfg = config(problem, options)
-    if problem.pass_ != "fwd":
-        raise OptionError(f"v3: pass {problem.pass_} is not scheduled yet (forward only)")
-    return (forward_kernel(arch, problem, cfg),)
+    kernels: tuple[Kernel, ...] = ()
+    if problem.pass_ in ("fwd", "fwd_bwd"):
+        kernels += (forward_kernel(arch, problem, config(problem, options)),)
+    if problem.pass_ in ("bwd", "fwd_bwd"):
+        kernels += backward_kernels(problem, backward_config(problem, options))
+    return kernels
+
+
+def default_backward_tile(headdim: int) -> tuple[int, int]:
+    """FA3's backward tile (block_m queries, block_n keys) by head dimension (hopper/tile_size.h)."""
+    return (64, 128) if headdim <= 64 else (80, 128) if headdim <= 128 else (64, 64)
+
+
+def backward_config(problem: Problem, options: dict[str, Any]) -> Config:
+    if problem.dtype not in ("bf16", "fp16"):
+        raise ProblemError(f"v3: the backward takes 16-bit inputs (bf16, fp16), got {problem.dtype}")
+    block_m, block_n = default_backward_tile(problem.headdim)
+    tile = {"block_m": options.get("block_m") or block_m, "block_n": options.get("block_n") or block_n}
+    cfg = config(problem, {**options, **tile, "pingpong": False})
+    if cfg.block_n != WGMMA_ROWS * cfg.consumers_for_keys:
+        raise OptionError(f"v3 backward: block_n ({cfg.block_n}) must be 64 per consumer warpgroup (64 or 128)")
+    if cfg.block_m % 8 or cfg.block_m > 256:
+        raise OptionError(f"v3 backward: block_m ({cfg.block_m}) must be a multiple of 8 up to 256 (wgmma N)")
+    return cfg
 
 
 def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
@@ -303,3 +342,115 @@ def _with_q_load(role: Role, problem: Problem, block_m: int) -> Role:
 def _launch_registers(threads: int) -> int:
     """Registers per thread at launch (setmaxnreg then moves them from the producer to the consumers)."""
     return min(255, REGISTERS // threads // 8 * 8)
+
+
+def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
+    d, eb = problem.headdim, problem.element_bytes
+    r, c = cfg.block_m, cfg.block_n  # queries per Q block, keys per CTA
+    keys = WGMMA_ROWS  # per consumer warpgroup
+    consumers = cfg.consumers_for_keys
+    n_q_blocks = ceil_div(problem.seqlen_q, r)
+    dq_rows = r // consumers  # each consumer computes dQ_i for these query rows
+
+    def q_blocks(j: int) -> range:
+        return range(first_query_block(problem, j * c, r), n_q_blocks)
+
+    def producer(tile: Hashable) -> Sequence[Op]:
+        b, h, j = tile  # type: ignore[misc]
+        cols = rows_in_block(problem.nk, c, j)
+        blocks = q_blocks(j)
+
+        def step(n: int) -> Sequence[Op]:
+            i = blocks.start + n
+            rows = rows_in_block(problem.seqlen_q, r, i)
+            return (
+                Wait("q_empty"),
+                Load("Q", (b, h, i), rows * d * eb, arrive="q_full"),
+                Load("dO", (b, h, i), rows * d * eb, arrive="q_full"),
+                Load("LSE", (b, h, i), rows * LSE_BYTES, arrive="q_full"),
+                Load("Delta", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
+                Advance(("q_empty", "q_full")),
+            )
+
+        return (
+            Load("K", (b, h, j), cols * d * eb, arrive="kv_full"),
+            Load("V", (b, h, j), cols * d * eb, arrive="kv_full"),
+            Repeat(len(blocks), step),
+        )
+
+    def consumer(index: int) -> Role:
+        def program(tile: Hashable) -> Sequence[Op]:
+            b, h, j = tile  # type: ignore[misc]
+            cols = rows_in_block(problem.nk, c, j)
+            blocks = q_blocks(j)
+
+            def step(n: int) -> Sequence[Op]:
+                i = blocks.start + n
+                rows = rows_in_block(problem.seqlen_q, r, i)
+                scores = keys * r
+                masked = tile_needs_mask(problem, i * r, rows, j * c, cols) or rows < r or cols < c
+                return (
+                    Wait("q_full"),
+                    Mma(keys, r, d, problem.dtype, arrive=f"sdp{index}"),  # S^T = K Q^T, SS
+                    Mma(keys, r, d, problem.dtype, arrive=f"sdp{index}"),  # dP^T = V dO^T, SS
+                    Wait(f"sdp{index}"),
+                    # P^T = exp2(S^T scale - LSE), dS^T = P^T (dP^T - Delta); both packed to 16 bits; the mask.
+                    Vector(fma=3 * scores, ex2=scores, alu=scores + (2 * scores if masked else 0)),
+                    Mma(keys, d, r, problem.dtype, a="reg", arrive=f"dkv{index}"),  # dV += P^T dO, RS
+                    Mma(keys, d, r, problem.dtype, a="reg", arrive=f"dkv{index}"),  # dK += dS^T Q, RS
+                    Smem(write_bytes=scores * eb),  # dS^T for the dQ product
+                    Arrive("ds_ready"),
+                    Wait("ds_ready"),  # both halves of dS^T are in smem
+                    Mma(d, dq_rows, c, problem.dtype),  # dQ_i^T (its query rows) = K^T dS^T, SS
+                    Wait(f"dkv{index}"),
+                    *_dq_reduce(b, h, i, max(0, min(dq_rows, rows - index * dq_rows)) * d * ACC_BYTES),
+                    Arrive("q_empty"),
+                    Advance(("q_full", "q_empty", "ds_ready")),
+                )
+
+            mine = max(0, min(keys, cols - index * keys))
+            return (
+                Wait("kv_full"),
+                Repeat(len(blocks), step),
+                Vector(fma=keys * d),  # dK * softmax scale
+                Smem(write_bytes=2 * keys * d * eb),
+                *((Store("dK", (b, h, j, index), mine * d * eb, engine="tma"),
+                   Store("dV", (b, h, j, index), mine * d * eb, engine="tma")) if mine else ()),
+            )  # fmt: skip
+
+        return Role(f"consumer{index}", WARPGROUP, program)
+
+    def _dq_reduce(b: int, h: int, i: int, nbytes: int) -> tuple[Op, ...]:
+        if not nbytes:
+            return ()
+        return (
+            Smem(write_bytes=nbytes, read_bytes=nbytes),  # registers -> smem, read by the TMA reduce
+            # Same L2 name as the preprocess/convert kernels' tile, so the zeroed accumulator is found resident.
+            Store("dQacc", (b, h, i), nbytes, engine="tma", atomic=True),
+        )
+
+    roles = (Role("producer", WARPGROUP, producer), *(consumer(k) for k in range(consumers)))
+    threads = 32 * sum(role.warps for role in roles)
+    smem = (
+        2 * c * d * eb  # K_j, V_j
+        + 2 * cfg.stages * r * d * eb  # Q and dO ring
+        + c * r * eb  # dS^T
+        + r * d * ACC_BYTES  # dQ staging for the reduce-add
+        + 2 * cfg.stages * r * ACC_BYTES  # LSE and Delta ring
+    )
+    barriers = (
+        BarrierSpec("kv_full", arrivals=2),
+        BarrierSpec("q_full", arrivals=4, slots=cfg.stages),
+        BarrierSpec("q_empty", arrivals=consumers, initial_phases=1, slots=cfg.stages),
+        BarrierSpec("ds_ready", arrivals=consumers),
+        *(BarrierSpec(f"{name}{k}", arrivals=2) for k in range(consumers) for name in ("sdp", "dkv")),
+    )
+    heads = [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
+    main = Kernel(
+        name="v3_bwd",
+        tiles=tuple((b, h, j) for b, h in heads for j in range(ceil_div(problem.nk, c))),
+        cta=CtaResources(threads, _launch_registers(threads), smem),
+        roles=roles,
+        barriers=barriers,
+    )
+    return (preprocess_kernel("v3_bwd_preprocess", problem, r), main, convert_kernel("v3_bwd_convert_dq", problem, r))

@@ -8,10 +8,11 @@ import itertools
 import pytest
 
 from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
-from algorithms.v3.schedule import default_tile
+from algorithms.v3.schedule import default_backward_tile, default_tile
 from simgpu import Problem, simulate
 from simgpu.errors import OptionError
 from tests.schedules._helpers import no_l2
+from tests.schedules.test_v2 import closed_form_backward
 
 SHAPES = [Problem(1, 2, 300, 64), Problem(2, 1, 333, 128, causal=True), Problem(1, 2, 200, 128, seqlen_k=333)]
 
@@ -61,3 +62,19 @@ def test_fp8_runs_at_the_fp8_rate() -> None:
 def test_faster_than_v2_on_hopper() -> None:
     problem = Problem(2, 8, 2048, 128)
     assert simulate("h100", "v3", problem).tflops > 1.5 * simulate("h100", "v2", problem).tflops
+
+
+@pytest.mark.parametrize("problem", SHAPES, ids=str)
+def test_backward_bytes_with_l2_off_equal_fa2s_closed_form_with_fa3s_tiles(problem: Problem) -> None:
+    # FA3's backward moves the same data as FA2's (preprocess, K/V outer with an fp32 dQ read-modify-write per
+    # visited (key block, Q block), convert): only the tiles differ.
+    backward = Problem(problem.batch, problem.heads, problem.seqlen_q, problem.headdim, problem.nk, problem.causal,
+                       pass_="bwd")  # fmt: skip
+    block_m, block_n = default_backward_tile(problem.headdim)
+    result = simulate(no_l2("h100"), "v3", backward)
+    assert (result.hbm_read_bytes, result.hbm_write_bytes) == closed_form_backward(backward, block_m, block_n)
+
+
+def test_backward_is_faster_than_fa2s_on_hopper() -> None:
+    problem = Problem(2, 8, 1024, 128, pass_="bwd")
+    assert simulate("h100", "v3", problem).tflops > 1.3 * simulate("h100", "v2", problem).tflops

@@ -1,0 +1,69 @@
+"""The two memory-bound kernels around a FlashAttention backward (FA2 and FA3 launch the same pair).
+
+  preprocess  Delta = rowsum(dO * O) in fp32, and the fp32 dQ accumulator zeroed;
+  convert     the fp32 dQ accumulator to the input dtype once every key block has added its part.
+Both walk the query rows in the backward's Q blocks (`block_m` rows), so their Delta and dQ tiles carry the same L2
+names as the main kernel's. The real launches use 4-row CTAs; one simulated CTA of 4 warps stands for the CTAs
+covering `ELEMENTWISE_ROWS` rows (same bytes and lane ops; 16 such CTAs fit on an SM), so the event count follows
+the data, not the tiny CTAs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+
+from algorithms._schedule.tiling import ceil_div, rows_in_block
+from simgpu.kernel import CtaResources, Kernel, Role
+from simgpu.ops import Load, Op, Store, Vector
+from simgpu.problem import Problem
+
+ACC_BYTES = 4  # fp32 dQ accumulator and Delta
+ELEMENTWISE_ROWS = 128
+
+
+def _row_kernel(
+    name: str, problem: Problem, block_m: int, block_ops: Callable[[int, int, int, int], list[Op]]
+) -> Kernel:
+    per_tile = max(1, ELEMENTWISE_ROWS // block_m)
+    n_q_blocks = ceil_div(problem.seqlen_q, block_m)
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        b, h, t = tile  # type: ignore[misc]
+        blocks = range(t * per_tile, min(n_q_blocks, (t + 1) * per_tile))
+        return [op for i in blocks for op in block_ops(b, h, i, rows_in_block(problem.seqlen_q, block_m, i))]
+
+    heads = [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
+    return Kernel(
+        name=name,
+        tiles=tuple((b, h, t) for b, h in heads for t in range(ceil_div(n_q_blocks, per_tile))),
+        cta=CtaResources(128, 32, 0),
+        roles=(Role("warps", 4, program),),
+    )
+
+
+def preprocess_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
+    d, eb = problem.headdim, problem.element_bytes
+
+    def ops(b: int, h: int, i: int, rows: int) -> list[Op]:
+        return [
+            Load("O", (b, h, i), rows * d * eb, engine="ldg"),
+            Load("dO", (b, h, i), rows * d * eb, engine="ldg"),
+            Vector(fma=rows * d, alu=rows * d + 5 * rows),  # dot product; unpack 16-bit pairs; warp shuffles
+            Store("Delta", (b, h, i), rows * ACC_BYTES),
+            Store("dQacc", (b, h, i), rows * d * ACC_BYTES),  # zero the accumulator
+        ]
+
+    return _row_kernel(name, problem, block_m, ops)
+
+
+def convert_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
+    d, eb = problem.headdim, problem.element_bytes
+
+    def ops(b: int, h: int, i: int, rows: int) -> list[Op]:
+        return [
+            Load("dQacc", (b, h, i), rows * d * ACC_BYTES, engine="ldg"),
+            Vector(alu=rows * d / 2),  # pack pairs of fp32 into 16-bit pairs
+            Store("dQ", (b, h, i), rows * d * eb),
+        ]
+
+    return _row_kernel(name, problem, block_m, ops)
