@@ -123,8 +123,11 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
         raise OptionError(f"v3: block_m ({cfg.block_m}) must be a multiple of 64 (one wgmma M per consumer)")
     if cfg.block_n % 8 or cfg.block_n > 256:
         raise OptionError(f"v3: block_n ({cfg.block_n}) must be a multiple of 8 up to 256 (wgmma N)")
-    if problem.headdim % 16 or problem.headdim > 256:
-        raise ProblemError(f"v3: headdim must be a multiple of 16 up to 256, got {problem.headdim}")
+    step = 32 if problem.dtype == "fp8" else 16  # wgmma's K: 32 bytes, 16 elements of 16 bits or 32 of fp8
+    if problem.headdim % step or problem.headdim > 256:
+        raise ProblemError(
+            f"v3: headdim must be a multiple of {step} up to 256 for {problem.dtype}, got {problem.headdim}"
+        )
     if cfg.pingpong and cfg.consumers < 2 and problem.pass_ != "bwd":
         raise OptionError("v3: pingpong needs at least two consumer warpgroups (block_m >= 128)")
     return cfg

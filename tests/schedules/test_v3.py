@@ -10,7 +10,7 @@ import pytest
 from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
 from algorithms.v3.schedule import default_backward_tile, default_tile
 from simgpu import Problem, simulate
-from simgpu.errors import OptionError
+from simgpu.errors import OptionError, ProblemError
 from tests.schedules._helpers import no_l2
 from tests.schedules.test_v2 import closed_form_backward
 
@@ -78,3 +78,8 @@ def test_backward_bytes_with_l2_off_equal_fa2s_closed_form_with_fa3s_tiles(probl
 def test_backward_is_faster_than_fa2s_on_hopper() -> None:
     problem = Problem(2, 8, 1024, 128, pass_="bwd")
     assert simulate("h100", "v3", problem).tflops > 1.3 * simulate("h100", "v2", problem).tflops
+
+
+def test_fp8_needs_headdim_a_multiple_of_32() -> None:
+    with pytest.raises(ProblemError, match="multiple of 32 up to 256 for fp8"):
+        simulate("h100", "v3", Problem(1, 1, 128, 16, dtype="fp8"))
