@@ -29,6 +29,8 @@ DType = Literal["fp32", "tf32", "bf16", "fp16", "fp8"]
 DTYPE_BYTES: Mapping[str, int] = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 
 PositiveInt = Annotated[int, Field(gt=0)]
+# The engine builds every SM: more than this is outside what the model is made for (B200 has 148).
+SmCount = Annotated[int, Field(gt=0, le=1024)]
 NonNegativeInt = Annotated[int, Field(ge=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
@@ -163,7 +165,7 @@ class Arch(_Node):
 
     name: str
     compute_capability: str
-    sms: PositiveInt
+    sms: SmCount
     clock_hz: PositiveFloat
     power: PowerSpec | None
     kernel_launch_s: NonNegativeFloat

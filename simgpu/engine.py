@@ -64,6 +64,22 @@ class RunStats:
     tensor_activity: float  # MMA FLOPs as a share of the native tensor rate over the run (see simgpu.clock)
 
 
+def estimated_ops(kernel: Kernel) -> float:
+    """Unit ops the kernel will run, estimated from its first tile's programs times the number of tiles (loop
+    bodies are sampled at their first iteration, not expanded): cheap enough to check before running."""
+    return len(kernel.tiles) * sum(_count_ops(role.program(kernel.tiles[0])) for role in kernel.roles)
+
+
+def _count_ops(ops: Sequence[Op]) -> float:
+    total = 0.0
+    for op in ops:
+        if isinstance(op, Repeat):
+            total += op.count * _count_ops(op.body(0)) if op.count else 0.0
+        elif not isinstance(op, (Wait, Arrive, Advance, Delay)):
+            total += 1
+    return total
+
+
 def ctas_per_sm(arch: Arch, kernel: Kernel) -> int:
     """How many CTAs of `kernel` fit on one SM at once; ResourceError naming the resource if none does."""
     cta = kernel.cta
@@ -210,6 +226,12 @@ class Engine:
     def run(self, kernels: Sequence[Kernel]) -> RunStats:
         if not kernels:
             raise ScheduleError("nothing to run: no kernels")
+        estimate = sum(estimated_ops(kernel) for kernel in kernels)
+        if estimate > self.event_budget:
+            raise EventBudgetError(
+                f"this run needs about {estimate:,.0f} ops, over exact mode's event budget of {self.event_budget:,}; "
+                "use a smaller problem"
+            )
         launch_cycles = self.arch.kernel_launch_s * self.clock_hz
         kernel_cycles = []
         fits = []
@@ -314,8 +336,7 @@ class Engine:
                 self._ops += 1
                 if self._ops > self.event_budget:
                     raise EventBudgetError(
-                        f"simulation exceeded its event budget of {self.event_budget} ops; use fast mode or a "
-                        f"smaller problem"
+                        f"simulation exceeded its event budget of {self.event_budget:,} ops; use a smaller problem"
                     )
                 now = env.now
                 done = sm.execute(op, now, role.warps)  # type: ignore[arg-type]

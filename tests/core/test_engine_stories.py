@@ -126,9 +126,11 @@ def test_deadlock_names_the_waiting_role_and_barrier(toy_hopper: Arch) -> None:
 
 
 def test_event_budget_stops_a_runaway_simulation(toy_hopper: Arch) -> None:
-    endless = Role("r", 4, lambda tile: (Repeat(10**9, lambda i: (Fma(1),)),))
-    with pytest.raises(EventBudgetError, match="event budget of 1000"):
-        Engine(toy_hopper, event_budget=1000).run([one_cta([endless])])
+    # A program whose first tile looks cheap but whose later tiles loop for ever: caught while running.
+    endless = Role("r", 4, lambda tile: (Repeat(10**9 if tile else 1, lambda i: (Fma(1),)),))
+    kernel = Kernel("story", (0, 1), CtaResources(128, 32, 0), (endless,))
+    with pytest.raises(EventBudgetError, match="event budget of 1,000"):
+        Engine(toy_hopper, event_budget=1000).run([kernel])
 
 
 def test_persistent_ctas_pull_tiles_in_order(toy_hopper: Arch) -> None:
@@ -160,3 +162,13 @@ def test_pipes_slow_down_while_the_tensor_cores_run(toy_hopper: Arch) -> None:
     assert stats.units["mufu"].busy_cycles == pytest.approx(300 / 0.67)
     free = toy_hopper.with_overrides({"contention": None})
     assert Engine(free).run([one_cta([role], [BarrierSpec("mma_done")])]).units["mufu"].busy_cycles == 300
+
+
+def test_a_run_far_over_the_event_budget_is_refused_before_it_starts(toy_hopper: Arch) -> None:
+    import time
+
+    huge = Role("r", 4, lambda tile: (Repeat(10**12, lambda i: (Fma(1),)),))
+    started = time.perf_counter()
+    with pytest.raises(EventBudgetError, match=r"needs about 1,000,000,000,000 ops"):
+        Engine(toy_hopper).run([one_cta([huge])])
+    assert time.perf_counter() - started < 1.0
