@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 OUT_DIR = Path("out")
@@ -16,3 +17,20 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, object]]) -> Path:
         writer.writeheader()
         writer.writerows(rows)
     return path
+
+
+def parse_args(doc: str | None, quick_help: str, argv: list[str] | None) -> argparse.Namespace:
+    """The two flags every experiment takes: `--quick` (small shapes, for tests) and `--out`."""
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    return parser.parse_args(argv)
+
+
+def save(rows: Sequence[Mapping[str, object]], out: Path, name: str, plot: Callable[[Path, Path], object]) -> Path:
+    """CSV first, then the PNG drawn from that CSV (never from memory), as every experiment does."""
+    csv_path = write_csv(out / f"{name}.csv", rows)
+    png_path = out / f"{name}.png"
+    plot(csv_path, png_path)
+    print(f"wrote {csv_path} and {png_path}")
+    return csv_path

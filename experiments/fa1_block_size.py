@@ -8,12 +8,11 @@ exact and linear in batch, so simulated at batch 1 and scaled by 64). Writes a C
 
 from __future__ import annotations
 
-import argparse
 import csv
 from pathlib import Path
 
 from algorithms.v1.schedule import config, forward_kernel
-from experiments._common import OUT_DIR, write_csv
+from experiments._common import parse_args, save
 from simgpu import Problem, load_arch, simulate
 
 BLOCKS = (64, 128, 256, 512)
@@ -94,16 +93,11 @@ def plot(csv_path: Path, png_path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="batch 1, 4 heads, seqlen 256")
-    parser.add_argument("--out", type=Path, default=OUT_DIR)
-    args = parser.parse_args(argv)
+    args = parse_args(__doc__, "batch 1, 4 heads, seqlen 256", argv)
     rows = run(args.quick)
-    path = write_csv(args.out / "fa1_block_size.csv", rows)
-    png = plot(path, args.out / "fa1_block_size.png")
     for row in rows:
         print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
-    print(f"wrote {path} and {png}")
+    save(rows, args.out, "fa1_block_size", plot)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,12 @@ Every row records the predicted TFLOP/s, the bottleneck unit (highest busy share
 
 from __future__ import annotations
 
-import argparse
 import csv
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from experiments._common import OUT_DIR, write_csv
+from experiments._common import parse_args, save
 from simgpu import Arch, Problem, load_arch, simulate
 
 TMEM_ON_HOPPER: Mapping[str, Any] = {
@@ -106,16 +105,11 @@ def plot(csv_path: Path, png_path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="4 heads, seqlen 512")
-    parser.add_argument("--out", type=Path, default=OUT_DIR)
-    args = parser.parse_args(argv)
+    args = parse_args(__doc__, "4 heads, seqlen 512", argv)
     rows = run(args.quick)
-    path = write_csv(args.out / "fa4_whatif.csv", rows)
-    png = plot(path, args.out / "fa4_whatif.png")
     for row in rows:
         print(f"{row['study']:9} {row['point']:28} {row['tflops']:7.0f} TFLOP/s  bound by {row['bottleneck']}")
-    print(f"wrote {path} and {png}")
+    save(rows, args.out, "fa4_whatif", plot)
 
 
 if __name__ == "__main__":

@@ -8,11 +8,10 @@ structure's count (exact and linear in batch, so simulated at batch 1 and scaled
 
 from __future__ import annotations
 
-import argparse
 import csv
 from pathlib import Path
 
-from experiments._common import OUT_DIR, write_csv
+from experiments._common import parse_args, save
 from simgpu import Problem, load_arch, simulate
 
 PUBLISHED = {"standard": (40.3, 41.7), "v1": (4.4, 7.3)}  # (HBM GB, runtime ms), FA1 §4 / Fig. 2
@@ -81,16 +80,11 @@ def plot(csv_path: Path, png_path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="batch 1, 4 heads, seqlen 256 (no comparison)")
-    parser.add_argument("--out", type=Path, default=OUT_DIR)
-    args = parser.parse_args(argv)
+    args = parse_args(__doc__, "batch 1, 4 heads, seqlen 256 (no comparison)", argv)
     rows = run(args.quick)
-    path = write_csv(args.out / "gpt2_medium.csv", rows)
-    png = plot(path, args.out / "gpt2_medium.png")
     for row in rows:
         print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
-    print(f"wrote {path} and {png}")
+    save(rows, args.out, "gpt2_medium", plot)
 
 
 if __name__ == "__main__":
