@@ -14,7 +14,6 @@ This is the exact mode: every CTA and every loop iteration is simulated. Ignored
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Generator, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -152,10 +151,28 @@ class _RoleState:
         self.done = False
 
 
+class _TileQueue:
+    """The kernel's tiles in launch order, handed out one at a time (without copying a lazy grid)."""
+
+    __slots__ = ("next", "tiles")
+
+    def __init__(self, tiles: Sequence[Hashable]) -> None:
+        self.tiles = tiles
+        self.next = 0
+
+    def __bool__(self) -> bool:
+        return self.next < len(self.tiles)
+
+    def pop(self) -> Hashable:
+        tile = self.tiles[self.next]
+        self.next += 1
+        return tile
+
+
 class _Cta:
     __slots__ = ("barriers", "index", "kernel", "queue", "sm", "tiles")
 
-    def __init__(self, index: int, kernel: Kernel, sm: Sm, tiles: list[Hashable], queue: deque[Hashable] | None):
+    def __init__(self, index: int, kernel: Kernel, sm: Sm, tiles: list[Hashable], queue: _TileQueue | None):
         self.index = index
         self.kernel = kernel
         self.sm = sm
@@ -167,7 +184,7 @@ class _Cta:
         if k < len(self.tiles):
             return self.tiles[k]
         if self.queue:
-            self.tiles.append(self.queue.popleft())
+            self.tiles.append(self.queue.pop())
             return self.tiles[k]
         return None
 
@@ -246,7 +263,7 @@ class Engine:
 
     def _run_kernel(self, kernel: Kernel, fit: int, start: float) -> None:
         env = self.env
-        queue: deque[Hashable] = deque(kernel.tiles)
+        queue = _TileQueue(kernel.tiles)
         self._roles = []
         slots = [env.process(self._slot(sm, kernel, queue, start)) for _ in range(fit) for sm in self.sms]
         env.run()
@@ -268,7 +285,7 @@ class Engine:
         more = f" and {len(stuck) - len(shown)} more" if len(stuck) > len(shown) else ""
         return f"deadlock in kernel {kernel.name}: " + "; ".join(shown) + more
 
-    def _slot(self, sm: Sm, kernel: Kernel, queue: deque[Hashable], start: float) -> Generator[simpy.Event, Any, None]:
+    def _slot(self, sm: Sm, kernel: Kernel, queue: _TileQueue, start: float) -> Generator[simpy.Event, Any, None]:
         env = self.env
         yield env.timeout(start - env.now)
         launch = self.arch.sm.cta_launch_cycles
@@ -277,7 +294,7 @@ class Engine:
                 yield env.timeout(launch)
             if not queue:
                 return
-            cta = _Cta(self._ctas, kernel, sm, [queue.popleft()], queue if kernel.persistent else None)
+            cta = _Cta(self._ctas, kernel, sm, [queue.pop()], queue if kernel.persistent else None)
             self._ctas += 1
             roles = [env.process(self._role(cta, role)) for role in kernel.roles]
             yield env.all_of(roles)

@@ -8,13 +8,44 @@ order of the tiles). Barriers are per CTA and keep their phase across the tiles 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from simgpu.errors import ScheduleError
 from simgpu.ops import Op
 
 WARP_SIZE = 32
+
+
+@dataclass(frozen=True)
+class TileGrid(Sequence[tuple[int, ...]]):
+    """The index tuples of a dense grid in row-major order (last index fastest), computed on demand: a grid of
+    millions of tiles costs nothing until the engine reaches a tile."""
+
+    shape: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return math.prod(self.shape)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[tuple[int, ...], ...]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, ...] | tuple[tuple[int, ...], ...]:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        flat = index % len(self)
+        coordinates = []
+        for extent in reversed(self.shape):
+            flat, coordinate = divmod(flat, extent)
+            coordinates.append(coordinate)
+        return tuple(reversed(coordinates))
 
 
 @dataclass(frozen=True)
@@ -53,7 +84,7 @@ class Role:
 @dataclass(frozen=True)
 class Kernel:
     name: str
-    tiles: tuple[Hashable, ...]
+    tiles: Sequence[Hashable]  # in launch order; a TileGrid for dense grids
     cta: CtaResources
     roles: tuple[Role, ...]
     barriers: tuple[BarrierSpec, ...] = field(default=())

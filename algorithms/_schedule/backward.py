@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 
 from algorithms._schedule.tiling import ceil_div, rows_in_block
-from simgpu.kernel import CtaResources, Kernel, Role
+from simgpu.kernel import CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Load, Op, Store, Vector
 from simgpu.problem import Problem
 
@@ -32,10 +32,9 @@ def _row_kernel(
         blocks = range(t * per_tile, min(n_q_blocks, (t + 1) * per_tile))
         return [op for i in blocks for op in block_ops(b, h, i, rows_in_block(problem.seqlen_q, block_m, i))]
 
-    heads = [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
     return Kernel(
         name=name,
-        tiles=tuple((b, h, t) for b, h in heads for t in range(ceil_div(n_q_blocks, per_tile))),
+        tiles=TileGrid((problem.batch, problem.heads, ceil_div(n_q_blocks, per_tile))),
         cta=CtaResources(128, 32, 0),
         roles=(Role("warps", 4, program),),
     )

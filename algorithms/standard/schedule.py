@@ -40,7 +40,7 @@ from algorithms._schedule.memory import check_footprint
 from algorithms._schedule.tiling import ceil_div, rows_in_block
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
-from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Load, Mma, Op, Repeat, Store, Vector, Wait
 from simgpu.problem import LSE_BYTES, Problem
 
@@ -117,10 +117,6 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     return {"fwd": forward, "bwd": backward, "fwd_bwd": forward + backward}[problem.pass_]
 
 
-def _heads(problem: Problem) -> list[tuple[int, int]]:
-    return [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
-
-
 def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str, scaled: bool) -> Kernel:
     """out[i, j] = A_i B_j^T over the head dimension (S = Q K^T, dP = dO V^T): one CTA per block_m x block_n tile."""
     d, eb = p.headdim, p.element_bytes
@@ -144,7 +140,7 @@ def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str,
     n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
     return Kernel(
         name=name,
-        tiles=tuple((bi, hi, i, j) for bi, hi in _heads(p) for i in range(n_i) for j in range(n_j)),
+        tiles=TileGrid((p.batch, p.heads, n_i, n_j)),
         cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, (r + c) * (d + SMEM_PAD_ELEMENTS) * eb),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("ab", arrivals=2),),
@@ -208,7 +204,7 @@ def long_k_kernel(
     )
     return Kernel(
         name=name,
-        tiles=tuple((bi, hi, i) for bi, hi in _heads(p) for i in range(ceil_div(rows_total, rows_block))),
+        tiles=TileGrid((p.batch, p.heads, ceil_div(rows_total, rows_block))),
         cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("stage", arrivals=2, slots=stages),),
@@ -267,7 +263,7 @@ def rowwise_kernel(
 
     return Kernel(
         name=name,
-        tiles=tuple((bi, hi, i) for bi, hi in _heads(p) for i in range(ceil_div(p.seqlen_q, r))),
+        tiles=TileGrid((p.batch, p.heads, ceil_div(p.seqlen_q, r))),
         cta=CtaResources(cfg.warps * 32, ROWWISE_REGISTERS, 0),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("in", arrivals=len(reads) * n_j),),

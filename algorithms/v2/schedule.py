@@ -33,7 +33,7 @@ from algorithms._schedule.softmax import online_softmax
 from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block, tile_needs_mask
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
-from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
@@ -166,7 +166,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
             Store("LSE", (b, h, i), rows * LSE_BYTES, engine="ldg"),
         )
 
-    tiles = tuple((b, h, i) for b in range(problem.batch) for h in range(problem.heads) for i in range(n_q_blocks))
+    tiles = TileGrid((problem.batch, problem.heads, n_q_blocks))
     smem = (r + 2 * cfg.stages * c) * (d + SMEM_PAD_ELEMENTS) * eb
     return Kernel(
         name="v2_fwd",
@@ -175,10 +175,6 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("q"), BarrierSpec("kv", arrivals=2, slots=cfg.stages)),
     )
-
-
-def _heads(problem: Problem) -> list[tuple[int, int]]:
-    return [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
 
 
 def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
@@ -257,7 +253,7 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
     registers = 255 if d > 64 else 196  # ptxas report of cupy_kernels/v2/bwd.cu
     main_kernel = Kernel(
         name="v2_bwd",
-        tiles=tuple((b, h, j) for b, h in _heads(problem) for j in range(ceil_div(problem.nk, c))),
+        tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
         cta=CtaResources(cfg.warps * 32, registers, smem),
         roles=(Role("warps", cfg.warps, main),),
         barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q", arrivals=4, slots=cfg.stages)),

@@ -53,7 +53,7 @@ from algorithms._schedule.softmax import online_softmax
 from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block, tile_needs_mask
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
-from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Advance, Alu, Arrive, Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
@@ -304,12 +304,12 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         roles[0] = _with_q_load(roles[0], problem, r)
     threads = 32 * sum(role.warps for role in roles)
     smem = (r * d + 2 * cfg.stages * c * d) * eb
-    tiles = [(b, h, i) for b in range(problem.batch) for h in range(problem.heads) for i in range(n_q_blocks)]
+    tiles: Sequence[Hashable] = TileGrid((problem.batch, problem.heads, n_q_blocks))
     if cfg.lpt:
-        tiles.sort(key=lambda tile: -visits(tile)[4].visited)  # stable: ties keep (batch, head, block) order
+        tiles = sorted(tiles, key=lambda tile: -visits(tile)[4].visited)  # stable: ties keep grid order
     return Kernel(
         name="v3_fwd",
-        tiles=tuple(tiles),
+        tiles=tiles,
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=tuple(roles),
         barriers=tuple(barriers),
@@ -448,10 +448,9 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
         BarrierSpec("ds_ready", arrivals=consumers),
         *(BarrierSpec(f"{name}{k}", arrivals=2) for k in range(consumers) for name in ("sdp", "dkv")),
     )
-    heads = [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
     main = Kernel(
         name="v3_bwd",
-        tiles=tuple((b, h, j) for b, h in heads for j in range(ceil_div(problem.nk, c))),
+        tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=roles,
         barriers=barriers,
