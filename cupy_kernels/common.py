@@ -143,6 +143,15 @@ def check_like(name: str, x: Any, ref: Any, dtype: Any, shape: tuple[int, ...]) 
         raise ValueError(f"{name} must be a C-contiguous cupy {np.dtype(dtype)} array of shape {shape}, got {got}")
 
 
+def forward_outputs(q: Any, out: tuple[Any, Any] | None) -> tuple[Any, Any]:
+    """A forward's ``(o, lse)`` buffers: ``out`` when given (checked against ``q``), else new ones."""
+    batch, heads, n, _ = q.shape
+    o, lse = out if out is not None else (cp.empty_like(q), cp.empty((batch, heads, n), dtype=cp.float32))
+    check_like("o", o, q, q.dtype, q.shape)
+    check_like("lse", lse, q, cp.float32, (batch, heads, n))
+    return o, lse
+
+
 def default_scale(headdim: int, scale: float | None) -> float:
     return float(headdim) ** -0.5 if scale is None else float(scale)
 

@@ -111,9 +111,7 @@ def forward(
     cp = common.cp
     batch, heads, n, d = common.check_qkv(q, k, v)
     config = fwd_config(d, block_m, block_n, warps, stages)
-    o, lse = out if out is not None else (cp.empty_like(q), cp.empty((batch, heads, n), dtype=cp.float32))
-    common.check_like("o", o, q, q.dtype, q.shape)
-    common.check_like("lse", lse, q, cp.float32, (batch, heads, n))
+    o, lse = common.forward_outputs(q, out)
     sp_shape = (batch, heads, n, padded_seqlen(n))
     s, p = scratch if scratch is not None else (cp.empty(sp_shape, q.dtype), cp.empty(sp_shape, q.dtype))
     common.check_like("s", s, q, q.dtype, sp_shape)

@@ -91,9 +91,7 @@ def forward(
     cp = common.cp
     batch, heads, n, d = common.check_qkv(q, k, v)
     config = fwd_config(d, block_m, block_n, warps, stages)
-    o, lse = out if out is not None else (cp.empty_like(q), cp.empty((batch, heads, n), dtype=cp.float32))
-    common.check_like("o", o, q, q.dtype, q.shape)
-    common.check_like("lse", lse, q, cp.float32, (batch, heads, n))
+    o, lse = common.forward_outputs(q, out)
     smem = fwd_smem_bytes(d, config)
     kernel = common.get_kernel(FWD_SOURCE, fwd_name(d, config, causal, common.is_bf16(q)), smem)
     grid = ((n + config.block_m - 1) // config.block_m, batch * heads)

@@ -170,9 +170,7 @@ def forward(
     scale = common.default_scale(d, scale)
     if not scale > 0:
         raise ValueError(f"v3 forward: scale must be positive (the running max is taken on raw scores), got {scale}")
-    o, lse = out if out is not None else (cp.empty_like(q), cp.empty((batch, heads, n), dtype=cp.float32))
-    common.check_like("o", o, q, q.dtype, q.shape)
-    common.check_like("lse", lse, q, cp.float32, (batch, heads, n))
+    o, lse = common.forward_outputs(q, out)
     maps = _tensor_maps((q.data.ptr, k.data.ptr, v.data.ptr), q.shape, q.device.id)
     smem = smem_bytes(d, config)
     kernel = get_kernel(kernel_name(d, config, causal, pingpong, intra_wg_overlap), smem)
