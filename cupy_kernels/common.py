@@ -175,6 +175,15 @@ class TileConfig:
         )
 
 
+def check_split_q(kernel: str, config: TileConfig) -> None:
+    """The tile rule of the split-Q mma.sync kernels: each warp owns whole m16 row groups, keys come in k16 steps,
+    and the cp.async ring needs two stages."""
+    if config.warps < 1 or config.block_m % (16 * config.warps) or config.block_n % 16 or config.block_n < 16:
+        raise ValueError(f"{kernel}: block_m must be a multiple of 16 * warps and block_n of 16, got {config}")
+    if config.stages < 2:
+        raise ValueError(f"{kernel}: stages must be >= 2, got {config.stages}")
+
+
 def check_smem(kernel: str, smem_bytes: int, config: TileConfig) -> None:
     if smem_bytes > MAX_SMEM_PER_BLOCK:
         raise ValueError(

@@ -100,10 +100,6 @@ class TmemSpec(_Node):
     column_granule: PositiveInt
     bandwidth_bytes_per_cycle: PositiveFloat
 
-    @property
-    def capacity_bytes(self) -> int:
-        return self.lanes * self.columns * 4
-
 
 class TmaSpec(_Node):
     """Bulk tensor copy engine of one SM: a fixed issue cost per copy instruction."""
@@ -228,9 +224,6 @@ class Arch(_Node):
         for path, value in overrides.items():
             _set_path(tree, path, value, source)
         return _validate(tree, source)
-
-
-ARCH_DIRS_ENV = "SIMGPU_ARCH_PATH"
 
 
 def arch_dirs() -> tuple[Path, ...]:

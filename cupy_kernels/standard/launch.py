@@ -28,10 +28,7 @@ def fwd_config(
 ) -> TileConfig:
     """The launch configuration for ``headdim``, validated."""
     config = DEFAULTS[headdim].resolve(block_m, block_n, warps, stages)
-    if config.warps < 1 or config.block_m % (16 * config.warps) or config.block_n % 16 or config.block_n < 16:
-        raise ValueError(f"standard: block_m must be a multiple of 16 * warps and block_n of 16, got {config}")
-    if config.stages < 2:
-        raise ValueError(f"standard: stages must be >= 2, got {config.stages}")
+    common.check_split_q("standard", config)
     common.check_smem("standard qk", qk_smem_bytes(headdim, config), config)
     common.check_smem("standard pv", pv_smem_bytes(headdim, config), config)
     return config

@@ -31,10 +31,7 @@ def fwd_config(
 ) -> TileConfig:
     """The forward launch configuration for ``headdim``, validated."""
     config = FWD_DEFAULTS[headdim].resolve(block_m, block_n, warps, stages)
-    if config.warps < 1 or config.block_m % (16 * config.warps) or config.block_n % 16 or config.block_n < 16:
-        raise ValueError(f"v2 forward: block_m must be a multiple of 16 * warps and block_n of 16, got {config}")
-    if config.stages < 2:
-        raise ValueError(f"v2 forward: stages must be >= 2, got {config.stages}")
+    common.check_split_q("v2 forward", config)
     common.check_smem("v2 forward", fwd_smem_bytes(headdim, config), config)
     return config
 
