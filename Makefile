@@ -29,5 +29,8 @@ unit: setup
 
 test: lint typecheck unit
 
+bench: setup
+	$(BIN)/python -m benchmarks.simspeed --out out/bench
+
 clean:
 	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache

@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     for algo, arch_name in CASES.items():
         trace = Trace(sms=(0,))
         p = problem(args.quick)
-        result = simulate(load_arch(arch_name), algo, p, trace=trace)
+        result = simulate(load_arch(arch_name), algo, p, mode="exact", trace=trace)
         args.out.mkdir(parents=True, exist_ok=True)
         result.write_trace(args.out / f"timeline_{algo}.json")
         rows += spans_to_rows(algo, result.spans, result.clock_hz, args.window)

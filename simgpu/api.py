@@ -18,13 +18,14 @@ from simgpu.arch import Arch, load_arch
 from simgpu.clock import power_limited_clock_hz
 from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine, RunStats
 from simgpu.errors import InternalError, OptionError, ProblemError
+from simgpu.fast import run_fast
 from simgpu.kernel import Kernel
 from simgpu.problem import AnyProblem, GemmProblem, Problem
 from simgpu.registry import load_algorithm
 from simgpu.result import Result, make_result
 from simgpu.trace import Trace
 
-MODES: tuple[str, ...] = ("exact",)
+MODES: tuple[str, ...] = ("fast", "exact")
 CLOCK_TOLERANCE = 2e-3  # re-run at the power-limited clock only when it moves by more than this fraction
 
 
@@ -54,32 +55,37 @@ def simulate(
     algo: str,
     problem: AnyProblem,
     options: Mapping[str, Any] | None = None,
-    mode: str = "exact",
+    mode: str = "fast",
     trace: Trace | None = None,
     event_budget: int = DEFAULT_EVENT_BUDGET,
     per_tile: bool = False,
 ) -> Result:
-    """Predict `algo` on `arch` for `problem`. With `per_tile`, one CTA runs its first tile alone on one SM (of
-    each kernel), as the FA4 per-tile rooflines count: `Result.unit_cycles` are then that tile's busy cycles."""
+    """Predict `algo` on `arch` for `problem`. `mode="fast"` (`simgpu.fast`) extrapolates from representative SMs
+    and folded loops; `mode="exact"` simulates every CTA and iteration and is the only mode that records a trace.
+    With `per_tile`, one CTA runs its first tile alone on one SM (of each kernel), as the FA4 per-tile rooflines
+    count: `Result.unit_cycles` are then that tile's busy cycles (a single tile is always simulated exactly)."""
     started = time.perf_counter()
     if not isinstance(arch, Arch):
         arch = load_arch(arch)
     if mode not in MODES:
         raise OptionError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if trace is not None and mode != "exact":
+        raise OptionError("a trace records every event of a run: it needs mode='exact'")
     options = dict(options or {})
     kernels = schedule(arch, algo, problem, options)
     if per_tile:
         arch = arch.with_overrides({"sms": 1})
         kernels = tuple(replace(kernel, tiles=kernel.tiles[:1]) for kernel in kernels)
+        mode = "exact"
     clock_hz = arch.clock_hz
-    stats = Engine(arch, clock_hz, trace, event_budget).run(kernels)
+    stats = _run(arch, kernels, clock_hz, mode, trace, event_budget)
     if arch.power is not None:
         lowered = power_limited_clock_hz(arch, stats.tensor_activity)
         if abs(lowered - clock_hz) > CLOCK_TOLERANCE * clock_hz:
             clock_hz = lowered
             if trace is not None:
                 trace.spans.clear()
-            stats = Engine(arch, clock_hz, trace, event_budget).run(kernels)
+            stats = _run(arch, kernels, clock_hz, mode, trace, event_budget)
     if not per_tile:  # one tile of a problem is not the whole problem: its bounds do not apply
         _check_invariants(arch, algo, problem, stats, clock_hz)
     return make_result(
@@ -94,6 +100,14 @@ def simulate(
         sim_wall_s=time.perf_counter() - started,
         spans=tuple(trace.spans) if trace is not None else (),
     )
+
+
+def _run(
+    arch: Arch, kernels: tuple[Kernel, ...], clock_hz: float, mode: str, trace: Trace | None, event_budget: int
+) -> RunStats:
+    if mode == "fast":
+        return run_fast(arch, kernels, clock_hz, event_budget)
+    return Engine(arch, clock_hz, trace, event_budget).run(kernels)
 
 
 def _check_invariants(arch: Arch, algo: str, problem: AnyProblem, stats: RunStats, clock_hz: float) -> None:

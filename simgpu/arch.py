@@ -5,15 +5,18 @@ dtype and instruction kind, MUFU ex2, FP32 FMA, ALU, warp schedulers), per-SM me
 the chip-wide L2 and HBM, and feature flags. Every number lives in the YAML file with its source; this module holds
 no hardware constant, only the schema and its consistency rules.
 
-Loading rejects unknown keys, missing keys, wrong types (strict: no string-to-number coercion), non-finite and
-out-of-range values, and inconsistent combinations, with one line naming the file, the key path and the reason.
-A file may `inherit:` another (by name or relative path) and override any keys; `overrides` apply `key.path=value`
-what-ifs on top, validated the same way.
+Loading rejects unknown keys, missing keys, keys given twice in one mapping, wrong types (strict: no
+string-to-number coercion), non-finite and out-of-range values, and inconsistent combinations, with one line naming
+the file, the key path and the reason. YAML is only loaded safely (plain data, no tags that build objects).
+A file may `inherit:` another (by name or relative path) and override any keys; an error is blamed on the file of
+the chain that introduced it (a bad value set in a parent names the parent and the file that inherited it).
+`overrides` apply `key.path=value` what-ifs on top, validated the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -137,6 +140,22 @@ class ContentionSpec(_Node):
     alu_rate_while_tensor_busy: Fraction
 
 
+class LatencySpec(_Node):
+    """Dependent-issue latencies of one SM in cycles: from an instruction's issue until one that uses its result
+    can issue. They bound a warp role's op from below (`simgpu.sm`), delay the role and occupy no unit.
+
+    `mma_async_cycles` is what an async MMA (wgmma, tcgen05) adds after its tensor-core work before its result can
+    be used (fence, commit, wait). An arch without this section has no latency floors."""
+
+    fma_cycles: PositiveFloat  # FFMA, FADD, FMUL
+    alu_cycles: PositiveFloat  # FMNMX, F2FP, compare, select
+    mufu_cycles: PositiveFloat  # MUFU.EX2
+    shuffle_cycles: PositiveFloat  # SHFL.BFLY
+    smem_cycles: PositiveFloat  # LDS.128, ldmatrix.x4
+    mma_sync_cycles: PositiveFloat  # mma.sync m16n8k16, accumulator to accumulator
+    mma_async_cycles: NonNegativeFloat
+
+
 class PowerSpec(_Node):
     """Power-limited clock: with the tensor cores saturated the chip runs at `tensor_saturated_clock_hz`.
 
@@ -177,6 +196,7 @@ class Arch(_Node):
     l2: L2Spec
     hbm: HbmSpec
     features: Features
+    latency: LatencySpec | None = None  # optional: a file without it models no dependency latencies
 
     @model_validator(mode="after")
     def _consistent(self) -> Arch:
@@ -261,8 +281,7 @@ def resolve_arch_path(name_or_path: str | Path, relative_to: Path | None = None)
 def load_arch(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Arch:
     """Load, merge `inherit:` parents, apply overrides, validate. Raises ArchError with file and key path."""
     path = resolve_arch_path(name_or_path)
-    tree = _load_tree(path, chain=())
-    arch = _validate(tree, str(path))
+    arch = _validate_chain(_load_chain(path, heirs=()))
     if overrides:
         arch = arch.with_overrides(overrides, source=f"{path} (--set)")
     return arch
@@ -290,36 +309,98 @@ def parse_scalar(raw: str) -> Any:
     return raw
 
 
-def _load_tree(path: Path, chain: tuple[Path, ...]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Level:
+    """One file of an `inherit:` chain and the tree merged from its ancestors and itself."""
+
+    path: Path  # as reached: given by the user, or resolved from the `inherit:` of the file that names it
+    heirs: tuple[Path, ...]  # the files that inherit it, the loaded file first and its direct child last
+    tree: dict[str, Any]
+
+
+def _in_file(path: Path, heirs: tuple[Path, ...], reason: str) -> ArchError:
+    """One line blaming `path`; a parent reached through `inherit:` also names the files that inherited it."""
+    inherited = ""
+    if heirs:
+        inherited = f" (inherited by {heirs[-1]}" + "".join(f", in turn by {h}" for h in reversed(heirs[:-1])) + ")"
+    return ArchError(f"{path}: {reason}{inherited}")
+
+
+def _load_chain(path: Path, heirs: tuple[Path, ...]) -> tuple[_Level, ...]:
+    """`path` and its `inherit:` ancestors, the farthest ancestor first; each level merges its parent's tree."""
     resolved = path.resolve()
-    if resolved in chain:
-        cycle = " -> ".join(str(p) for p in (*chain, resolved))
+    if any(heir.resolve() == resolved for heir in heirs):
+        cycle = " -> ".join(str(p.resolve()) for p in (*heirs, path))
         raise ArchError(f"{path}: inherit cycle: {cycle}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ArchError(f"{path}: cannot read arch file: {err}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f": line {mark.line + 1}" if mark is not None else ""
-        # A scanner/parser error has `problem`; a reader error (a control or NUL byte) only its own first line.
-        problem = getattr(err, "problem", None) or (str(err).splitlines() or ["invalid YAML"])[0]
-        raise ArchError(f"{path}{where}: YAML syntax error: {problem}") from None
-    if not isinstance(data, dict):
-        raise ArchError(f"{path}: an arch file must be a YAML mapping, got {type(data).__name__}")
+    data = _read_yaml(path, heirs)
     parent_name = data.pop("inherit", None)
     if parent_name is None:
-        return data
+        return (_Level(path, heirs, data),)
     if not isinstance(parent_name, str):
-        raise ArchError(f"{path}: inherit: expected an arch name or path, got {parent_name!r}")
+        raise _in_file(path, heirs, f"inherit: expected an arch name or path, got {parent_name!r}")
     try:
         parent_path = resolve_arch_path(parent_name, relative_to=path.parent)
     except ArchError as err:
-        raise ArchError(f"{path}: inherit: {err}") from None
-    parent = _load_tree(parent_path, (*chain, resolved))
-    return _merge(parent, data)
+        raise _in_file(path, heirs, f"inherit: {err}") from None
+    ancestors = _load_chain(parent_path, (*heirs, path))
+    return (*ancestors, _Level(path, heirs, _merge(ancestors[-1].tree, data)))
+
+
+def _read_yaml(path: Path, heirs: tuple[Path, ...]) -> dict[str, Any]:
+    """The mapping in one arch file, loaded safely; syntax errors and duplicate keys name their line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise _in_file(path, heirs, f"cannot read arch file: {err}") from None
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader: plain data only
+    except _DuplicateKeyError as err:
+        raise _in_file(path, heirs, str(err)) from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        # A scanner/parser error has `problem`; a reader error (a control or NUL byte) only its own first line.
+        problem = getattr(err, "problem", None) or (str(err).splitlines() or ["invalid YAML"])[0]
+        raise _in_file(path, heirs, f"{where}YAML syntax error: {problem}") from None
+    if not isinstance(data, dict):
+        raise _in_file(path, heirs, f"an arch file must be a YAML mapping, got {type(data).__name__}")
+    return data
+
+
+class _DuplicateKeyError(yaml.YAMLError):
+    """A key given twice in one mapping; the message is `line N: key.path: duplicate key (first on line M)`."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping (the plain one keeps the last silently)."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        self._check_unique_keys(node, "", set())
+        return super().construct_document(node)
+
+    def _check_unique_keys(self, node: yaml.Node, where: str, seen: set[int]) -> None:
+        if id(node) in seen:  # an alias of a node already checked (anchors may even make cycles)
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self._check_unique_keys(item, f"{where}[{index}]", seen)
+        if not isinstance(node, yaml.MappingNode):
+            return
+        first_lines: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor` merges may be overridden on purpose
+                self._check_unique_keys(value_node, where, seen)
+                continue
+            key = self.construct_object(key_node) if isinstance(key_node, yaml.ScalarNode) else key_node.value
+            key_path = f"{where}.{key}" if where else str(key)
+            line = key_node.start_mark.line + 1
+            if isinstance(key_node, yaml.ScalarNode):  # a sequence or mapping as a key is refused when constructed
+                first = first_lines.get(key)
+                if first is not None:
+                    raise _DuplicateKeyError(f"line {line}: {key_path}: duplicate key (first on line {first})")
+                first_lines[key] = line
+            self._check_unique_keys(value_node, key_path, seen)
 
 
 def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -354,19 +435,49 @@ def _validate(tree: Mapping[str, Any], source: str) -> Arch:
     try:
         return Arch.model_validate(dict(tree))
     except ValidationError as err:
-        first = err.errors()[0]
-        more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
-        if first["type"] == "value_error" and not first["loc"]:
-            # A consistency rule of the whole tree (Arch._consistent): its message names the keys itself.
-            raise ArchError(f"{source}: {first['ctx']['error']}{more}") from None
-        location = ".".join(str(part) for part in first["loc"]) or "<root>"
-        message = first["msg"]
-        if first["type"] == "extra_forbidden":
-            message = "unknown key"
-        elif first["type"] == "missing":
-            message = "missing key"
-        value = first.get("input")
-        shown = (
-            "" if first["type"] in ("missing", "extra_forbidden") or isinstance(value, dict) else f" (got {value!r})"
-        )
-        raise ArchError(f"{source}: {location}: {message}{shown}{more}") from None
+        raise ArchError(f"{source}: {_describe(err)}") from None
+
+
+def _validate_chain(levels: tuple[_Level, ...]) -> Arch:
+    """Validate the loaded file's merged tree. Its first error is blamed on the first file of the chain whose own
+    merged tree already has that error: a bad value a parent sets names the parent, an override the child."""
+    top = levels[-1]
+    try:
+        return Arch.model_validate(top.tree)
+    except ValidationError as err:
+        first = _error_key(err.errors()[0])
+        culprit = next((level for level in levels[:-1] if first in _error_keys(level.tree)), top)
+        raise _in_file(culprit.path, culprit.heirs, _describe(err)) from None
+
+
+def _error_keys(tree: dict[str, Any]) -> set[tuple[object, ...]]:
+    try:
+        Arch.model_validate(tree)
+    except ValidationError as err:
+        return {_error_key(error) for error in err.errors()}
+    return set()
+
+
+def _error_key(error: Any) -> tuple[object, ...]:
+    """What identifies an error across the levels of a chain: not a whole section given as input (a missing key's,
+    or the whole tree's for a consistency rule), whose other keys may differ from level to level."""
+    value = error.get("input")
+    return (error["type"], tuple(error["loc"]), error["msg"], None if isinstance(value, dict) else repr(value))
+
+
+def _describe(err: ValidationError) -> str:
+    """The first error as `key.path: reason (got value)`, with the count of the others."""
+    first = err.errors()[0]
+    more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
+    if first["type"] == "value_error" and not first["loc"]:
+        # A consistency rule of the whole tree (Arch._consistent): its message names the keys itself.
+        return f"{first['ctx']['error']}{more}"
+    location = ".".join(str(part) for part in first["loc"]) or "<root>"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown key"
+    elif first["type"] == "missing":
+        message = "missing key"
+    value = first.get("input")
+    shown = "" if first["type"] in ("missing", "extra_forbidden") or isinstance(value, dict) else f" (got {value!r})"
+    return f"{location}: {message}{shown}{more}"

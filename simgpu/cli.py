@@ -103,11 +103,16 @@ def _key_values(items: Sequence[str], flag: str) -> dict[str, Any]:
     help="Run one CTA's first tile alone on one SM and report each unit's busy cycles (unit_cycles).",
 )
 @click.option(
+    "--exact",
+    is_flag=True,
+    help="Simulate every CTA and loop iteration (the ground truth; slow for long sequences). Default: fast mode.",
+)
+@click.option(
     "--trace",
     "trace_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write a Chrome trace (open in Perfetto) of SM 0 and the chip-wide units.",
+    help="Write a Chrome trace (open in Perfetto) of SM 0 and the chip-wide units (runs in exact mode).",
 )
 def run_command(
     arch_name: str,
@@ -127,6 +132,7 @@ def run_command(
     opts: Sequence[str],
     as_json: bool,
     per_tile: bool,
+    exact: bool,
     trace_path: str | None,
 ) -> None:
     """Simulate one algorithm on one arch and print the prediction."""
@@ -140,7 +146,8 @@ def run_command(
     else:
         problem = Problem(batch, heads, seqlen, headdim, seqlen_k, causal, dtype, pass_)
     trace = Trace() if trace_path is not None else None
-    result = simulate(arch, algo, problem, _key_values(opts, "--option"), trace=trace, per_tile=per_tile)
+    mode = "exact" if exact or trace is not None else "fast"
+    result = simulate(arch, algo, problem, _key_values(opts, "--option"), mode, trace=trace, per_tile=per_tile)
     if trace_path is not None:
         result.write_trace(trace_path)
     if as_json:
@@ -168,7 +175,7 @@ def run_command(
     help="Nsight Compute DRAM bytes (e.g. validation/h200/ncu_bytes.csv) to compare with predicted HBM bytes.",
 )
 @click.option("--arch", "arch_name", default="h200", show_default=True, help="Arch file of the measured GPU.")
-@click.option("--algos", multiple=True, type=click.Choice(["standard", "v1", "v2"]), help="Default: all.")
+@click.option("--algos", multiple=True, type=click.Choice(["standard", "v1", "v2", "v3"]), help="Default: all.")
 @click.option("--quick", is_flag=True, help="Only sequence lengths up to 2048.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="out/validation", show_default=True)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")

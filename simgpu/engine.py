@@ -14,7 +14,7 @@ This is the exact mode: every CTA and every loop iteration is simulated. Ignored
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Hashable, Iterator, Sequence
+from collections.abc import Callable, Generator, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from simgpu.kernel import WARP_SIZE, BarrierSpec, Kernel, Role
 from simgpu.ops import Advance, Arrive, BarrierRef, Delay, Op, Repeat, Store, Wait
 from simgpu.sm import Sm
 from simgpu.trace import Trace
+from simgpu.units.fluid_l2 import FluidL2, MissShares
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
 from simgpu.units.server import SpanRecorder
@@ -209,21 +210,31 @@ class Engine:
         clock_hz: float | None = None,
         trace: Trace | None = None,
         event_budget: int = DEFAULT_EVENT_BUDGET,
+        *,
+        sms: int | None = None,
+        miss_shares: Mapping[str, MissShares] | None = None,
+        max_ctas_per_sm: int | None = None,
+        bandwidth_share: float | None = None,
     ) -> None:
+        """`sms` builds only that many SMs, with `bandwidth_share` of the chip's HBM and L2 bandwidth (by default
+        their share of the SMs), `miss_shares` replaces L2 residency by the chip-wide miss shares, and
+        `max_ctas_per_sm` runs fewer CTAs at once than fit: fast mode's representative SMs (`simgpu.fast`)."""
         self.arch = arch
         self.clock_hz = clock_hz if clock_hz is not None else arch.clock_hz
         self.trace = trace
         self.event_budget = event_budget
+        self.max_ctas_per_sm = max_ctas_per_sm
         self.env = simpy.Environment()
-        self.hbm = Hbm(arch.hbm_bytes_per_cycle(self.clock_hz), arch.hbm.latency_cycles, self._chip_recorder())
-        self.l2 = L2(
-            arch.l2.capacity_bytes,
-            arch.l2_bytes_per_cycle(self.clock_hz),
-            arch.l2.hit_latency_cycles,
-            self.hbm,
-            self._chip_recorder(),
-        )
-        self.sms = [Sm(i, arch, self.l2, self._sm_recorder) for i in range(arch.sms)]
+        built = arch.sms if sms is None else sms
+        share = built / arch.sms if bandwidth_share is None else bandwidth_share
+        self.hbm = Hbm(arch.hbm_bytes_per_cycle(self.clock_hz) * share, arch.hbm.latency_cycles, self._chip_recorder())
+        l2_rate = arch.l2_bytes_per_cycle(self.clock_hz) * share
+        self.l2: L2 | FluidL2
+        if miss_shares is None:
+            self.l2 = L2(arch.l2.capacity_bytes, l2_rate, arch.l2.hit_latency_cycles, self.hbm, self._chip_recorder())
+        else:
+            self.l2 = FluidL2(l2_rate, arch.l2.hit_latency_cycles, self.hbm, miss_shares, self._chip_recorder())
+        self.sms = [Sm(i, arch, self.l2, self._sm_recorder) for i in range(built)]
         self._ops = 0
         self._roles: list[_RoleState] = []
         self._ctas = 0
@@ -247,7 +258,7 @@ class Engine:
         if estimate > self.event_budget:
             raise EventBudgetError(
                 f"this run needs about {estimate:,.0f} ops, over exact mode's event budget of {self.event_budget:,}; "
-                "use a smaller problem"
+                "use fast mode (the default: drop --exact / mode='exact') or a smaller problem"
             )
         launch_cycles = self.arch.kernel_launch_s * self.clock_hz
         kernel_cycles = []
@@ -256,6 +267,8 @@ class Engine:
             start = self.env.now
             fit = ctas_per_sm(self.arch, kernel)
             fits.append(fit)
+            if self.max_ctas_per_sm is not None:
+                fit = min(fit, self.max_ctas_per_sm)
             self._run_kernel(kernel, fit, start + launch_cycles)
             kernel_cycles.append(self.env.now - start)
         self.l2.flush()
@@ -353,7 +366,8 @@ class Engine:
                 self._ops += 1
                 if self._ops > self.event_budget:
                     raise EventBudgetError(
-                        f"simulation exceeded its event budget of {self.event_budget:,} ops; use a smaller problem"
+                        f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
+                        "(the default: drop --exact / mode='exact') or a smaller problem"
                     )
                 now = env.now
                 done = sm.execute(op, now, role.warps)  # type: ignore[arg-type]

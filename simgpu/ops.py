@@ -4,6 +4,7 @@ An op with `arrive=None` is synchronous: the role waits until it completes. An o
 asynchronous (TMA copies, cp.async groups, wgmma, tcgen05): the role continues at once and the op arrives on that
 barrier when it completes; another role (or the same one) waits on the barrier. Stores are fire-and-forget unless
 `wait=True`. `Repeat` marks a loop so that the engine can see iterations (the fast mode extrapolates them).
+Elementwise ops may declare the `Chain` of dependent instructions one warp must wait through (latency, not work).
 """
 
 from __future__ import annotations
@@ -19,6 +20,23 @@ Operand = Literal["reg", "smem", "tmem"]
 # CUTLASS PipelineState does; "ring@view" is the same ring with a second cursor of the role (for a role that both
 # fills and drains a ring); (name, slot) names the slot explicitly.
 BarrierRef = str | tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """The longest chain of dependent instructions one warp runs through an op, counted by kind.
+
+    Each step waits for the previous one's result, so the op cannot finish before the sum of the steps' latencies
+    (the arch's `latency:` section; `simgpu.sm` applies it). Independent work does not count: a warp with `c`
+    independent chains over `n` instructions of one kind has `n / c` steps of that kind. A row reduction over a
+    quad of lanes is a thread-local chain over the thread's elements, then log2(4) = 2 shuffle steps.
+    """
+
+    fma: float = 0.0
+    alu: float = 0.0
+    mufu: float = 0.0
+    shuffle: float = 0.0
+    smem: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +99,7 @@ class Exp:
     emulated_fraction: float = 0.0
     fma_per_emulated: float = 0.0
     arrive: BarrierRef | None = None
+    chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +108,7 @@ class Fma:
 
     count: float
     arrive: BarrierRef | None = None
+    chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +117,7 @@ class Alu:
 
     count: float
     arrive: BarrierRef | None = None
+    chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +135,7 @@ class Vector:
     emulated_fraction: float = 0.0
     fma_per_emulated: float = 0.0
     arrive: BarrierRef | None = None
+    chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,9 @@
 
 An op's completion time is the latest completion among the units it uses; the units work on it concurrently
 (cut-through), each in FIFO order. Memory ops add the latency of the level that served them. Every op also costs
-warp-instruction issue slots. Ignored: register-dependency latencies inside a role (use `Delay`), and instruction
-caches.
+warp-instruction issue slots. On an arch with a `latency:` section an op also cannot finish before its warps'
+dependency chain (`simgpu.latency`): a delay of the role that occupies no unit. Ignored: instruction caches, and
+the warp schedulers' interleaving of co-resident roles on one unit (each unit serves whole ops in FIFO order).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from dataclasses import dataclass
 
 from simgpu.arch import DTYPE_BYTES, Arch
 from simgpu.errors import ScheduleError
-from simgpu.ops import Alu, Exp, Fma, Load, Mma, Smem, Store, Tmem, UnitOp, Vector
+from simgpu.latency import elementwise_floor, mma_sync_floor
+from simgpu.ops import Alu, Chain, Exp, Fma, Load, Mma, Smem, Store, Tmem, UnitOp, Vector
+from simgpu.units.fluid_l2 import FluidL2
 from simgpu.units.fma import LanePipe
 from simgpu.units.issue import IssueSlots
 from simgpu.units.l2 import L2
@@ -42,7 +45,9 @@ _OPERANDS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {
 class Sm:
     """The per-SM units and the rules that charge ops to them."""
 
-    def __init__(self, index: int, arch: Arch, l2: L2, recorder: Callable[[int], SpanRecorder | None]) -> None:
+    def __init__(
+        self, index: int, arch: Arch, l2: L2 | FluidL2, recorder: Callable[[int], SpanRecorder | None]
+    ) -> None:
         rec = recorder(index)
         parts = arch.tensor_core.subpartitions
         self.index = index
@@ -68,8 +73,9 @@ class Sm:
         self.smem = SharedMemory(arch.smem.bandwidth_bytes_per_cycle, arch.smem.copy_engine_writes_use_port, rec)
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None
+        self.latency = arch.latency
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
-        self._elementwise_counts: dict[tuple[float, ...], tuple[float, float, float, float]] = {}
+        self._elementwise_counts: dict[tuple[object, ...], tuple[float, float, float, float, float]] = {}
         self._mma_plans: dict[Mma, _MmaPlan] = {}
         self._dispatch: dict[type, Callable[[UnitOp, float, int], float]] = {
             Load: self._load,  # type: ignore[dict-item]
@@ -106,20 +112,33 @@ class Sm:
         return self.issue.issue(now, lane_ops / WARP_LANES, warps)
 
     def _elementwise(
-        self, now: float, warps: int, fma: float, alu: float, ex2: float, emulated: float, fma_per_emulated: float
+        self,
+        now: float,
+        warps: int,
+        fma: float,
+        alu: float,
+        ex2: float,
+        emulated: float,
+        fma_per_emulated: float,
+        chain: Chain | None,
     ) -> float:
-        """FMA, ALU and exp2 lane ops issued together: the pipes run concurrently, issue slots are shared."""
-        key = (fma, alu, ex2, emulated, fma_per_emulated)
+        """FMA, ALU and exp2 lane ops issued together: the pipes run concurrently, issue slots are shared; the op
+        ends no sooner than its dependency chain allows."""
+        key = (fma, alu, ex2, emulated, fma_per_emulated, chain)
         counts = self._elementwise_counts.get(key)
         if counts is None:
             if not 0.0 <= emulated <= 1.0:
                 raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
             hardware = ex2 * (1.0 - emulated)
             fma_total = fma + ex2 * emulated * fma_per_emulated
-            counts = (fma_total + alu + hardware, fma_total, alu, hardware)
+            floor = 0.0
+            if self.latency is not None:
+                emulated_chain = fma_per_emulated if ex2 * emulated else 0.0
+                floor = elementwise_floor(self.latency, chain, fma, alu, hardware, emulated_chain)
+            counts = (fma_total + alu + hardware, fma_total, alu, hardware, floor)
             self._elementwise_counts[key] = counts
-        lanes, fma_total, alu, hardware = counts
-        done = self._lanes(now, lanes, warps)
+        lanes, fma_total, alu, hardware, floor = counts
+        done = max(self._lanes(now, lanes, warps), now + floor)
         if fma_total:
             done = max(done, self.fma.run(now, fma_total, warps))
         if alu:
@@ -129,20 +148,23 @@ class Sm:
         return done
 
     def _fma(self, op: Fma, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, op.count, 0.0, 0.0, 0.0, 0.0)
+        return self._elementwise(now, warps, op.count, 0.0, 0.0, 0.0, 0.0, op.chain)
 
     def _alu(self, op: Alu, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, 0.0, op.count, 0.0, 0.0, 0.0)
+        return self._elementwise(now, warps, 0.0, op.count, 0.0, 0.0, 0.0, op.chain)
 
     def _exp(self, op: Exp, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, 0.0, 0.0, op.count, op.emulated_fraction, op.fma_per_emulated)
+        return self._elementwise(now, warps, 0.0, 0.0, op.count, op.emulated_fraction, op.fma_per_emulated, op.chain)
 
     def _vector(self, op: Vector, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, op.fma, op.alu, op.ex2, op.emulated_fraction, op.fma_per_emulated)
+        return self._elementwise(
+            now, warps, op.fma, op.alu, op.ex2, op.emulated_fraction, op.fma_per_emulated, op.chain
+        )
 
     def _smem(self, op: Smem, now: float, warps: int) -> float:
         issued = self._lanes(now, (op.read_bytes + op.write_bytes) / VECTOR_BYTES_PER_LANE, warps)
-        return max(issued, self.smem.access(now, op.read_bytes, op.write_bytes))
+        done = max(issued, self.smem.access(now, op.read_bytes, op.write_bytes))
+        return max(done, now + self.latency.smem_cycles) if self.latency is not None else done
 
     def _tmem(self, op: Tmem, now: float, warps: int) -> float:
         if self.tmem is None:
@@ -176,8 +198,9 @@ class Sm:
         if plan is None:
             plan = self._mma_plan(op)
             self._mma_plans[op] = plan
-        done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction)
-        done = max(done, self.issue.issue(now, plan.instructions, warps))
+        # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
+        done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction) + plan.result_latency
+        done = max(done, self.issue.issue(now, plan.instructions, warps), now + plan.floor)
         if plan.smem_read:
             done = max(done, self.smem.access(now, plan.smem_read, 0.0))
         if plan.tmem_read:
@@ -219,7 +242,16 @@ class Sm:
         a_bytes = op.m * op.k * element
         b_bytes = op.n * op.k * element / op.b_share
         smem_read = (a_bytes if op.a == "smem" else 0) + (b_bytes if op.b == "smem" else 0) + op.operand_smem_bytes
-        return _MmaPlan(instruction, instructions, float(smem_read), float(a_bytes if op.a == "tmem" else 0))
+        floor = result_latency = 0.0
+        if self.latency is not None:
+            if instruction == "mma_sync":
+                k_steps = op.k * element / shape_k_bytes
+                floor = mma_sync_floor(self.latency, k_steps, op.operand_smem_bytes > 0)
+            else:
+                result_latency = self.latency.mma_async_cycles
+        return _MmaPlan(
+            instruction, instructions, float(smem_read), float(a_bytes if op.a == "tmem" else 0), floor, result_latency
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,3 +260,5 @@ class _MmaPlan:
     instructions: float
     smem_read: float
     tmem_read: float
+    floor: float  # latency floor from the op's start (mma.sync's dependent k-steps)
+    result_latency: float  # added after the tensor-core work (async MMAs' fence, commit, wait)

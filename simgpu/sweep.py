@@ -55,13 +55,12 @@ from pydantic import (
     field_validator,
 )
 
-from simgpu.api import simulate
+from simgpu.api import MODES, simulate
 from simgpu.arch import Arch, load_arch, parse_scalar, resolve_arch_path
 from simgpu.errors import SimgpuError
 from simgpu.problem import INPUT_DTYPES, PASSES, AnyProblem, GemmProblem, Problem
 from simgpu.registry import load_algorithm
 
-MODE = "exact"  # the mode every point runs in (the only one simulate offers)
 CACHE_SUFFIX = ".cache"  # the cache of `out/x.csv` is the directory `out/x.csv.cache/`
 # Points are grouped into tasks on a pool: a tiny point costs about 10 ms, a Dask task a few ms of overhead.
 TASK_SECONDS = 0.2  # aim of one task's compute time: hides that overhead, keeps the bar moving and Ctrl-C prompt
@@ -120,6 +119,7 @@ class SweepSpec(_Strict):
     problem: ProblemGrid
     options: dict[StrictStr, Axis[Scalar]] = Field(default_factory=dict)
     overrides: dict[StrictStr, Axis[Scalar]] = Field(default_factory=dict, alias="set")
+    mode: Annotated[StrictStr, _one_of(MODES)] = "fast"  # the simulation mode of every point
 
     @field_validator("options", "overrides")
     @classmethod
@@ -154,6 +154,7 @@ class Point:
     algo: str
     problem: AnyProblem
     options: tuple[tuple[str, Any], ...]
+    mode: str
     config_hash: str
 
 
@@ -276,7 +277,7 @@ def expand(spec: SweepSpec, source: str, base_dir: Path) -> tuple[Point, ...]:
                             "algo": algo,
                             "arch_sha256": arch_sha256,
                             "code_sha256": code,
-                            "mode": MODE,
+                            "mode": spec.mode,
                             "options": dict(options),
                             "problem": problem.describe(),
                         }
@@ -290,6 +291,7 @@ def expand(spec: SweepSpec, source: str, base_dir: Path) -> tuple[Point, ...]:
                                 algo=algo,
                                 problem=problem,
                                 options=options,
+                                mode=spec.mode,
                                 config_hash=_sha256_json(config),
                             )
                         )
@@ -365,7 +367,7 @@ def _sha256_json(value: Any) -> str:
 def run_point(point: Point) -> dict[str, Any]:
     """Simulate one point: its result fields (busy flattened), or `{"error": ...}` for a SimgpuError."""
     try:
-        result = simulate(point.arch, point.algo, point.problem, dict(point.options), mode=MODE)
+        result = simulate(point.arch, point.algo, point.problem, dict(point.options), mode=point.mode)
     except SimgpuError as err:
         return {"error": f"{type(err).__name__}: {' '.join(str(err).split())}"}
     data = result.to_dict()

@@ -1,13 +1,16 @@
 """Predicted against measured: re-run the simulator on every configuration a GPU measured, and score it.
 
 Input: the CSV written by `cupy_kernels.selfcheck` (one row per kernel, pass and shape, with the tile configuration
-and the SM clock nvidia-smi sampled during the timing). Each configuration is simulated with the arch file of that
-GPU and the measured kernel's tile options, so prediction and measurement describe the same program. The sampled
+and the SM clock nvidia-smi sampled during the timing), or by `cupy_kernels.v3.selfcheck` (the same columns plus the
+v3 kernel's `pingpong` and `intra_wg_overlap` switches and `probe_clock_mhz`). Each configuration is simulated with
+the arch file of that GPU and the measured kernel's tile options and switches (plus `KERNEL_OPTIONS`, where our
+kernel differs from the schedule's defaults), so prediction and measurement describe the same program. The sampled
 clock is the ceiling (`clock_hz`); the arch's power model still lowers it with tensor activity, because nvidia-smi
 overstates the clock kernels run at under tensor load (validation/h200/README.md: 1800 MHz sampled while wgmma ran
 at 1598 by the SM cycle counter). Where the CSV has `probe_clock_mhz` (the cycle-counted clock right after the
 timing), that clock is used as it is.
-Output rows carry both figures and the relative error; `mape` summarises them per kernel and pass.
+Output rows carry the options simulated, both figures and the relative error; `mape` summarises them per kernel
+and pass.
 
 Ignored: measurement noise (the CSV holds medians with p10/p90 beside them).
 """
@@ -44,6 +47,7 @@ class Comparison:
     seqlen: int
     headdim: int
     causal: bool
+    options: str  # the schedule options simulated, `name=value` separated by spaces (tiles, switches)
     clock_mhz: float
     measured_ms: float
     predicted_ms: float
@@ -137,6 +141,7 @@ def predict(case: Case) -> Comparison:
         seqlen=p.seqlen_q,
         headdim=p.headdim,
         causal=p.causal,
+        options=" ".join(f"{name}={value}" for name, value in case.options.items()),
         clock_mhz=case.clock_mhz,
         measured_ms=case.measured_ms,
         predicted_ms=predicted_ms,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 
-from algorithms._schedule.tiling import ceil_div, rows_in_block
+from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
 from simgpu.kernel import CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Load, Op, Store, Vector
 from simgpu.problem import Problem
@@ -35,6 +35,7 @@ def _row_kernel(
     return Kernel(
         name=name,
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(n_q_blocks, per_tile))),
+        head_axes=HEAD_AXES,
         cta=CtaResources(128, 32, 0),
         roles=(Role("warps", 4, program),),
     )

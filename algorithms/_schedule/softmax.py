@@ -4,15 +4,38 @@ Per score: 1 FFMA (scale, subtract the running max), 1 MUFU.EX2, 1 FMNMX (row ma
 conversion (two scores packed to 16 bits per F2FP). Per row: the rescale of O (headdim FMUL) and of l, an ex2 for
 the rescale factor, and the quad shuffles and max of the row max (8 ALU ops). Tiles that cross the diagonal or the
 sequence end add a compare and a select per score for the mask.
+
+It is two passes, as in FA2's and FA3's code (`cupy_kernels/v2/fwd.cu`, FA's `softmax.max` then the exps): every
+exp needs its row's new max, so the row-max pass (mask, FMNMX, quad shuffles) ends before the exp pass (FFMA,
+MUFU.EX2, FADD, F2FP, the rescale of O and l) begins, and the two do not share the pipes' time.
+
+Latency (`simgpu.ops.Chain`, per warp): in the accumulator layout of mma.sync and wgmma a row's scores sit in a quad
+of 4 lanes, `cols / 4` per thread. The max pass is a chain of `cols / 8` FMNMX over pairs of the thread's scores
+(after the mask's compare and select), then 2 shuffle + FMNMX steps across the quad. The exp pass: the scaled max
+(FMUL), one score's FFMA and MUFU.EX2 while the old sum is rescaled (FMUL), then the row sum, a chain of `cols / 4`
+FADD. The thread's other rows and exps are independent of these chains.
 """
 
 from __future__ import annotations
 
-from simgpu.ops import Vector
+from simgpu.ops import Chain, Vector
+
+QUAD = 4  # lanes that share one accumulator row
 
 
-def online_softmax(rows: int, cols: int, headdim: int, masked: bool) -> Vector:
+def online_softmax(rows: int, cols: int, headdim: int, masked: bool) -> tuple[Vector, Vector]:
+    """The row-max pass and the exp pass over a `rows` x `cols` score tile (O has `headdim` columns)."""
     scores = rows * cols
-    fma = 2 * scores + rows * headdim + rows
-    alu = 1.5 * scores + 8 * rows + (2 * scores if masked else 0)
-    return Vector(fma=fma, alu=alu, ex2=scores + rows)
+    per_thread = cols / QUAD
+    mask = 2 * scores if masked else 0
+    row_max = Vector(
+        alu=scores + 8 * rows + mask,
+        chain=Chain(alu=per_thread / 2 + 2 + (2 if masked else 0), shuffle=2),
+    )
+    exps = Vector(
+        fma=2 * scores + rows * headdim + rows,
+        alu=0.5 * scores,
+        ex2=scores + rows,
+        chain=Chain(fma=3 + per_thread, mufu=1),
+    )
+    return row_max, exps

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 from simgpu.problem import Problem
 
+# Attention tiles are indexed (batch, head, ...): the kernels' `head_axes`.
+HEAD_AXES = 2
+
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algorithms._schedule.memory import check_footprint
-from algorithms._schedule.tiling import ceil_div, rows_in_block
+from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
@@ -141,6 +141,7 @@ def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str,
     return Kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, n_i, n_j)),
+        head_axes=HEAD_AXES,
         cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, (r + c) * (d + SMEM_PAD_ELEMENTS) * eb),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("ab", arrivals=2),),
@@ -205,6 +206,7 @@ def long_k_kernel(
     return Kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, ceil_div(rows_total, rows_block))),
+        head_axes=HEAD_AXES,
         cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("stage", arrivals=2, slots=stages),),
@@ -264,6 +266,7 @@ def rowwise_kernel(
     return Kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, ceil_div(p.seqlen_q, r))),
+        head_axes=HEAD_AXES,
         cta=CtaResources(cfg.warps * 32, ROWWISE_REGISTERS, 0),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("in", arrivals=len(reads) * n_j),),

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algorithms._schedule.memory import check_footprint
-from algorithms._schedule.tiling import ceil_div, key_blocks, round_up, rows_in_block
+from algorithms._schedule.tiling import HEAD_AXES, ceil_div, key_blocks, round_up, rows_in_block
 from algorithms.v1.numerics import V1Options, block_sizes
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
@@ -224,6 +224,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v1_fwd",
         tiles=tuple((b, h) for b in range(p.batch) for h in range(p.heads)),
+        head_axes=HEAD_AXES,
         cta=CtaResources(cfg.warps * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(
@@ -323,6 +324,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v1_bwd",
         tiles=tuple((b, h) for b in range(p.batch) for h in range(p.heads)),
+        head_axes=HEAD_AXES,
         cta=CtaResources(cfg.warps * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q", arrivals=2), BarrierSpec("state", arrivals=4)),

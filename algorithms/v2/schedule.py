@@ -19,7 +19,8 @@ Backward (Algorithm 2; the same program as `cupy_kernels/v2/bwd.cu`): three kern
   convert     the fp32 dQ accumulator to the input dtype.
 Causal: Q blocks wholly above the diagonal are skipped. In every kernel the CTAs of one head run next to each
 other (the fastest-varying block index), which is what lets K/V (forward) and dQ (backward) re-use hit in L2.
-Ignored: the __syncthreads per tile (the role's warps are modelled in lockstep), register-dependency latency.
+Ignored: the __syncthreads per tile (the role's warps are modelled in lockstep). Dependency latencies follow the
+arch's `latency:` section (`simgpu.latency`; the softmax's chains in `algorithms._schedule.softmax`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from typing import Any
 
 from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
 from algorithms._schedule.softmax import online_softmax
-from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block, tile_needs_mask
+from algorithms._schedule.tiling import (
+    HEAD_AXES,
+    ceil_div,
+    first_query_block,
+    key_blocks,
+    rows_in_block,
+    tile_needs_mask,
+)
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
@@ -150,7 +158,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
                     instruction="mma_sync",
                     operand_smem_bytes=q_frag + kv_frag,
                 ),
-                online_softmax(r, c, d, masked=j >= keys.unmasked),
+                *online_softmax(r, c, d, masked=j >= keys.unmasked),
                 Mma(r, d, c, problem.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=kv_frag),
             )
 
@@ -171,6 +179,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v2_fwd",
         tiles=tiles,
+        head_axes=HEAD_AXES,
         cta=CtaResources(cfg.warps * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("q"), BarrierSpec("kv", arrivals=2, slots=cfg.stages)),
@@ -254,6 +263,7 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
     main_kernel = Kernel(
         name="v2_bwd",
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
+        head_axes=HEAD_AXES,
         cta=CtaResources(cfg.warps * 32, registers, smem),
         roles=(Role("warps", cfg.warps, main),),
         barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q", arrivals=4, slots=cfg.stages)),

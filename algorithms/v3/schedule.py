@@ -50,7 +50,14 @@ from typing import Any
 
 from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
 from algorithms._schedule.softmax import online_softmax
-from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block, tile_needs_mask
+from algorithms._schedule.tiling import (
+    HEAD_AXES,
+    ceil_div,
+    first_query_block,
+    key_blocks,
+    rows_in_block,
+    tile_needs_mask,
+)
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
@@ -241,7 +248,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 )  # fmt: skip
 
             def softmax(j: int) -> tuple[Op, ...]:
-                return (online_softmax(WGMMA_ROWS, c, d, masked=j >= keys.unmasked), *permute)
+                return (*online_softmax(WGMMA_ROWS, c, d, masked=j >= keys.unmasked), *permute)
 
             def serial(j: int) -> Sequence[Op]:
                 # No GEMM-softmax pipelining: S_j, its softmax, then PV_j, each waiting for the one before.
@@ -310,6 +317,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v3_fwd",
         tiles=tiles,
+        head_axes=HEAD_AXES,
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=tuple(roles),
         barriers=tuple(barriers),
@@ -451,6 +459,7 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
     main = Kernel(
         name="v3_bwd",
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
+        head_axes=HEAD_AXES,
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=roles,
         barriers=barriers,

@@ -58,7 +58,13 @@ from functools import cache
 from typing import Any
 
 from algorithms._schedule.exp2 import EXPONENT_INSERT_ALU, fma_per_exp2
-from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block
+from algorithms._schedule.tiling import (
+    HEAD_AXES,
+    ceil_div,
+    first_query_block,
+    key_blocks,
+    rows_in_block,
+)
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
@@ -381,6 +387,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v4_fwd",
         tiles=tuple(tiles),
+        head_axes=HEAD_AXES,
         cta=CtaResources(
             threads,
             _registers(threads),
@@ -420,6 +427,7 @@ def _preprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v4_bwd_preprocess",
         tiles=tuple(_q_tiles(problem, cfg)),
+        head_axes=HEAD_AXES,
         cta=CtaResources(128, 64, 0),
         roles=(Role("preprocess", WARPGROUP, program),),
     )
@@ -441,6 +449,7 @@ def _postprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v4_bwd_postprocess",
         tiles=tuple(_q_tiles(problem, cfg)),
+        head_axes=HEAD_AXES,
         cta=CtaResources(128, 64, 0),
         roles=(Role("postprocess", WARPGROUP, program),),
     )
@@ -616,6 +625,7 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v4_bwd",
         tiles=tuple(tiles),
+        head_axes=HEAD_AXES,
         cta=CtaResources(threads, _registers(threads), smem, tmem_columns=2 * r + 2 * d),
         roles=roles,
         barriers=barriers,

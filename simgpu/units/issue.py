@@ -2,7 +2,8 @@
 
 Every op costs issue slots (its lane ops / 32, its copy instructions, its MMA instructions). A role of w warps can
 use min(w, schedulers) schedulers. This is what makes instruction-heavy code (FA2's softmax on A100) issue-bound
-even when no single pipe is saturated. Ignored: dual issue, stalls on register dependencies.
+even when no single pipe is saturated. Ignored here: dual issue; stalls on register dependencies are the SM's
+latency floor (`simgpu.latency`), which holds the role back without taking issue slots.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 mma.sync runs on the tensor core of the issuing warp's processing block, so a role of w warps reaches at most
 min(w, subpartitions) / subpartitions of the SM's rate; wgmma (a warpgroup) and tcgen05 (one thread for the SM)
 reach all of it. On a wgmma/tcgen05 chip, mma.sync takes the legacy path at its own (lower) rate. Operands read
-from smem or TMEM are charged to those ports by the SM, not here. Ignored: operand reuse caches and the extra
-latency of the first instruction of a chain.
+from smem or TMEM are charged to those ports by the SM, not here, and so are latencies (mma.sync's chains of
+dependent k-steps, an async MMA's result latency: `simgpu.latency`). Ignored: operand reuse caches.
 """
 
 from __future__ import annotations

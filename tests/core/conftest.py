@@ -6,7 +6,7 @@ import pytest
 
 from simgpu.arch import Arch, load_arch
 
-# 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies or launch gaps, one SM.
+# 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory or dependency) or launch gaps, one SM.
 TOY = {
     "sms": 1,
     "clock_hz": 1.0e9,
@@ -17,6 +17,7 @@ TOY = {
     "l2.bandwidth_bytes_per_s": 1.0e18,
     "l2.hit_latency_cycles": 0,
     "l2.capacity_bytes": 0,
+    "latency": None,
 }
 
 

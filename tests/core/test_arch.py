@@ -118,3 +118,114 @@ def test_parse_override_types_values() -> None:
     assert parse_override("features.tma=false") == ("features.tma", False)
     with pytest.raises(ArchError, match=r"expected KEY\.PATH=VALUE"):
         parse_override("novalue")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("inherit: h100\nsms: 132\nsms: 66\n", "line 3: sms: duplicate key (first on line 2)"),
+        (
+            "inherit: h100\nmufu:\n  ex2_per_cycle: 16\n  ex2_per_cycle: 32\n",
+            "line 4: mufu.ex2_per_cycle: duplicate key",
+        ),
+        (
+            "inherit: h100\ntensor_core:\n  flops_per_cycle:\n    bf16: 1\n    fp16: 1\n    bf16: 2\n",
+            "line 6: tensor_core.flops_per_cycle.bf16: duplicate key (first on line 4)",
+        ),
+        ("inherit: h100\nl2: {capacity_bytes: 1}\nl2: {hit_latency_cycles: 1}\n", "line 3: l2: duplicate key"),
+        ("inherit: h100\nsms: 132\n'sms': 66\n", "line 3: sms: duplicate key (first on line 2)"),  # same key, quoted
+        ("inherit: h100\nx: [{a: 1}, {b: 1, b: 2}]\n", "line 2: x[1].b: duplicate key"),
+    ],
+)
+def test_a_key_given_twice_is_refused_at_any_depth(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, "twice.yaml", text)
+    with pytest.raises(ArchError) as raised:
+        load_arch(path)
+    assert str(raised.value).startswith(f"{path}: {message}")
+    assert "\n" not in str(raised.value)
+
+
+def test_the_same_key_in_different_mappings_and_merge_overrides_still_load(tmp_path: Path) -> None:
+    text = (
+        "inherit: h100\n"
+        "l2: {bandwidth_bytes_per_s: 1.0e+13}\n"
+        "hbm: {bandwidth_bytes_per_s: 4.0e+12}\n"  # same key name, another section
+        "mufu: &m {ex2_per_cycle: 8}\n"
+        "mufu_again: {<<: *m, ex2_per_cycle: 32}\n"  # `<<` merges may be overridden: not a duplicate
+    )
+    path = write(tmp_path, "ok.yaml", text)
+    with pytest.raises(ArchError, match=r"ok.yaml: mufu_again: unknown key"):  # loaded as YAML, refused by schema
+        load_arch(path)
+    valid = write(
+        tmp_path, "valid.yaml", "inherit: h100\nl2: {bandwidth_bytes_per_s: 1.0e+13}\nhbm: {latency_cycles: 9}\n"
+    )
+    arch = load_arch(valid)
+    assert (arch.l2.bandwidth_bytes_per_s, arch.hbm.latency_cycles) == (1.0e13, 9)
+
+
+def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    path = write(tmp_path, "evil.yaml", f"inherit: h100\nname: !!python/object/apply:os.system ['touch {marker}']\n")
+    with pytest.raises(ArchError, match=r"evil.yaml: line 2: YAML syntax error: could not determine a constructor"):
+        load_arch(path)
+    assert not marker.exists()
+
+
+def family(tmp_path: Path, parent: str, child: str = "name: child\n") -> Path:
+    """A parent file and a child that inherits it by relative path; returns the child."""
+    write(tmp_path, "parent.yaml", parent)
+    return write(tmp_path, "child.yaml", "inherit: parent.yaml\n" + child)
+
+
+@pytest.mark.parametrize(
+    ("parent", "reason"),
+    [
+        ("inherit: h100\nmufu:\n  ex2_per_cycle: 0\n", "mufu.ex2_per_cycle: Input should be greater than 0 (got 0)"),
+        ("inherit: h100\nmufu:\n  ex2_rate: 32\n", "mufu.ex2_rate: unknown key"),
+        ("inherit: h100\nsms: '132'\n", "sms: Input should be a valid integer (got '132')"),
+        ("inherit: h100\nsmem:\n  per_cta_bytes: 300000\n", "smem.per_cta_bytes (300000) exceeds smem.capacity_bytes"),
+        ("inherit: h100\nname: [unclosed\n", "line 3: YAML syntax error: expected ',' or ']'"),
+        ("inherit: h100\nsms: 1\nsms: 2\n", "line 3: sms: duplicate key (first on line 2)"),
+        ("inherit: h300\n", "inherit: unknown arch 'h300'"),
+        ("- a list\n", "an arch file must be a YAML mapping, got list"),
+    ],
+)
+def test_a_bad_parent_is_blamed_not_the_child_that_inherits_it(tmp_path: Path, parent: str, reason: str) -> None:
+    child = family(tmp_path, parent)
+    with pytest.raises(ArchError) as raised:
+        load_arch(child)
+    message = str(raised.value)
+    assert message.startswith(f"{tmp_path / 'parent.yaml'}: {reason}")
+    assert message.endswith(f"(inherited by {child})")
+    assert "\n" not in message
+
+
+def test_a_chain_of_inherits_names_every_heir(tmp_path: Path) -> None:
+    child = family(tmp_path, "inherit: h100\nmufu:\n  ex2_per_cycle: 0\n")
+    grandchild = write(tmp_path, "grandchild.yaml", "inherit: child.yaml\n")
+    with pytest.raises(ArchError) as raised:
+        load_arch(grandchild)
+    assert str(raised.value) == (
+        f"{tmp_path / 'parent.yaml'}: mufu.ex2_per_cycle: Input should be greater than 0 (got 0) "
+        f"(inherited by {child}, in turn by {grandchild})"
+    )
+
+
+def test_the_child_is_blamed_for_what_it_sets_and_may_fix_its_parent(tmp_path: Path) -> None:
+    bad_parent = "inherit: h100\nmufu:\n  ex2_per_cycle: 0\n"
+    child = family(tmp_path, bad_parent, "mufu:\n  ex2_per_cycle: -1\n")  # its own bad value replaces the parent's
+    with pytest.raises(ArchError) as raised:
+        load_arch(child)
+    assert str(raised.value) == f"{child}: mufu.ex2_per_cycle: Input should be greater than 0 (got -1)"
+    inconsistent = family(tmp_path, "inherit: h100\n", "smem:\n  per_cta_bytes: 300000\n")
+    with pytest.raises(ArchError, match=rf"^{inconsistent}: smem.per_cta_bytes \(300000\) exceeds"):
+        load_arch(inconsistent)
+    fixed = family(tmp_path, bad_parent, "mufu:\n  ex2_per_cycle: 16\n")
+    assert load_arch(fixed).mufu.ex2_per_cycle == 16
+    # A partial base file (not an arch on its own) completed by its child loads; a key neither gives is the base's.
+    full = (Path(__file__).resolve().parents[2] / "archs" / "a100.yaml").read_text().splitlines()
+    base = "\n".join(line for line in full if not line.startswith(("sms:", "clock_hz:")))
+    assert load_arch(family(tmp_path, base, "sms: 100\nclock_hz: 1.0e+9\n")).sms == 100
+    with pytest.raises(ArchError) as raised:
+        load_arch(family(tmp_path, base, "sms: 100\n"))
+    assert str(raised.value).startswith(f"{tmp_path / 'parent.yaml'}: clock_hz: missing key")

@@ -35,7 +35,7 @@ def test_run_json_has_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> N
     data = json.loads(out)
     assert set(JSON_KEYS) <= set(data)
     assert data["flops"] == 2 * 512**3
-    assert data["mode"] == "exact"
+    assert data["mode"] == "fast"
 
 
 def test_run_writes_a_chrome_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 from pathlib import Path
 
@@ -97,3 +98,48 @@ def test_v3_rows_carry_their_switches_kernel_options_and_probe_clock(tmp_path: P
     (comparison,) = compare([case])
     fixed = load_arch("h200", {"clock_hz": 1.85e9, "power": None})
     assert comparison.predicted_ms == simulate(fixed, "v3", case.problem, case.options).time_s * 1e3
+
+
+def test_cli_validates_v3_rows_against_the_v3_schedule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--algos v3` on a CSV of cupy_kernels.v3.selfcheck: each row is simulated with its own switches, the
+    kernel's non-persistent launch and the probe clock, and scored; rows of other kernels are left out."""
+    path = tmp_path / "v3.csv"
+    path.write_text(
+        HEADER.rstrip("\n")
+        + ",pingpong,intra_wg_overlap,probe_clock_mhz\n"
+        + "NVIDIA H200,1980,1980,x,v3,fwd,1,2,256,64,False,bf16,128,128,12,2,0.020,True,True,1900\n"
+        + "NVIDIA H200,1980,1980,x,v3,fwd,1,2,256,64,False,bf16,128,128,12,2,0.025,False,True,1950\n"
+        + "NVIDIA H200,1980,1980,x,v3,fwd,1,2,256,128,True,bf16,128,128,12,2,0.010,True,False,1980\n"
+        + "NVIDIA H200,1980,1980,x,v2,fwd,1,2,256,64,False,bf16,128,128,4,2,0.050,,,\n"
+    )
+    main(["validate", "--measured", str(path), "--algos", "v3", "--out", str(tmp_path / "report")])
+    with (tmp_path / "report" / "validation.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["algo"], r["headdim"], r["causal"], r["clock_mhz"]) for r in rows] == [
+        ("v3", "64", "False", "1900.0"),
+        ("v3", "64", "False", "1950.0"),
+        ("v3", "128", "True", "1980.0"),
+    ]
+    assert list(rows[0]) == [
+        "algo", "batch", "heads", "seqlen", "headdim", "causal", "options", "clock_mhz", "measured_ms",
+        "predicted_ms", "rel_error", "measured_tflops", "predicted_tflops", "predicted_hbm_bytes", "bottleneck",
+        "pass",
+    ]  # fmt: skip
+    assert rows[1]["options"] == (
+        "block_m=128 block_n=128 stages=2 pingpong=False intra_wg_overlap=True persistent=False"
+    )
+    # (measured ms, pingpong, intra_wg_overlap, clock) of each row above
+    measured = [(0.020, True, True, 1.9e9), (0.025, False, True, 1.95e9), (0.010, True, False, 1.98e9)]
+    errors = []
+    for row, (measured_ms, pingpong, overlap, clock_hz) in zip(rows, measured, strict=True):
+        options = {"block_m": 128, "block_n": 128, "stages": 2, "pingpong": pingpong, "intra_wg_overlap": overlap,
+                   "persistent": False}  # fmt: skip
+        problem = Problem(1, 2, 256, int(row["headdim"]), causal=row["causal"] == "True")
+        expected = simulate(load_arch("h200", {"clock_hz": clock_hz, "power": None}), "v3", problem, options)
+        predicted_ms = float(row["predicted_ms"])
+        assert predicted_ms == expected.time_s * 1e3
+        assert float(row["rel_error"]) == (predicted_ms - measured_ms) / measured_ms
+        assert float(row["measured_tflops"]) == pytest.approx(problem.flops / (measured_ms * 1e-3) / 1e12)
+        errors.append(abs(float(row["rel_error"])))
+    assert f"v3        fwd  MAPE {100 * sum(errors) / 3:6.1f}%  over 3 configurations" in capsys.readouterr().out
+    assert (tmp_path / "report" / "validation.png").stat().st_size > 0

@@ -1,0 +1,106 @@
+"""Fast mode against exact mode on a grid of small problems: every algorithm on the archs that run it, forward and
+backward, causal or not, on a chip cut to 8 SMs (several full waves) and to 10 SMs (a tail wave). Writes the
+cycle ratio, whether every byte count agrees, and both wall times (CSV, then a PNG from it).
+
+`python -m experiments.fast_vs_exact [--quick] [--out DIR]`; `--quick` runs the first shape only.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+from experiments._common import parse_args, save
+from simgpu import Problem, load_arch, simulate
+
+ALGOS_BY_ARCH = (
+    ("a100", ("standard", "v1", "v2")),
+    ("h100", ("standard", "v1", "v2", "v3")),
+    ("b200", ("standard", "v1", "v2", "v4")),
+)
+# (arch overrides, problem sizes): several full waves on 8 SMs; a tail wave on 10 SMs.
+SHAPES = (
+    ({"sms": 8}, {"batch": 2, "heads": 2, "seqlen_q": 1024, "headdim": 64}),
+    ({"sms": 10}, {"batch": 1, "heads": 3, "seqlen_q": 1536, "headdim": 128}),
+)
+GRID = [
+    (arch, algo, pass_, causal, shape)
+    for arch, algos in ALGOS_BY_ARCH
+    for algo in algos
+    for pass_ in ("fwd", "bwd")
+    for causal in (False, True)
+    for shape in range(len(SHAPES))
+]
+BYTES = (
+    "hbm_read_bytes",
+    "hbm_write_bytes",
+    "l2_read_bytes",
+    "l2_write_bytes",
+    "smem_read_bytes",
+    "smem_write_bytes",
+    "tmem_read_bytes",
+    "tmem_write_bytes",
+)
+
+
+def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> dict[str, object]:
+    overrides, sizes = SHAPES[shape]
+    arch = load_arch(arch_name, overrides)
+    problem = Problem(**sizes, causal=causal, pass_=pass_)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    exact = simulate(arch, algo, problem, mode="exact")
+    exact_s = time.perf_counter() - started
+    started = time.perf_counter()
+    fast = simulate(arch, algo, problem, mode="fast")
+    fast_s = time.perf_counter() - started
+    return {
+        "arch": arch_name,
+        "algo": algo,
+        "pass": pass_,
+        "causal": causal,
+        "sms": overrides["sms"],
+        **{key: value for key, value in sizes.items()},
+        "cycles_exact": exact.cycles,
+        "cycles_fast": fast.cycles,
+        "fast_over_exact": fast.cycles / exact.cycles,
+        "bytes_equal": all(abs(getattr(fast, name) - getattr(exact, name)) < 0.5 for name in BYTES),
+        "exact_s": exact_s,
+        "fast_s": fast_s,
+    }
+
+
+def plot(csv_path: Path, png_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with csv_path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    labels = [f"{r['arch']} {r['algo']} {r['pass']}{' c' if r['causal'] == 'True' else ''} {r['sms']}" for r in rows]
+    errors = [100 * (float(r["fast_over_exact"]) - 1) for r in rows]
+    fig, ax = plt.subplots(figsize=(14, 4.5))
+    colors = ["tab:red" if abs(e) > 1 else "tab:blue" for e in errors]
+    ax.bar(range(len(rows)), errors, color=colors)
+    ax.axhspan(-1, 1, color="grey", alpha=0.15, label="within 1%")
+    ax.set_xticks(range(len(rows)), labels, rotation=90, fontsize=5)
+    ax.set_ylabel("fast / exact - 1 in cycles (%)")
+    inside = sum(abs(e) <= 1 for e in errors)
+    equal = sum(r["bytes_equal"] == "True" for r in rows)
+    ax.set_title(f"fast vs exact: {inside}/{len(rows)} within 1% in cycles; bytes equal in {equal}/{len(rows)}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=140)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(__doc__, "the first shape only", argv)
+    cases = [case for case in GRID if not args.quick or case[4] == 0]
+    rows = [compare(*case) for case in cases]
+    save(rows, args.out, "fast_vs_exact", plot)
+
+
+if __name__ == "__main__":
+    main()

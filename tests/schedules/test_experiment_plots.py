@@ -1,0 +1,96 @@
+"""The roofline, IO-vs-memory and validation-scatter experiments run end to end in --quick mode, and their CSVs
+hold what the plots claim: points under both roofs, Theorem 2's fall of HBM bytes with M, MAPEs of the inputs."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from pathlib import Path
+
+import pytest
+
+from experiments import io_vs_memory, roofline, validation_scatter
+from experiments.validation_scatter import VALIDATION_DIR
+
+
+def _run(module: object, name: str, out: Path, *flags: str) -> list[dict[str, str]]:
+    module.main(["--quick", "--out", str(out), *flags])  # type: ignore[attr-defined]
+    assert (out / f"{name}.png").stat().st_size > 0
+    with (out / f"{name}.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows
+    return rows
+
+
+def test_roofline_points_stay_under_both_roofs_and_unsupported_pairs_are_noted(tmp_path: Path) -> None:
+    rows = _run(roofline, "roofline", tmp_path, "-j", "1")
+    done = [r for r in rows if r["tflops"]]
+    for r in done:
+        tflops, intensity = float(r["tflops"]), float(r["intensity_flop_per_byte"])
+        assert 0 < tflops <= float(r["peak_tflops"])
+        assert tflops <= intensity * float(r["hbm_sustained_tb_s"]) <= intensity * float(r["hbm_tb_s"])
+        assert intensity == pytest.approx(float(r["flops"]) / float(r["hbm_bytes"]))
+        if r["mma_sync_peak_tflops"] and r["algo"] in ("v1", "v2"):  # mma.sync kernels on Hopper and Blackwell
+            assert tflops <= float(r["mma_sync_peak_tflops"])
+    ran = {(r["arch"], r["algo"]) for r in done}
+    assert {("h100", "v3"), ("h200", "v3"), ("b200", "v4")} <= ran
+    assert not ran & {("a100", "v3"), ("a100", "v4"), ("h100", "v4"), ("h200", "v4"), ("b200", "v3")}
+    assert all(r["note"].startswith("OptionError") for r in rows if not r["tflops"])
+    # Fixed tokens: v2 reads Q, K, V and writes O once whatever the seqlen, while FLOPs grow with it.
+    for arch in roofline.ARCHS:
+        v2 = sorted(
+            (int(r["seqlen"]), float(r["intensity_flop_per_byte"]))
+            for r in done
+            if r["algo"] == "v2" and r["arch"] == arch
+        )
+        assert len(v2) == len(roofline.QUICK_SEQLENS)
+        assert all(b[1] > 1.9 * a[1] for a, b in itertools.pairwise(v2))  # seqlen doubles: intensity (nearly) doubles
+
+
+def test_io_vs_memory_bytes_fall_with_m_as_algorithm_1_counts(tmp_path: Path) -> None:
+    rows = _run(io_vs_memory, "io_vs_memory", tmp_path)
+    sram = [int(r["sram_kib"]) for r in rows]
+    off = [float(r["v1_hbm_bytes_l2_off"]) for r in rows]
+    assert sram == sorted(sram)
+    assert all(later < earlier for earlier, later in itertools.pairwise(off))  # Theorem 2: bytes fall as M grows
+    for r in rows:
+        assert float(r["v1_hbm_bytes_l2_off"]) == float(r["algorithm1_bytes"])  # the loop count, exactly
+        assert float(r["v1_hbm_bytes_l2_on"]) <= float(r["v1_hbm_bytes_l2_off"])
+        assert int(r["block_n"]) == -(-int(r["sram_kib"]) * 1024 // (4 * int(r["headdim"]) * 2))  # ceil(M / 4de)
+        assert int(r["block_m"]) == min(int(r["block_n"]), int(r["headdim"]))
+        if int(r["seqlen"]) % int(r["block_n"]) == 0:  # T_c is N / B_c exactly: Theorem 2's curve passes through
+            assert float(r["theorem2_bytes"]) == pytest.approx(float(r["algorithm1_bytes"]))
+    # standard attention's HBM traffic does not depend on M and exceeds v1's with L2 off
+    assert len({r["standard_hbm_bytes_l2_off"] for r in rows}) == 1
+    assert float(rows[0]["standard_hbm_bytes_l2_off"]) > max(off)
+
+
+def _mape(pairs: list[tuple[float, float]]) -> float:
+    return 100 * sum(abs(p - m) / m for m, p in pairs) / len(pairs)
+
+
+def test_validation_scatter_mape_matches_the_committed_csvs(tmp_path: Path) -> None:
+    rows = _run(validation_scatter, "validation_scatter", tmp_path)
+    mape = {(r["panel"], r["series"]): float(r["series_mape_pct"]) for r in rows}
+    with (VALIDATION_DIR / "model_vs_measured_v2.csv").open(encoding="utf-8") as handle:
+        timed = list(csv.DictReader(handle))
+    for pass_ in ("fwd", "bwd"):
+        mine = [r for r in timed if r["pass"] == pass_]
+        expected = 100 * sum(abs(float(r["rel_error"])) for r in mine) / len(mine)  # the file's own column
+        assert mape[("time_ms", f"v2 {pass_}")] == pytest.approx(expected)
+        assert mape[("time_ms", f"v2 {pass_}")] == pytest.approx(
+            _mape([(float(r["measured_ms"]), float(r["predicted_ms"])) for r in mine])
+        )
+    for name, algo in (("model_vs_ncu_bytes.csv", "v2"), ("model_vs_ncu_bytes_standard.csv", "standard")):
+        with (VALIDATION_DIR / name).open(encoding="utf-8") as handle:
+            ncu = list(csv.DictReader(handle))
+        total = 100 * sum(abs(float(r["rel_error"])) for r in ncu) / len(ncu)
+        assert mape[("dram_bytes", f"{algo} read+write")] == pytest.approx(total)
+        for direction in ("read", "write"):
+            pairs = [(float(r[f"measured_{direction}_bytes"]), float(r[f"predicted_{direction}_bytes"])) for r in ncu]
+            assert mape[("dram_bytes", f"{algo} {direction}")] == pytest.approx(_mape(pairs))
+    timed_rows = 0
+    for path in sorted(VALIDATION_DIR.glob("model_vs_measured_*.csv")):
+        with path.open(encoding="utf-8") as handle:
+            timed_rows += sum(1 for _ in csv.DictReader(handle))
+    assert sum(r["panel"] == "time_ms" for r in rows) == timed_rows
