@@ -37,7 +37,7 @@ SEQLENS = (1024, 4096, 16384, 65536, 131072)
 TOKENS = 16384
 REPEATS = 5
 SLOW_S = 2.0  # a warm-up slower than this is the measurement (no repeats)
-CASE_LIMIT_S = 120  # a fast-mode prediction still running after this is recorded as over the limit
+CASE_LIMIT_S = 30  # a fast-mode prediction still running after this is recorded as over the limit
 EXACT_OPS = {True: 60_000, False: 400_000}  # exact mode runs when its estimated ops fit (quick, full)
 BYTES = ("hbm_read_bytes", "hbm_write_bytes", "l2_read_bytes", "l2_write_bytes", "smem_read_bytes")
 

@@ -132,39 +132,39 @@ def _shapes(kernel: Kernel) -> tuple[np.ndarray, list[Hashable]]:
 def _replayed_bytes(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[dict[str, MissShares], np.ndarray]:
     """The replay's miss shares and its bytes with every removed iteration added back.
 
-    A part of the run replays through the same share of L2: the ratio of data to capacity, and so what is evicted
-    before it is read again (also from one kernel to the next), stays that of the whole run. When every kernel
-    groups its tiles alike (`Kernel.group_key`: heads that share no memory), one group replays and its bytes
-    scale by the number of groups; this is exact while the whole run fits in L2. Otherwise runs of up to
-    `REPLAY_TILES` tiles replay whole, and larger ones replay the first f and 2f of every kernel's tiles and
-    extrapolate linearly."""
-    grouped = _first_group(plans)
-    if grouped is not None:
-        groups, tiles = grouped
+    When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
+    heads replay, as many as fill the chip's CTA slots once (so reuse inside a kernel sees the L2 pressure of the
+    heads running beside it), and their bytes scale by the number of heads. Between kernels only their share of
+    L2 carries over, as from one kernel to the next the whole run's data competes for it. Both are exact while
+    the whole run fits in L2. Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and larger ones replay
+    the first f and 2f of every kernel's tiles through that share of L2 and extrapolate linearly."""
+    heads = _first_heads(arch, plans)
+    if heads is not None:
+        total, replayed, tiles = heads
         known = [dict(zip(plan.sources, plan.shapes, strict=True)) for plan in plans]
         folded = [
             [shapes[t] if t in shapes else fold_tile(plan.kernel, t, plan.spec) for t in ts]
             for plan, shapes, ts in zip(plans, known, tiles, strict=True)
         ]
-        shares, one = _fold_replay(arch, plans, tiles, folded, 1.0 / groups)
-        return shares, one * groups
-    total = sum(len(plan.kernel.tiles) for plan in plans)
-    if total <= REPLAY_TILES:
+        shares, some = _fold_replay(arch, plans, tiles, folded, 1.0, replayed / total)
+        return shares, some * total / replayed
+    total_tiles = sum(len(plan.kernel.tiles) for plan in plans)
+    if total_tiles <= REPLAY_TILES:
         return _prefix_bytes(arch, plans, [len(plan.kernel.tiles) for plan in plans], 1.0)
-    fraction = REPLAY_TILES / (2 * total)
+    fraction = REPLAY_TILES / (2 * total_tiles)
     counts = [[max(1, round(share * fraction * len(plan.kernel.tiles))) for plan in plans] for share in (1, 2)]
-    covered = [sum(c) / total for c in counts]
+    covered = [sum(c) / total_tiles for c in counts]
     _, small = _prefix_bytes(arch, plans, counts[0], covered[0])
     shares, large = _prefix_bytes(arch, plans, counts[1], covered[1])
     return shares, large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])
 
 
-def _first_group(plans: Sequence[_KernelPlan]) -> tuple[int, list[list[Hashable]]] | None:
-    """The number of heads and, per kernel, the first head's tiles in launch order; None unless every kernel
-    has `head_axes` and the same heads, each with as many tiles."""
+def _first_heads(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[int, int, list[list[Hashable]]] | None:
+    """The number of heads, how many of them to replay, and per kernel their tiles in launch order; None unless
+    every kernel has `head_axes` and the same heads, each with as many tiles."""
     counts = set()
     firsts = set()
-    tiles: list[list[Hashable]] = []
+    per_head = []
     for plan in plans:
         kernel = plan.kernel
         axes = kernel.head_axes
@@ -173,17 +173,32 @@ def _first_group(plans: Sequence[_KernelPlan]) -> tuple[int, list[list[Hashable]
         firsts.add(_head(kernel.tiles[0], axes))
         if isinstance(kernel.tiles, TileGrid):
             counts.add(math.prod(kernel.tiles.shape[:axes]))
-            tiles.append([kernel.tiles[n] for n in range(math.prod(kernel.tiles.shape[axes:]))])
+            per_head.append(math.prod(kernel.tiles.shape[axes:]))
             continue
-        heads = Counter(_head(tile, axes) for tile in kernel.tiles)
-        if len(set(heads.values())) != 1:
+        sizes = Counter(_head(tile, axes) for tile in kernel.tiles)
+        if len(set(sizes.values())) != 1:
             return None
-        counts.add(len(heads))
-        tiles.append([tile for tile in kernel.tiles if _head(tile, axes) == _head(kernel.tiles[0], axes)])
+        counts.add(len(sizes))
+        per_head.append(len(kernel.tiles) // len(sizes))
     if len(counts) != 1 or len(firsts) != 1:
         return None
-    count = counts.pop()
-    return (count, tiles) if count > 1 else None
+    total = counts.pop()
+    if total == 1:
+        return None
+    replayed = min(total, max(-(-arch.sms * plan.fit // n) for plan, n in zip(plans, per_head, strict=True)))
+    tiles: list[list[Hashable]] = []
+    for plan in plans:
+        kernel, axes = plan.kernel, plan.kernel.head_axes
+        if isinstance(kernel.tiles, TileGrid):
+            tiles.append([kernel.tiles[n] for n in range(replayed * math.prod(kernel.tiles.shape[axes:]))])
+            continue
+        chosen: dict[tuple[object, ...], None] = {}
+        for tile in kernel.tiles:
+            if len(chosen) == replayed and _head(tile, axes) not in chosen:
+                continue
+            chosen.setdefault(_head(tile, axes))
+        tiles.append([tile for tile in kernel.tiles if _head(tile, axes) in chosen])
+    return total, replayed, tiles
 
 
 def _head(tile: Hashable, axes: int) -> tuple[object, ...]:
@@ -205,13 +220,15 @@ def _fold_replay(
     tiles: Sequence[Sequence[Hashable]],
     folded: Sequence[Sequence[FoldedTile]],
     capacity_share: float,
+    carry_share: float | None = None,
 ) -> tuple[dict[str, MissShares], np.ndarray]:
-    """Replay `tiles` (folded at the base: `folded`) through `capacity_share` of L2, at the base fold and with one
-    more period per kernel and fit variant; return the base's miss shares and the bytes with the removed
-    iterations added back."""
+    """Replay `tiles` (folded at the base: `folded`) through `capacity_share` of L2, keeping `carry_share` of it
+    from one kernel to the next, at the base fold and with one more period per kernel and fit variant; return
+    the base's miss shares and the bytes with the removed iterations added back."""
     capacity = arch.l2.capacity_bytes * capacity_share
+    carry = None if carry_share is None else arch.l2.capacity_bytes * carry_share
     accesses = [_accesses(arch, plan, ts) for plan, ts in zip(plans, folded, strict=True)]
-    base = replay(arch, accesses, capacity)
+    base = replay(arch, accesses, capacity, carry)
     full = np.array(base.vector())
     for k, plan in enumerate(plans):
         if not plan.sides:
@@ -224,7 +241,7 @@ def _fold_replay(
             added.append(
                 [sum(t.executed[d] - b.executed[d] for t, b in zip(more, folded[k], strict=True)) for d in (0, 1)]
             )
-            deltas.append(np.array(replay(arch, variant, capacity).vector()) - np.array(base.vector()))
+            deltas.append(np.array(replay(arch, variant, capacity, carry).vector()) - np.array(base.vector()))
         per_iteration = _solve(added, deltas)
         removed = [sum(tile.removed[d] for tile in folded[k]) for d in (0, 1)]
         full += np.asarray(removed, dtype=float) @ per_iteration

@@ -54,14 +54,22 @@ class KernelAccesses:
     slots: int
 
 
-def replay(arch: Arch, kernels: Sequence[KernelAccesses], capacity_bytes: float | None = None) -> ReplayBytes:
-    """Replay `kernels` in order through an L2 of the arch's capacity (or `capacity_bytes`)."""
+def replay(
+    arch: Arch,
+    kernels: Sequence[KernelAccesses],
+    capacity_bytes: float | None = None,
+    carry_bytes: float | None = None,
+) -> ReplayBytes:
+    """Replay `kernels` in order through an L2 of the arch's capacity (or `capacity_bytes`); between two kernels
+    at most `carry_bytes` (the most recently used) stay resident."""
     hbm = Hbm(1.0, 0.0)
     l2 = L2(int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes), 1.0, 0.0, hbm)
 
     l2_bytes: dict[tuple[str, int], float] = defaultdict(float)
     hbm_bytes: dict[tuple[str, int], float] = defaultdict(float)
-    for kernel in kernels:
+    for number, kernel in enumerate(kernels):
+        if number and carry_bytes is not None:
+            l2.shrink(0.0, carry_bytes)
         for start in range(0, len(kernel.programs), kernel.slots):
             wave = kernel.programs[start : start + kernel.slots]
             for op in _interleave([_interleave([iter(p) for p in tile]) for tile in wave]):

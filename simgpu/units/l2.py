@@ -87,6 +87,15 @@ class L2:
             hbm_done = self.hbm.write(now, nbytes)
         return max(l2_done, hbm_done) + self.hbm.latency_cycles
 
+    def shrink(self, now: float, keep_bytes: float) -> None:
+        """Evict least recently used tiles (writing dirty ones back) until at most `keep_bytes` stay resident."""
+        while self.lines and self.used_bytes > keep_bytes:
+            old_key, old_bytes = self.lines.popitem(last=False)
+            self.used_bytes -= old_bytes
+            if old_key in self.dirty:
+                self.dirty.discard(old_key)
+                self.hbm.write(now, old_bytes)
+
     def flush(self) -> None:
         """Write back every dirty tile (after the simulated interval: bytes counted, no time charged)."""
         for key in self.dirty:
