@@ -38,7 +38,7 @@ from simgpu.units.fluid_l2 import MissShares
 
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
 SHARE_STEPS = 64  # busy-SM counts the bandwidth share distinguishes
-REPLAY_TILES = 512  # tiles replayed in full; larger runs replay prefixes and extrapolate
+REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,9 @@ def _replayed_bytes(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[dict[str,
     """The replay's miss shares and its bytes with every removed iteration added back.
 
     When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
-    heads replay, as many as fill the chip's CTA slots once (so reuse inside a kernel sees the L2 pressure of the
-    heads running beside it), and their bytes scale by the number of heads. Between kernels only their share of
+    heads replay, as many as fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2
+    pressure of the heads running beside it) as far as `REPLAY_TILES` allows, and their bytes scale by the number
+    of heads. Between kernels only their share of
     L2 carries over, as from one kernel to the next the whole run's data competes for it. Both are exact while
     the whole run fits in L2. Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and larger ones replay
     the first f and 2f of every kernel's tiles through that share of L2 and extrapolate linearly."""
@@ -185,7 +186,9 @@ def _first_heads(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[int, int, li
     total = counts.pop()
     if total == 1:
         return None
-    replayed = min(total, max(-(-arch.sms * plan.fit // n) for plan, n in zip(plans, per_head, strict=True)))
+    # Enough heads to fill the chip's slots in every kernel, within a budget of replayed tiles.
+    needed = max(-(-arch.sms * plan.fit // n) for plan, n in zip(plans, per_head, strict=True))
+    replayed = max(1, min(total, needed, REPLAY_TILES // sum(per_head)))
     tiles: list[list[Hashable]] = []
     for plan in plans:
         kernel, axes = plan.kernel, plan.kernel.head_axes

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import io_vs_memory, roofline, validation_scatter
+from experiments import fast_vs_exact, io_vs_memory, roofline, validation_scatter
 from experiments.validation_scatter import VALIDATION_DIR
 
 
@@ -94,3 +94,15 @@ def test_validation_scatter_mape_matches_the_committed_csvs(tmp_path: Path) -> N
         with path.open(encoding="utf-8") as handle:
             timed_rows += sum(1 for _ in csv.DictReader(handle))
     assert sum(r["panel"] == "time_ms" for r in rows) == timed_rows
+
+
+def test_fast_vs_exact_quick_run_compares_every_a100_case(tmp_path: Path) -> None:
+    rows = _run(fast_vs_exact, "fast_vs_exact", tmp_path)
+    assert {(r["algo"], r["pass"], r["causal"]) for r in rows} == {
+        (algo, pass_, causal)
+        for algo in ("standard", "v1", "v2")
+        for pass_ in ("fwd", "bwd")
+        for causal in ("False", "True")
+    }
+    assert all(r["bytes_equal"] == "True" for r in rows)
+    assert all(float(r["fast_over_exact"]) == float(r["cycles_fast"]) / float(r["cycles_exact"]) for r in rows)
