@@ -1,13 +1,15 @@
 """The default study (`make run`): every scheduled algorithm on every shipped arch at one standard shape.
 
 Attention: batch 4, 16 heads, seqlen 2048, headdim 128, bf16, forward, not causal (the GEMM: 4096^3 bf16). Prints a
-table (cycles, time, TFLOP/s, % of the arch's bf16 peak at the clock the run used, HBM bytes, bottleneck unit) and
-writes it as `out/default_study.csv`. `--quick` shrinks the shapes for tests.
+table (cycles, time, TFLOP/s, % of the arch's bf16 peak at the clock the run used, HBM bytes, bottleneck unit),
+writes it as `out/default_study.csv` and draws `out/default_study.png` from that CSV (TFLOP/s per arch and algorithm,
+each bar labelled with its bottleneck). `--quick` shrinks the shapes for tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 from pathlib import Path
 
 from experiments._common import OUT_DIR, write_csv
@@ -81,7 +83,34 @@ def main(argv: list[str] | None = None) -> None:
             f"{k}: {' '.join(f'{a}={b}' for a, b in p.describe().items())}" for k, p in problems(args.quick).items()
         )
     )
-    print(f"wrote {path}")
+    plot(path, args.out / "default_study.png")
+    print(f"wrote {path} and {args.out / 'default_study.png'}")
+
+
+def plot(csv_path: Path, png_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with csv_path.open(encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if not r["note"]]
+    algos = list(dict.fromkeys(r["algo"] for r in rows))
+    figure, axis = plt.subplots(figsize=(11, 4.5))
+    width = 0.8 / len(SHIPPED)
+    for i, arch in enumerate(SHIPPED):
+        mine = {r["algo"]: r for r in rows if r["arch"] == arch}
+        xs = [j + (i - (len(SHIPPED) - 1) / 2) * width for j, algo in enumerate(algos) if algo in mine]
+        ys = [float(mine[algo]["tflops"]) for algo in algos if algo in mine]
+        bars = axis.bar(xs, ys, width, label=arch)
+        axis.bar_label(bars, [mine[a]["bottleneck"] for a in algos if a in mine], fontsize=6, rotation=90, padding=2)
+    axis.set_xticks(range(len(algos)), algos)
+    axis.set_ylabel("predicted TFLOP/s")
+    axis.set_title("Default study: every algorithm on every arch (bars labelled with the bottleneck unit)")
+    axis.legend()
+    figure.tight_layout()
+    figure.savefig(png_path, dpi=130)
+    plt.close(figure)
 
 
 if __name__ == "__main__":

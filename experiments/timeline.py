@@ -1,4 +1,4 @@
-"""Utilization timelines of one SM: which unit and which warp role is busy when, for v2 and v3 (and the GEMM).
+"""Utilization timelines of one SM: which unit and which warp role is busy when, for v2 and v3 (H100) and v4 (B200).
 
 For each algorithm, simulates a small problem with a trace of SM 0, writes the Chrome trace JSON (open it in
 Perfetto: one track per unit and per warp role) and a Gantt PNG of the first `--window` microseconds after the
@@ -17,8 +17,8 @@ from simgpu import Problem, Trace, load_arch, simulate
 from simgpu.problem import AnyProblem
 from simgpu.trace import Span
 
-CASES = {"v2": "h100", "v3": "h100"}
-UNIT_ORDER = ("unit tensor", "unit mufu", "unit fma", "unit alu", "unit smem", "unit tma", "unit issue")
+CASES = {"v2": "h100", "v3": "h100", "v4": "b200"}
+UNIT_ORDER = ("unit tensor", "unit mufu", "unit fma", "unit alu", "unit smem", "unit tmem", "unit tma", "unit issue")
 
 
 def problem(quick: bool) -> AnyProblem:

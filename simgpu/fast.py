@@ -39,6 +39,7 @@ from simgpu.units.fluid_l2 import MissShares
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
 SHARE_STEPS = 64  # busy-SM counts the bandwidth share distinguishes
 REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
+REPLAY_ACCESSES = 40_000  # memory accesses a replay walks at most (more only when one head has more)
 
 
 @dataclass(frozen=True)
@@ -134,20 +135,22 @@ def _replayed_bytes(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[dict[str,
 
     When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
     heads replay, as many as fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2
-    pressure of the heads running beside it) as far as `REPLAY_TILES` allows, and their bytes scale by the number
-    of heads. Between kernels only their share of
+    pressure of the heads running beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow (fewer see their
+    share of L2), and their bytes scale by the number of heads. Between kernels only their share of
     L2 carries over, as from one kernel to the next the whole run's data competes for it. Both are exact while
     the whole run fits in L2. Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and larger ones replay
     the first f and 2f of every kernel's tiles through that share of L2 and extrapolate linearly."""
     heads = _first_heads(arch, plans)
     if heads is not None:
-        total, replayed, tiles = heads
+        total, concurrent, replayed, tiles = heads
         known = [dict(zip(plan.sources, plan.shapes, strict=True)) for plan in plans]
         folded = [
             [shapes[t] if t in shapes else fold_tile(plan.kernel, t, plan.spec) for t in ts]
             for plan, shapes, ts in zip(plans, known, tiles, strict=True)
         ]
-        shares, some = _fold_replay(arch, plans, tiles, folded, 1.0, replayed / total)
+        # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
+        # pressure; between kernels the whole run's heads compete.
+        shares, some = _fold_replay(arch, plans, tiles, folded, replayed / concurrent, replayed / total)
         return shares, some * total / replayed
     total_tiles = sum(len(plan.kernel.tiles) for plan in plans)
     if total_tiles <= REPLAY_TILES:
@@ -160,9 +163,9 @@ def _replayed_bytes(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[dict[str,
     return shares, large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])
 
 
-def _first_heads(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[int, int, list[list[Hashable]]] | None:
-    """The number of heads, how many of them to replay, and per kernel their tiles in launch order; None unless
-    every kernel has `head_axes` and the same heads, each with as many tiles."""
+def _first_heads(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[int, int, int, list[list[Hashable]]] | None:
+    """The number of heads, how many run side by side, how many to replay, and per kernel the replayed heads' tiles
+    in launch order; None unless every kernel has `head_axes` and the same heads, each with as many tiles."""
     counts = set()
     firsts = set()
     per_head = []
@@ -186,9 +189,10 @@ def _first_heads(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[int, int, li
     total = counts.pop()
     if total == 1:
         return None
-    # Enough heads to fill the chip's slots in every kernel, within a budget of replayed tiles.
+    # Enough heads to fill the chip's slots in every kernel, within budgets of replayed tiles and accesses.
     needed = max(-(-arch.sms * plan.fit // n) for plan, n in zip(plans, per_head, strict=True))
-    replayed = max(1, min(total, needed, REPLAY_TILES // sum(per_head)))
+    accesses = sum(len(tile.accesses) for plan in plans for tile in plan.shapes)
+    replayed = max(1, min(total, needed, REPLAY_TILES // sum(per_head), REPLAY_ACCESSES // max(1, accesses)))
     tiles: list[list[Hashable]] = []
     for plan in plans:
         kernel, axes = plan.kernel, plan.kernel.head_axes
@@ -201,7 +205,7 @@ def _first_heads(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[int, int, li
                 continue
             chosen.setdefault(_head(tile, axes))
         tiles.append([tile for tile in kernel.tiles if _head(tile, axes) in chosen])
-    return total, replayed, tiles
+    return total, min(total, needed), replayed, tiles
 
 
 def _head(tile: Hashable, axes: int) -> tuple[object, ...]:

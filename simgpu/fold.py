@@ -73,6 +73,11 @@ class FoldedTile:
     def removed(self) -> tuple[int, int]:
         return (self.full[TOP] - self.executed[TOP], self.full[NESTED] - self.executed[NESTED])
 
+    @property
+    def accesses(self) -> list[Load | Store]:
+        """The memory ops of every role, in program order."""
+        return [op for program in self.programs for op in program if isinstance(op, (Load, Store))]
+
     def signature(self) -> Hashable:
         """The folded programs with tile keys left out: tiles with equal signatures cost the same."""
         return tuple(tuple(_shape(op) for op in program) for program in self.programs)

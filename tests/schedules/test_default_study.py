@@ -16,3 +16,4 @@ def test_quick_study_has_a_row_per_arch_and_algorithm(tmp_path: Path) -> None:
         (arch, algo) for arch in default_study.SHIPPED for algo in algorithm_names()
     }
     assert all(float(r["tflops"]) > 0 for r in rows if not r["note"])
+    assert (tmp_path / "default_study.png").stat().st_size > 0
