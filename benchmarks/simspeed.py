@@ -29,6 +29,7 @@ from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.engine import estimated_ops
 from simgpu.errors import SimgpuError
+from simgpu.result import BYTE_FIELDS
 
 ARCHS = ("a100", "h100", "h200", "b200")
 ALGOS = ("standard", "v1", "v2", "v3", "v4")
@@ -39,7 +40,6 @@ REPEATS = 5
 SLOW_S = 2.0  # a warm-up slower than this is the measurement (no repeats)
 CASE_LIMIT_S = 30  # a fast-mode prediction still running after this is recorded as over the limit
 EXACT_OPS = {True: 60_000, False: 400_000}  # exact mode runs when its estimated ops fit (quick, full)
-BYTES = ("hbm_read_bytes", "hbm_write_bytes", "l2_read_bytes", "l2_write_bytes", "smem_read_bytes")
 
 
 class _OverLimit(Exception):
@@ -100,7 +100,7 @@ def measure(arch_name: str, algo: str, pass_: str, seqlen: int, quick: bool) -> 
             exact_s=exact_s,
             cycles_exact=exact.cycles,
             cycles_fast_over_exact=fast.cycles / exact.cycles,
-            bytes_equal=all(abs(getattr(fast, name) - getattr(exact, name)) < 0.5 for name in BYTES),
+            bytes_equal=all(abs(getattr(fast, name) - getattr(exact, name)) < 0.5 for name in BYTE_FIELDS),
             speedup=exact_s / row["fast_median_s"],  # type: ignore[operator]
         )
     return row

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from experiments._common import parse_args, save
 from simgpu import Problem, load_arch, simulate
+from simgpu.result import BYTE_FIELDS
 
 ALGOS_BY_ARCH = (
     ("a100", ("standard", "v1", "v2")),
@@ -32,16 +33,6 @@ GRID = [
     for causal in (False, True)
     for shape in range(len(SHAPES))
 ]
-BYTES = (
-    "hbm_read_bytes",
-    "hbm_write_bytes",
-    "l2_read_bytes",
-    "l2_write_bytes",
-    "smem_read_bytes",
-    "smem_write_bytes",
-    "tmem_read_bytes",
-    "tmem_write_bytes",
-)
 
 
 def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> dict[str, object]:
@@ -64,7 +55,7 @@ def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> 
         "cycles_exact": exact.cycles,
         "cycles_fast": fast.cycles,
         "fast_over_exact": fast.cycles / exact.cycles,
-        "bytes_equal": all(abs(getattr(fast, name) - getattr(exact, name)) < 0.5 for name in BYTES),
+        "bytes_equal": all(abs(getattr(fast, name) - getattr(exact, name)) < 0.5 for name in BYTE_FIELDS),
         "exact_s": exact_s,
         "fast_s": fast_s,
     }

@@ -1,19 +1,24 @@
 """Fast mode: the engine run on representative SMs and folded loops, extrapolated back to the whole chip.
 
-Three reductions, each exact where the work is uniform and each checked against exact mode by property tests:
+Three reductions, checked against exact mode by the tests (`tests/core/test_fast.py`, `experiments/fast_vs_exact`):
 
 1. Steady state (`simgpu.fold`): long loops keep a few iterations at each end; the cost of a removed iteration
    (and of the nested iterations it holds) is fitted from runs with one more period kept, and added back per tile.
-2. Symmetry: tiles whose folded programs are equal up to tile keys form a class; one SM with its share of the
-   chip's HBM and L2 bandwidth runs a class representative in every CTA slot, once and twice in a row. That gives
-   the class's time to its first tile's end and its period per further tile, and per-tile busy cycles and bytes.
-   L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`).
-3. Waves: the chip's CTA slots take the tiles in launch order, each as soon as it is free (a list schedule over the
-   per-tile times), so full waves, the tail wave and uneven (causal, LPT) work come out of the same schedule.
+2. Symmetry: tiles whose folded programs are equal up to memory keys form a class. One SM runs the class's
+   representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a row, with its
+   share of the chip's HBM and L2 bandwidth (all SMs busy) and with all of it (alone): the class's time to a slot's
+   first tile, per further tile, and its per-tile busy cycles and bytes. L2 hits come from the replay's miss
+   shares (`simgpu.units.fluid_l2`).
+3. Waves: the chip's CTA slots take the tiles in launch order, each when free; the CTAs of an SM share it and the
+   busy SMs share the bandwidth (a fluid list schedule), so full waves, the tail wave and uneven (causal, LPT) work
+   come out of one schedule. Full waves of one class are skipped whole.
 
-HBM and L2 bytes come from the replay of every access (`simgpu.replay`), at the base fold and one extra period per
-kernel and fit variant, extrapolated the same way. Ignored: that co-resident CTAs of different classes slow each other
-differently from co-resident CTAs of one class, and that a tail wave's SMs get more than their share of HBM.
+HBM and L2 bytes come from replaying the memory accesses of the first heads through the L2 model (`simgpu.replay`),
+at the base fold and at each fit variant, extrapolated the same way and scaled by heads: equal to exact mode's
+while the run fits in L2. Ignored (the measured misses in `docs/results/fast_vs_exact.csv`): that co-resident CTAs
+of different classes slow each other differently from CTAs of one class; that an SM's bandwidth share does not
+depend on how many CTAs it holds; the start-up burst of a wave (its loads queue in exact mode, share in fast); and,
+for runs that overflow L2, which accesses hit (a tensor's fluid share instead).
 """
 
 from __future__ import annotations
@@ -52,7 +57,8 @@ class _Cost:
     slopes: np.ndarray
 
     def of(self, removed: Sequence[int]) -> np.ndarray:
-        return self.base + np.asarray(removed, dtype=float) @ self.slopes if len(self.slopes) else self.base
+        cost: np.ndarray = self.base + np.asarray(removed, dtype=float) @ self.slopes
+        return cost
 
 
 @dataclass(frozen=True)
@@ -64,9 +70,6 @@ class _KernelPlan:
     shapes: tuple[FoldedTile, ...]  # one folded tile per shape key, in launch order of first appearance
     sources: tuple[Hashable, ...]  # the tile each shape was folded from
     index: np.ndarray  # per tile in launch order: the position of its shape
-
-    def removed(self, shape: int) -> tuple[int, int]:
-        return self.shapes[shape].removed
 
 
 def run_fast(arch: Arch, kernels: Sequence[Kernel], clock_hz: float, event_budget: int) -> RunStats:

@@ -37,6 +37,19 @@ JSON_KEYS: tuple[str, ...] = (
 )
 
 
+# Every byte count of a Result, per memory level and direction.
+BYTE_FIELDS: tuple[str, ...] = (
+    "hbm_read_bytes",
+    "hbm_write_bytes",
+    "l2_read_bytes",
+    "l2_write_bytes",
+    "smem_read_bytes",
+    "smem_write_bytes",
+    "tmem_read_bytes",
+    "tmem_write_bytes",
+)
+
+
 @dataclass(frozen=True)
 class Result:
     arch: str

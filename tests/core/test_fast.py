@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from experiments.fast_vs_exact import BYTES, GRID, compare
+from experiments.fast_vs_exact import GRID, compare
 from simgpu import Problem, load_arch, simulate
 from simgpu.arch import Arch
 from simgpu.engine import Engine
@@ -20,6 +20,7 @@ from simgpu.fold import FoldSpec, fold_tile
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
 from simgpu.ops import Advance, Arrive, Exp, Fma, Load, Repeat, Store, Wait
 from simgpu.replay import KernelAccesses, replay
+from simgpu.result import BYTE_FIELDS
 from simgpu.units.fluid_l2 import FluidL2, MissShares
 from simgpu.units.hbm import Hbm
 
@@ -193,5 +194,5 @@ def test_fast_bytes_equal_exact_bytes(
     problem = Problem(batch, heads, seqlen, headdim, causal=causal, pass_=pass_)
     exact = simulate(arch, algo, problem, mode="exact")
     fast = simulate(arch, algo, problem, mode="fast")
-    for name in BYTES:
+    for name in BYTE_FIELDS:
         assert getattr(fast, name) == pytest.approx(getattr(exact, name), abs=0.5), name
