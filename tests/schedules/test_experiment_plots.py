@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import fast_vs_exact, io_vs_memory, roofline, validation_scatter
+from experiments import fast_vs_exact, gemm_ceiling, io_vs_memory, roofline, validation_scatter
 from experiments.validation_scatter import VALIDATION_DIR
 
 
@@ -106,3 +106,9 @@ def test_fast_vs_exact_quick_run_compares_every_a100_case(tmp_path: Path) -> Non
     }
     assert all(r["bytes_equal"] == "True" for r in rows)
     assert all(float(r["fast_over_exact"]) == float(r["cycles_fast"]) / float(r["cycles_exact"]) for r in rows)
+
+
+def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm(tmp_path: Path) -> None:
+    (row,) = _run(gemm_ceiling, "gemm_ceiling_h200", tmp_path)
+    assert row["shape"] == "2048^3 bf16" and row["measured_tflops"] == ""
+    assert float(row["predicted_tflops"]) > 0 and row["bottleneck"] == "tensor"
