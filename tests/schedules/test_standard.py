@@ -67,8 +67,9 @@ def test_hbm_bytes_with_l2_off_equal_the_tiled_closed_form(problem: Problem) -> 
 
 def test_with_l2_on_the_rereads_hit_and_hbm_meets_the_numerics() -> None:
     # S and P of 16 heads (128 MB) overflow A100's 40 MB L2; the GEMMs' K/V re-reads of one head hit in it.
+    # Exact mode: this is the L2 model's story; fast mode's replay approximates overflowing runs (+2.5% here).
     problem = Problem(2, 8, 2048, 64)
-    result = simulate("a100", "standard", problem)
+    result = simulate("a100", "standard", problem, mode="exact")
     read, write = ideal(problem, "fwd")
     assert read <= result.hbm_read_bytes < 1.01 * read
     assert write * 0.99 < result.hbm_write_bytes <= write
