@@ -36,8 +36,8 @@ def run(quick: bool) -> list[dict[str, object]]:
     rows = []
     for block_n in BLOCKS:
         options = {"block_n": block_n, "block_m": _block_m("a100", problem, block_n)}
-        result = simulate("a100", "v1", problem, options)
-        uncached = simulate(no_l2, "v1", one, options)
+        result = simulate("a100", "v1", problem, options, mode="exact")
+        uncached = simulate(no_l2, "v1", one, options, mode="exact")
         rows.append(
             {
                 "arch": "a100",

@@ -32,7 +32,7 @@ UNITS = ("tensor", "mufu", "fma", "alu", "issue", "smem", "tmem")
 
 
 def _row(study: str, label: str, arch: Arch, problem: Problem, options: Mapping[str, Any]) -> dict[str, object]:
-    result = simulate(arch, "v4", problem, options)
+    result = simulate(arch, "v4", problem, options, mode="exact")
     row: dict[str, object] = {
         "study": study,
         "point": label,

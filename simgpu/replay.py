@@ -3,9 +3,10 @@
 Fast mode does not simulate every SM, so it learns what L2 does from a replay: the tiles of each kernel are taken
 in launch order a wave (all CTA slots of the chip) at a time, and within a wave the tiles' accesses are
 interleaved one by one, as CTAs that start together and run the same program issue them; the roles of one tile
-are interleaved likewise. Kernels follow one another and L2 contents carry over, as in the engine; dirty tiles are
-written back at the end. The result: HBM and L2 bytes, and per tensor and access kind the share of bytes that
-moved to or from HBM (`MissShares`), which the representative SMs use for timing.
+are interleaved likewise. Kernels follow one another and L2 contents carry over, as in the engine (a replay of
+part of a run may keep less between kernels: `carry_bytes`); dirty tiles are written back at the end. The
+result: HBM and L2 bytes, and per tensor and access kind the share of bytes that moved to or from HBM
+(`MissShares`), which the representative SMs use for timing.
 
 When nothing is evicted the replay's bytes do not depend on the order and equal exact mode's; when L2 overflows
 the launch-order interleaving stands in for the order timing would give (the two can differ at wave edges).

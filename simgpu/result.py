@@ -16,27 +16,6 @@ from typing import Any
 from simgpu.engine import RunStats
 from simgpu.trace import Span, write_chrome_trace
 
-JSON_KEYS: tuple[str, ...] = (
-    "arch",
-    "algo",
-    "problem",
-    "mode",
-    "cycles",
-    "time_s",
-    "flops",
-    "tflops",
-    "hbm_read_bytes",
-    "hbm_write_bytes",
-    "l2_read_bytes",
-    "l2_write_bytes",
-    "smem_read_bytes",
-    "smem_write_bytes",
-    "busy",
-    "bottleneck",
-    "sim_wall_s",
-)
-
-
 # Every byte count of a Result, per memory level and direction.
 BYTE_FIELDS: tuple[str, ...] = (
     "hbm_read_bytes",
@@ -47,6 +26,21 @@ BYTE_FIELDS: tuple[str, ...] = (
     "smem_write_bytes",
     "tmem_read_bytes",
     "tmem_write_bytes",
+)
+
+JSON_KEYS: tuple[str, ...] = (
+    "arch",
+    "algo",
+    "problem",
+    "mode",
+    "cycles",
+    "time_s",
+    "flops",
+    "tflops",
+    *BYTE_FIELDS[:6],  # all but TMEM's
+    "busy",
+    "bottleneck",
+    "sim_wall_s",
 )
 
 
