@@ -2,9 +2,10 @@
 
 Input: the CSV written by `cupy_kernels.selfcheck` (one row per kernel, pass and shape, with the tile configuration
 and the SM clock nvidia-smi sampled during the timing), or by `cupy_kernels.v3.selfcheck` (the same columns plus the
-v3 kernel's `pingpong` and `intra_wg_overlap` switches and `probe_clock_mhz`). Each configuration is simulated with
-the arch file of that GPU and the measured kernel's tile options and switches (plus `KERNEL_OPTIONS`, where our
-kernel differs from the schedule's defaults), so prediction and measurement describe the same program. The sampled
+v3 kernel's `pingpong` and `intra_wg_overlap` switches and `probe_clock_mhz`). Each configuration is simulated in
+exact mode with the arch file of that GPU and the measured kernel's tile options and switches (plus
+`KERNEL_OPTIONS`, where our kernel differs from the schedule's defaults), so prediction and measurement describe the
+same program. The sampled
 clock is the ceiling (`clock_hz`); the arch's power model still lowers it with tensor activity, because nvidia-smi
 overstates the clock kernels run at under tensor load (validation/h200/README.md: 1800 MHz sampled while wgmma ran
 at 1598 by the SM cycle counter). Where the CSV has `probe_clock_mhz` (the cycle-counted clock right after the
@@ -130,7 +131,8 @@ def predict(case: Case) -> Comparison:
     if case.clock_is_effective or (base.power is not None and base.power.tensor_saturated_clock_hz > ceiling):
         overrides["power"] = None  # the clock is known, or already below the saturated clock: nothing to lower
     arch = base.with_overrides(overrides)
-    result = simulate(arch, case.algo, case.problem, case.options)
+    # Exact mode: a comparison with silicon should not carry fast mode's own error (docs/results/simspeed.csv).
+    result = simulate(arch, case.algo, case.problem, case.options, mode="exact")
     predicted_ms = result.time_s * 1e3
     p = case.problem
     return Comparison(
@@ -218,7 +220,8 @@ def compare_bytes(path: str | Path, arch: str, algos: Iterable[str] | None = Non
         total[1] += float(row["dram__bytes_write.sum"])
     results = []
     for (algo, batch, heads, seqlen, headdim, causal), (read, write) in totals.items():
-        result = simulate(arch, algo, Problem(batch, heads, seqlen, headdim, causal=causal), KERNEL_OPTIONS.get(algo))
+        problem = Problem(batch, heads, seqlen, headdim, causal=causal)
+        result = simulate(arch, algo, problem, KERNEL_OPTIONS.get(algo), mode="exact")
         results.append(BytesComparison(algo, batch, heads, seqlen, headdim, causal, read, write,
                                        result.hbm_read_bytes, result.hbm_write_bytes))  # fmt: skip
     return results

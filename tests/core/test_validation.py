@@ -40,7 +40,8 @@ def test_cases_keep_the_measured_clock_and_tiles(tmp_path: Path) -> None:
 def test_prediction_takes_the_measured_clock_as_its_ceiling(tmp_path: Path) -> None:
     (first, _) = compare(read_cases(measured_csv(tmp_path), "h200"))
     fixed = load_arch("h200", {"clock_hz": 1.8e9})
-    expected = simulate(fixed, "v2", Problem(1, 2, 256, 64), {"block_m": 128, "block_n": 128, "warps": 4, "stages": 2})
+    options = {"block_m": 128, "block_n": 128, "warps": 4, "stages": 2}
+    expected = simulate(fixed, "v2", Problem(1, 2, 256, 64), options, mode="exact")
     assert first.predicted_ms == expected.time_s * 1e3
     assert first.rel_error == (first.predicted_ms - 0.050) / 0.050
 
@@ -97,7 +98,7 @@ def test_v3_rows_carry_their_switches_kernel_options_and_probe_clock(tmp_path: P
     assert (case.clock_mhz, case.clock_is_effective) == (1850.0, True)
     (comparison,) = compare([case])
     fixed = load_arch("h200", {"clock_hz": 1.85e9, "power": None})
-    assert comparison.predicted_ms == simulate(fixed, "v3", case.problem, case.options).time_s * 1e3
+    assert comparison.predicted_ms == simulate(fixed, "v3", case.problem, case.options, mode="exact").time_s * 1e3
 
 
 def test_cli_validates_v3_rows_against_the_v3_schedule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -135,7 +136,9 @@ def test_cli_validates_v3_rows_against_the_v3_schedule(tmp_path: Path, capsys: p
         options = {"block_m": 128, "block_n": 128, "stages": 2, "pingpong": pingpong, "intra_wg_overlap": overlap,
                    "persistent": False}  # fmt: skip
         problem = Problem(1, 2, 256, int(row["headdim"]), causal=row["causal"] == "True")
-        expected = simulate(load_arch("h200", {"clock_hz": clock_hz, "power": None}), "v3", problem, options)
+        expected = simulate(
+            load_arch("h200", {"clock_hz": clock_hz, "power": None}), "v3", problem, options, mode="exact"
+        )
         predicted_ms = float(row["predicted_ms"])
         assert predicted_ms == expected.time_s * 1e3
         assert float(row["rel_error"]) == (predicted_ms - measured_ms) / measured_ms
