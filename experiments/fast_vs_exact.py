@@ -3,15 +3,18 @@ backward, causal or not, on a chip cut to 8 SMs (several full waves) and to 10 S
 cycle ratio, whether every byte count agrees, and both wall times (CSV, then a PNG from it).
 
 `python -m experiments.fast_vs_exact [--quick] [--out DIR]`; `--quick` runs the A100's cases of the first shape.
+`--large` instead compares full-size runs where fast mode is weakest (`fast_vs_exact_large.csv`): GPT-2 medium on
+the A100 (forward and backward, 1,024 heads) and standard attention whose S overflows L2.
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import time
 from pathlib import Path
 
-from experiments._common import parse_args, save
+from experiments._common import OUT_DIR, save
 from simgpu import Problem, load_arch, simulate
 from simgpu.result import BYTE_FIELDS
 
@@ -35,10 +38,21 @@ GRID = [
 ]
 
 
+# (arch, algo, problem sizes) of the --large comparison.
+LARGE = (
+    ("a100", "v1", {"batch": 64, "heads": 16, "seqlen_q": 1024, "headdim": 64, "pass_": "fwd_bwd"}),
+    ("a100", "standard", {"batch": 64, "heads": 16, "seqlen_q": 1024, "headdim": 64, "pass_": "fwd_bwd"}),
+    ("a100", "standard", {"batch": 2, "heads": 8, "seqlen_q": 2048, "headdim": 64}),
+)
+
+
 def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> dict[str, object]:
     overrides, sizes = SHAPES[shape]
+    return compare_on(arch_name, overrides, algo, Problem(**sizes, causal=causal, pass_=pass_))  # type: ignore[arg-type]
+
+
+def compare_on(arch_name: str, overrides: dict[str, int], algo: str, problem: Problem) -> dict[str, object]:
     arch = load_arch(arch_name, overrides)
-    problem = Problem(**sizes, causal=causal, pass_=pass_)  # type: ignore[arg-type]
     started = time.perf_counter()
     exact = simulate(arch, algo, problem, mode="exact")
     exact_s = time.perf_counter() - started
@@ -48,14 +62,18 @@ def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> 
     return {
         "arch": arch_name,
         "algo": algo,
-        "pass": pass_,
-        "causal": causal,
-        "sms": overrides["sms"],
-        **{key: value for key, value in sizes.items()},
+        "pass": problem.pass_,
+        "causal": problem.causal,
+        "sms": overrides.get("sms", arch.sms),
+        "batch": problem.batch,
+        "heads": problem.heads,
+        "seqlen_q": problem.seqlen_q,
+        "headdim": problem.headdim,
         "cycles_exact": exact.cycles,
         "cycles_fast": fast.cycles,
         "fast_over_exact": fast.cycles / exact.cycles,
         "bytes_equal": all(abs(getattr(fast, name) - getattr(exact, name)) < 0.5 for name in BYTE_FIELDS),
+        "hbm_bytes_fast_over_exact": fast.hbm_bytes / exact.hbm_bytes,
         "exact_s": exact_s,
         "fast_s": fast_s,
     }
@@ -87,7 +105,15 @@ def plot(csv_path: Path, png_path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(__doc__, "the A100's cases of the first shape", argv)
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="the A100's cases of the first shape")
+    parser.add_argument("--large", action="store_true", help="full-size runs instead of the grid")
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    args = parser.parse_args(argv)
+    if args.large:
+        rows = [compare_on(arch, {}, algo, Problem(**sizes)) for arch, algo, sizes in LARGE]  # type: ignore[arg-type]
+        save(rows, args.out, "fast_vs_exact_large", plot)
+        return
     cases = [case for case in GRID if not args.quick or (case[0] == "a100" and case[4] == 0)]
     rows = [compare(*case) for case in cases]
     save(rows, args.out, "fast_vs_exact", plot)

@@ -283,16 +283,15 @@ def _class_costs(
     or this SM alone): simulate the class representative (the tile with the most iterations
     removed) in that many slots of one SM, at the base fold and at each fit variant of the kernel. Returns
     the costs, in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the ops simulated."""
-    representatives: dict[Hashable, tuple[int, Hashable]] = {}
+    representatives: dict[Hashable, tuple[int, Hashable, FoldedTile]] = {}
     for source, shape in zip(plan.sources, plan.shapes, strict=True):
         weight = sum(shape.removed)
         signature = shape.signature()
         if signature not in representatives or weight > representatives[signature][0]:
-            representatives[signature] = (weight, source)
+            representatives[signature] = (weight, source, shape)
     costs: dict[Hashable, tuple[_Cost, ...]] = {}
     ops = 0
-    for signature, (_, source) in representatives.items():
-        base = fold_tile(plan.kernel, source, plan.spec)
+    for signature, (_, source, base) in representatives.items():
         variants = [fold_tile(plan.kernel, source, plan.spec.variant(side)) for side in plan.sides]
         added = [[v.executed[d] - base.executed[d] for d in (0, 1)] for v in variants]
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit

@@ -21,6 +21,7 @@ diagonal are).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -80,6 +81,10 @@ class FoldedTile:
 
     def signature(self) -> Hashable:
         """The folded programs with tile keys left out: tiles with equal signatures cost the same."""
+        return self._signature
+
+    @functools.cached_property
+    def _signature(self) -> Hashable:  # built once: fast mode asks for it per shape and per class
         return tuple(tuple(_shape(op) for op in program) for program in self.programs)
 
 
