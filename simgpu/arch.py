@@ -131,13 +131,23 @@ class HbmSpec(_Node):
         return self.bandwidth_bytes_per_s * self.achievable_fraction
 
 
-class ContentionSpec(_Node):
-    """Rates of the other pipes while the tensor cores run (Hopper: register-file arbitration, the tensor core
-    keeping its full rate). A fraction of 1 means the pipes overlap the tensor cores perfectly."""
+class ContentionRates(_Node):
+    """Rates of the SM's pipes while another one runs, as fractions of each pipe's own rate (Hopper: the register
+    file and the dispatch are shared). While the tensor cores and a lane pipe are both busy, the pipe runs at its
+    `*_rate_while_tensor_busy` and the tensor cores at `tensor_rate_while_*_busy`. 1 means perfect overlap."""
 
     mufu_rate_while_tensor_busy: Fraction
     fma_rate_while_tensor_busy: Fraction
     alu_rate_while_tensor_busy: Fraction
+    tensor_rate_while_mufu_busy: Fraction
+    tensor_rate_while_fma_busy: Fraction
+
+
+class ContentionSpec(ContentionRates):
+    """The native tensor instruction's rates, and the legacy mma.sync path's where it differs (it reads all its
+    operands from the register file on every instruction). `mma_sync: null`: the native rates apply to it too."""
+
+    mma_sync: ContentionRates | None
 
 
 class LatencySpec(_Node):

@@ -3,7 +3,9 @@
 An op's completion time is the latest completion among the units it uses; the units work on it concurrently
 (cut-through), each in FIFO order. Memory ops add the latency of the level that served them. Every op also costs
 warp-instruction issue slots. On an arch with a `latency:` section an op also cannot finish before its warps'
-dependency chain (`simgpu.latency`): a delay of the role that occupies no unit. Ignored: instruction caches, and
+dependency chain (`simgpu.latency`): a delay of the role that occupies no unit. On an arch with a `contention:`
+section the tensor cores and the lane pipes slow each other down while both are busy (`simgpu.units.contention`).
+Ignored: instruction caches, and
 the warp schedulers' interleaving of co-resident roles on one unit (each unit serves whole ops in FIFO order).
 """
 
@@ -12,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from simgpu.arch import DTYPE_BYTES, Arch
+from simgpu.arch import DTYPE_BYTES, Arch, ContentionRates
 from simgpu.errors import ScheduleError
 from simgpu.latency import elementwise_floor, mma_sync_floor
 from simgpu.ops import Alu, Chain, Exp, Fma, Load, Mma, Smem, Store, Tmem, UnitOp, Vector
+from simgpu.units.contention import Contention
 from simgpu.units.fluid_l2 import FluidL2
 from simgpu.units.fma import LanePipe
 from simgpu.units.issue import IssueSlots
@@ -59,17 +62,15 @@ class Sm:
         legacy = tc.mma_sync_flops_per_cycle
         legacy_rates = {str(dtype): rate for dtype, rate in legacy.items()} if legacy is not None else None
         self.tensor = TensorCore(tc.instruction, native, legacy_rates, parts, rec)
-        busy = arch.contention
-        contender = self.tensor.server if busy is not None else None
-        self.mufu = Mufu(
-            arch.mufu.ex2_per_cycle, parts, rec, contender, busy.mufu_rate_while_tensor_busy if busy else 1
-        )
-        self.fma = LanePipe(
-            "fma", arch.fma.fp32_per_cycle, parts, rec, contender, busy.fma_rate_while_tensor_busy if busy else 1
-        )
-        self.alu = LanePipe(
-            "alu", arch.alu.ops_per_cycle, parts, rec, contender, busy.alu_rate_while_tensor_busy if busy else 1
-        )
+        spec = arch.contention
+        contention = None
+        if spec is not None:
+            rates: dict[str, ContentionRates] = {tc.instruction: spec, "mma_sync": spec.mma_sync or spec}
+            contention = Contention(self.tensor.server, tc.instruction, rates)
+            self.tensor.contention = contention
+        self.mufu = Mufu(arch.mufu.ex2_per_cycle, parts, rec, contention)
+        self.fma = LanePipe("fma", arch.fma.fp32_per_cycle, parts, rec, contention)
+        self.alu = LanePipe("alu", arch.alu.ops_per_cycle, parts, rec, contention)
         self.smem = SharedMemory(arch.smem.bandwidth_bytes_per_cycle, arch.smem.copy_engine_writes_use_port, rec)
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None

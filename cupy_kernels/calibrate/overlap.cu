@@ -9,6 +9,14 @@
 // - SOFTMAX: per element what FA's online softmax does: 1 FFMA (scale and subtract the max), 1 MUFU.EX2, 1 FMNMX
 //   (row max), 1 FADD (row sum), ALU_CHAINS independent elements per thread.
 // - FMA: ALU_CHAINS independent FFMA chains per thread (compute.cu's fma_rate recurrence).
+// - HMMA: mma.sync m16n8k16 bf16 into HMMA_CHAINS independent accumulator tiles, operands in registers (as
+//   compute.cu's mma_sync_rate): the legacy tensor path FA2 uses on Hopper, which reads A, B and C from the
+//   register file on every instruction.
+// - FA2: one warp's share of FA2's forward inner loop at d = 64, registers only: S (16 x 64) = Q K^T by 32
+//   mma.sync, FA2's online softmax on those 32 values per thread (row max with 2 shuffles per row, exp2 on MUFU
+//   with the scale folded into an FFMA, row sums, O and l rescaled), P packed to bf16 as the A fragments of
+//   O (16 x 64) += P V by 32 more mma.sync. The same instruction mix per mma as FA2 at d = 64 (17 ex2 per mma per
+//   warp; FA2: 16 + rescales), with its true dependencies (softmax waits for S, PV for P), and no memory.
 // A warpgroup is 4 consecutive warps and warp w runs on sub-partition w % 4, so every role has one warp on each
 // of the SM's four schedulers, next to one warp of each other role.
 //
@@ -21,7 +29,7 @@
 #include "compute.cu"
 #include "wgmma.cu"
 
-enum Role : int { TENSOR_SS = 1, TENSOR_RS = 2, EX2 = 3, SOFTMAX = 4, FMA = 5 };
+enum Role : int { TENSOR_SS = 1, TENSOR_RS = 2, EX2 = 3, SOFTMAX = 4, FMA = 5, HMMA = 6, FA2 = 7 };
 
 constexpr int MAX_WARPGROUPS = 3;
 constexpr int MAX_WARPS = 4 * MAX_WARPGROUPS;
@@ -30,6 +38,9 @@ constexpr int RECORD_WORDS = 3;  // per warp: start cycle, end cycle, iterations
 // the MUFU latency (8 x 8 issue cycles per round of 8 MUFU instructions); 256 elements per iteration keep the
 // loop and `fill` checks under 1% of the instructions.
 constexpr int ALU_CHAINS = 8, ALU_STEPS = 32;
+// HMMA body: HMMA_CHAINS x HMMA_STEPS mma.sync per warp and iteration. One warp per scheduler with 4 independent
+// chains already reaches the scheduler's full mma.sync rate (latency_h200.json); 8 leave no doubt.
+constexpr int HMMA_CHAINS = 8, HMMA_STEPS = 8;
 
 // D (64 x 256, fp32) += A (64 x 16, bf16, 4 registers per thread in the wgmma A-fragment layout) B (16 x 256):
 // scale-d = 1, no negation, B K-major (imm-trans-b 0). Register A has no transpose flag.
@@ -100,6 +111,116 @@ __device__ __forceinline__ float tensor_loop(const u32* __restrict__ seed, u32 b
   return acc;
 }
 
+// D (16 x 8, fp32) += A (16 x 16) B (16 x 8), bf16 fragments in registers.
+__device__ __forceinline__ void mma_16816(float (&d)[4], u32 a0, u32 a1, u32 a2, u32 a3, u32 b0, u32 b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ u32 pack_bf16(float lo, float hi) {
+  u32 r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// `iters` x HMMA_STEPS rounds of HMMA_CHAINS independent mma.sync.
+__device__ __forceinline__ float hmma_loop(const u32* __restrict__ seed, int iters) {
+  const int lane = threadIdx.x & 31;
+  const u32 a0 = seed[lane], a1 = seed[lane + 32], a2 = seed[lane + 64], a3 = seed[lane + 96];
+  const u32 b0 = seed[lane + 128], b1 = seed[lane + 160];
+  float d[HMMA_CHAINS][4];
+#pragma unroll
+  for (int c = 0; c < HMMA_CHAINS; ++c) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) d[c][j] = 0.0f;
+  }
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int s = 0; s < HMMA_STEPS; ++s) {
+#pragma unroll
+      for (int c = 0; c < HMMA_CHAINS; ++c) mma_16816(d[c], a0, a1, a2, a3, b0, b1);
+    }
+  }
+  float acc = 0.0f;
+#pragma unroll
+  for (int c = 0; c < HMMA_CHAINS; ++c) acc += d[c][0] + d[c][1] + d[c][2] + d[c][3];
+  return acc;
+}
+
+// FA2's forward inner loop for one warp, 16 query rows x 64 keys per iteration, d = 64 (see the role list).
+// Thread layout of an m16n8 accumulator: d[0], d[1] in row lane / 4, d[2], d[3] in row lane / 4 + 8; a row's
+// 8 columns are spread over the 4 lanes of a quad, hence the two xor-shuffles per row reduction.
+__device__ __forceinline__ float fa2_loop(const u32* __restrict__ seed, int iters) {
+  const int lane = threadIdx.x & 31;
+  u32 q[4][4];  // Q fragments for the 4 K-steps of d = 64
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) q[k][j] = seed[(lane + 32 * (4 * k + j)) & 4095];
+  }
+  const u32 kb0 = seed[lane + 1024], kb1 = seed[lane + 1056];  // one K fragment and one V fragment, reused
+  const u32 vb0 = seed[lane + 1088], vb1 = seed[lane + 1120];
+  constexpr float scale = 0.18033688f;  // log2(e) / sqrt(64)
+  float o[8][4], m[2] = {-1e30f, -1e30f}, l[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int n = 0; n < 8; ++n) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) o[n][j] = 0.0f;
+  }
+  for (int it = 0; it < iters; ++it) {
+    float s[8][4];
+#pragma unroll
+    for (int n = 0; n < 8; ++n) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) s[n][j] = 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+#pragma unroll
+      for (int n = 0; n < 8; ++n) mma_16816(s[n], q[k][0], q[k][1], q[k][2], q[k][3], kb0, kb1);
+    }
+    u32 p[8][2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {  // the thread's two rows
+      float mx = m[r];
+#pragma unroll
+      for (int n = 0; n < 8; ++n) mx = fmaxf(mx, fmaxf(s[n][2 * r], s[n][2 * r + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float corr = ex2_neg((mx - m[r]) * scale);
+      m[r] = mx;
+      const float shift = mx * scale;
+      float sum = 0.0f;
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        const float e0 = ex2_neg(shift - s[n][2 * r] * scale), e1 = ex2_neg(shift - s[n][2 * r + 1] * scale);
+        sum += e0 + e1;
+        p[n][r] = pack_bf16(e0, e1);
+      }
+      l[r] = l[r] * corr + sum;
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        o[n][2 * r] *= corr;
+        o[n][2 * r + 1] *= corr;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {  // P's K-step k is S's column tiles 2k and 2k + 1
+#pragma unroll
+      for (int n = 0; n < 8; ++n) {
+        mma_16816(o[n], p[2 * k][0], p[2 * k][1], p[2 * k + 1][0], p[2 * k + 1][1], vb0, vb1);
+      }
+    }
+  }
+  float acc = l[0] + l[1];
+#pragma unroll
+  for (int n = 0; n < 8; ++n) acc += o[n][0] + o[n][1] + o[n][2] + o[n][3];
+  return acc;
+}
+
 // Runs `iters` iterations, or with `fill` until no tensor warp is left; returns the iterations run.
 template <int ROLE>
 __device__ __forceinline__ int alu_loop(const float* __restrict__ seed, int iters, bool fill,
@@ -154,7 +275,7 @@ __global__ void __launch_bounds__(MAX_WARPGROUPS * 128, 1)
     int tensor_warps = 0;
     for (u32 w = 0; w < blockDim.x / 128; ++w) {
       const u32 r = (roles >> (4 * w)) & 15;
-      tensor_warps += (r == TENSOR_SS || r == TENSOR_RS) ? 4 : 0;
+      tensor_warps += (r == TENSOR_SS || r == TENSOR_RS || r == HMMA || r == FA2) ? 4 : 0;
     }
     tensor_warps_left = tensor_warps;
   }
@@ -170,6 +291,11 @@ __global__ void __launch_bounds__(MAX_WARPGROUPS * 128, 1)
   if (role == TENSOR_SS || role == TENSOR_RS) {
     result = role == TENSOR_SS ? tensor_loop<false>(seed, base, wg, tensor_iters)
                                : tensor_loop<true>(seed, base, wg, tensor_iters);
+    n = tensor_iters;
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) atomicSub(&tensor_warps_left, 1);
+  } else if (role == HMMA || role == FA2) {
+    result = role == HMMA ? hmma_loop(seed, tensor_iters) : fa2_loop(seed, tensor_iters);
     n = tensor_iters;
     __syncwarp();
     if (threadIdx.x % 32 == 0) atomicSub(&tensor_warps_left, 1);

@@ -1,9 +1,9 @@
 """Do tensor cores and MUFU / FMA pipes overlap on one SM? ``python -m cupy_kernels.calibrate.overlap --out DIR``.
 
-Runs ``overlap.cu`` (one CTA per SM, 1-3 warpgroups, each with a role: wgmma SS or RS, ex2 chains, FA's softmax
-mix, FFMA chains) alone and together, and writes ``overlap_h200.json`` with, per configuration, the cycles and the
-work per clock per SM of each unit, counted with the SM cycle counter of every warp (so the rates per clock hold
-whatever the power cap does to the clock).
+Runs ``overlap.cu`` (one CTA per SM, 1-3 warpgroups, each with a role: wgmma SS or RS, mma.sync, FA2's
+register-only inner loop, ex2 chains, FA's softmax mix, FFMA chains) alone and together, and writes
+``overlap_h200.json`` with, per configuration, the cycles and the work per clock per SM of each unit, counted with
+the SM cycle counter of every warp (so the rates per clock hold whatever the power cap does to the clock).
 
 Iteration counts are sized by a short probe run of each role alone, so that every unit's work alone takes about
 ``TARGET_CYCLES``: run together with perfect overlap, a pair then takes ``TARGET_CYCLES``; time-shared, twice that.
@@ -28,20 +28,44 @@ SOURCE = Path(__file__).resolve().parent / "overlap.cu"
 KERNEL = "overlap"
 KEY = 0x9E3779B9  # `keep`'s key (bench.cuh)
 
-ROLE_CODES = {"ss": 1, "rs": 2, "ex2": 3, "softmax": 4, "fma": 5}  # overlap.cu's Role
-TENSOR_ROLES = ("ss", "rs")
-UNIT = {"ss": "flop", "rs": "flop", "ex2": "ex2", "softmax": "ex2", "fma": "ffma"}
+ROLE_CODES = {"ss": 1, "rs": 2, "ex2": 3, "softmax": 4, "fma": 5, "hmma": 6, "fa2": 7}  # overlap.cu's Role
+TENSOR_ROLES = ("ss", "rs", "hmma", "fa2")
+UNIT = {"ss": "flop", "rs": "flop", "hmma": "flop", "fa2": "flop", "ex2": "ex2", "softmax": "ex2", "fma": "ffma"}
 # Work of one warp in one loop iteration: a quarter of a warpgroup's K_STEPS = 4 wgmma m64n256k16, or 32 threads x
-# ALU_CHAINS x ALU_STEPS = 8 x 32 elements (one ex2 per softmax element).
+# ALU_CHAINS x ALU_STEPS = 8 x 32 elements (one ex2 per softmax element); hmma: HMMA_CHAINS x HMMA_STEPS = 64
+# mma.sync m16n8k16; fa2: 32 mma.sync for S and 32 for PV.
 WGMMA_PER_WARP_ITER = 4 * 2 * 64 * 256 * 16 // 4
-WORK_PER_WARP_ITER = {"ss": WGMMA_PER_WARP_ITER, "rs": WGMMA_PER_WARP_ITER, "ex2": 8192, "softmax": 8192, "fma": 8192}
+MMA_SYNC_FLOP = 2 * 16 * 8 * 16
+WORK_PER_WARP_ITER = {
+    "ss": WGMMA_PER_WARP_ITER,
+    "rs": WGMMA_PER_WARP_ITER,
+    "hmma": 64 * MMA_SYNC_FLOP,
+    "fa2": 64 * MMA_SYNC_FLOP,
+    "ex2": 8192,
+    "softmax": 8192,
+    "fma": 8192,
+}
 MAX_WARPS, RECORD_WORDS = 12, 3  # overlap.cu's record layout
 DYNAMIC_SMEM = 120 * 1024  # over half of the SM's 228 KiB: exactly one CTA per SM
 TARGET_CYCLES = 4_000_000  # ~2 ms per unit alone at ~2 GHz: launch overhead and the ALU `fill` tail under 0.1%
-PROBE_ITERS = {"ss": 64, "rs": 64, "ex2": 16, "softmax": 16, "fma": 64}
+PROBE_ITERS = {"ss": 64, "rs": 64, "hmma": 64, "fa2": 64, "ex2": 16, "softmax": 16, "fma": 64}
 REPEATS = 9
 
-ALONE = (("ss",), ("ss", "ss"), ("rs",), ("rs", "rs"), ("ex2",), ("softmax",), ("fma",))
+# fa2 alone, twice and three times: one, two and three warps per scheduler (our FA2 kernel at d = 64 runs two).
+ALONE = (
+    ("ss",),
+    ("ss", "ss"),
+    ("rs",),
+    ("rs", "rs"),
+    ("hmma",),
+    ("hmma", "hmma"),
+    ("fa2",),
+    ("fa2", "fa2"),
+    ("fa2", "fa2", "fa2"),
+    ("ex2",),
+    ("softmax",),
+    ("fma",),
+)
 TOGETHER = (
     ("ss", "ex2"),
     ("ss", "softmax"),
@@ -51,6 +75,10 @@ TOGETHER = (
     ("ss", "ss", "ex2"),
     ("ss", "ss", "softmax"),
     ("rs", "rs", "softmax"),
+    ("hmma", "ex2"),
+    ("hmma", "softmax"),
+    ("hmma", "fma"),
+    ("hmma", "hmma", "softmax"),
 )
 
 

@@ -1,17 +1,18 @@
 """The FP32 FMA pipe and the ALU pipe of one SM: lane operations per cycle, split over the processing blocks.
 
 FMUL, FADD and FFMA count one lane op each on the FMA pipe; compare, min/max, integer and conversion ops count one
-on the ALU pipe. A role of w warps reaches min(w, 4) / 4 of a pipe. With a contender (the tensor cores on Hopper),
-the pipe runs at a fraction of its rate while the contender is busy. Ignored: dual issue, operand bank conflicts.
+on the ALU pipe. A role of w warps reaches min(w, 4) / 4 of a pipe. Beside a busy tensor core (Hopper) the pipe
+runs slower (`simgpu.units.contention`). Ignored: dual issue, operand bank conflicts.
 """
 
 from __future__ import annotations
 
+from simgpu.units.contention import Contention
 from simgpu.units.server import Server, SpanRecorder
 
 
 class LanePipe:
-    __slots__ = ("contender", "fraction", "server", "subpartitions")
+    __slots__ = ("contention", "name", "server", "subpartitions")
 
     def __init__(
         self,
@@ -19,16 +20,19 @@ class LanePipe:
         ops_per_cycle: float,
         subpartitions: int,
         recorder: SpanRecorder | None,
-        contender: Server | None = None,
-        fraction: float = 1.0,
+        contention: Contention | None = None,
     ) -> None:
+        self.name = name
         self.server = Server(name, ops_per_cycle, recorder)
         self.subpartitions = subpartitions
-        self.contender = contender
-        self.fraction = fraction
+        self.contention = contention
+        if contention is not None:
+            contention.pipes[name] = self.server
 
     def run(self, now: float, count: float, warps: int) -> float:
         share = min(warps, self.subpartitions) / self.subpartitions
-        if self.contender is None:
+        if self.contention is None:
             return self.server.reserve(now, count, share)
-        return self.server.reserve_beside(now, count, share, self.contender, self.fraction)
+        start = max(now, self.server.busy_until)
+        end = self.server.reserve(now, count, share)
+        return self.contention.pipe_reserved(self.name, start, end)

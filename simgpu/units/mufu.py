@@ -1,14 +1,15 @@
 """MUFU, the multi-function unit of one SM: ex2 (and the other transcendentals) at a fixed rate per cycle.
 
 The rate is per SM, split evenly over the processing blocks, so a role of w warps reaches min(w, 4) / 4 of it. It
-is a lane pipe like FMA and ALU (see `simgpu.units.fma`), slowed the same way while a contender is busy.
+is a lane pipe like FMA and ALU (see `simgpu.units.fma`), slowed the same way beside a busy tensor core.
 Ignored: the other MUFU functions' different rates (only ex2 is asked for).
 """
 
 from __future__ import annotations
 
+from simgpu.units.contention import Contention
 from simgpu.units.fma import LanePipe
-from simgpu.units.server import Server, SpanRecorder
+from simgpu.units.server import SpanRecorder
 
 
 class Mufu(LanePipe):
@@ -19,10 +20,9 @@ class Mufu(LanePipe):
         ex2_per_cycle: float,
         subpartitions: int,
         recorder: SpanRecorder | None,
-        contender: Server | None = None,
-        fraction: float = 1.0,
+        contention: Contention | None = None,
     ) -> None:
-        super().__init__("mufu", ex2_per_cycle, subpartitions, recorder, contender, fraction)
+        super().__init__("mufu", ex2_per_cycle, subpartitions, recorder, contention)
 
     def ex2(self, now: float, count: float, warps: int) -> float:
         return self.run(now, count, warps)

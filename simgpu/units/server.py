@@ -43,21 +43,16 @@ class Server:
             self.recorder(self.name, start, end)
         return end
 
-    def reserve_beside(self, now: float, amount: float, share: float, contender: Server, fraction: float) -> float:
-        """Like `reserve`, but at `fraction` of the rate while `contender` is busy (its reservations so far)."""
-        if amount <= 0:
-            return now
-        rate = self.rate_per_cycle * share
-        start = now if now > self.busy_until else self.busy_until
-        slowed = max(0.0, contender.busy_until - start)
-        if amount <= slowed * rate * fraction:
-            service = amount / (rate * fraction)
-        else:
-            service = slowed + (amount - slowed * rate * fraction) / rate
-        end = start + service
-        self.busy_until = end
-        self.busy_cycles += service
-        self.amount += amount
+    def slow_pending(self, start: float, window_end: float, fraction: float) -> None:
+        """Stretch the work reserved on this unit after `start` as if it ran at `fraction` of the rate until
+        `window_end` (another unit competing for the same issue and register-file bandwidth, `simgpu.units.contention`).
+        Completion times already handed out stay; the work queued behind them starts later."""
+        if fraction >= 1.0 or self.busy_until <= start or window_end <= start:
+            return
+        work = self.busy_until - start
+        window = window_end - start
+        end = start + work / fraction if work <= fraction * window else window_end + work - fraction * window
         if self.recorder is not None:
-            self.recorder(self.name, start, end)
-        return end
+            self.recorder(self.name, self.busy_until, end)
+        self.busy_cycles += end - self.busy_until
+        self.busy_until = end

@@ -4,7 +4,8 @@ mma.sync runs on the tensor core of the issuing warp's processing block, so a ro
 min(w, subpartitions) / subpartitions of the SM's rate; wgmma (a warpgroup) and tcgen05 (one thread for the SM)
 reach all of it. On a wgmma/tcgen05 chip, mma.sync takes the legacy path at its own (lower) rate. Operands read
 from smem or TMEM are charged to those ports by the SM, not here, and so are latencies (mma.sync's chains of
-dependent k-steps, an async MMA's result latency: `simgpu.latency`). Ignored: operand reuse caches.
+dependent k-steps, an async MMA's result latency: `simgpu.latency`). Beside busy lane pipes (Hopper) the tensor
+cores run slower (`simgpu.units.contention`). Ignored: operand reuse caches.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from simgpu.errors import ScheduleError
+from simgpu.units.contention import Contention
 from simgpu.units.server import Server, SpanRecorder
 
 
 class TensorCore:
-    __slots__ = ("instruction", "native_cycles", "rates", "server", "subpartitions")
+    __slots__ = ("contention", "instruction", "native_cycles", "rates", "server", "subpartitions")
 
     def __init__(
         self,
@@ -35,6 +37,7 @@ class TensorCore:
         self.native_cycles = 0.0
         # The server counts FLOPs at 1 FLOP per cycle; each dtype scales the share.
         self.server = Server("tensor", 1.0, recorder)
+        self.contention: Contention | None = None  # set by the SM once its lane pipes exist
 
     def share(self, instruction: str, warps: int) -> float:
         if instruction == "mma_sync":
@@ -50,4 +53,8 @@ class TensorCore:
             raise ScheduleError(f"{instruction} takes {', '.join(rates)}, not {dtype}")
         native = self.rates[self.instruction].get(dtype, rate)
         self.native_cycles += flops / native
-        return self.server.reserve(now, flops, share=rate * self.share(instruction, warps))
+        if self.contention is None:
+            return self.server.reserve(now, flops, share=rate * self.share(instruction, warps))
+        start = max(now, self.server.busy_until)
+        end = self.server.reserve(now, flops, share=rate * self.share(instruction, warps))
+        return self.contention.tensor_reserved(instruction, start, end)

@@ -10,7 +10,7 @@ from simgpu.arch import Arch
 from simgpu.engine import Engine, ctas_per_sm
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Advance, Arrive, Exp, Fma, Load, Mma, Op, Repeat, Wait
+from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Wait
 
 MB = 1_000_000  # 1 MB takes 1000 cycles at the toy HBM's 1000 B/cycle
 ISSUE = 1  # a TMA copy is one instruction: one issue cycle before the engine starts it
@@ -154,14 +154,45 @@ def test_a_role_can_fill_and_drain_one_ring_with_two_cursors(toy_hopper: Arch) -
 
 
 def test_pipes_slow_down_while_the_tensor_cores_run(toy_hopper: Arch) -> None:
-    # H100's measured contention: ex2 runs at 0.67 of its rate while wgmma is busy. An async MMA of
+    # H100's measured contention: ex2 runs at a fraction of its rate while wgmma is busy. An async MMA of
     # 2 x 128 x 256 x 64 FLOP / 4096 = 1024 cycles beside 4800 ex2 (300 cycles alone, all inside the MMA).
+    assert toy_hopper.contention is not None
+    mufu_rate = toy_hopper.contention.mufu_rate_while_tensor_busy
     mma = Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg", arrive="mma_done")
     role = fixed(mma, Exp(16 * 300), Wait("mma_done"))
     stats = Engine(toy_hopper).run([one_cta([role], [BarrierSpec("mma_done")])])
-    assert stats.units["mufu"].busy_cycles == pytest.approx(300 / 0.67)
+    assert stats.units["mufu"].busy_cycles == pytest.approx(300 / mufu_rate)
+    assert stats.units["tensor"].busy_cycles == pytest.approx(1024)  # wgmma keeps its rate beside ex2
     free = toy_hopper.with_overrides({"contention": None})
     assert Engine(free).run([one_cta([role], [BarrierSpec("mma_done")])]).units["mufu"].busy_cycles == 300
+
+
+def test_work_already_queued_on_a_pipe_is_stretched_by_a_later_mma(toy_hopper: Arch) -> None:
+    # 3000 cycles of ex2 are reserved first; 100 cycles later a 1024-cycle wgmma starts. The ex2 work still pending
+    # runs at the contended rate for those 1024 cycles, so the MUFU is busy (1 - rate) x 1024 cycles longer, and a
+    # second ex2 op of the same role starts only after the stretched work.
+    assert toy_hopper.contention is not None
+    mufu_rate = toy_hopper.contention.mufu_rate_while_tensor_busy
+    exps = Role("exp", 4, lambda tile: (Exp(16 * 3000), Exp(16 * 100)))
+    mma = Role("mma", 4, lambda tile: (Delay(100), Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg")))
+    stats = Engine(toy_hopper).run([one_cta([exps, mma])])
+    stretch = (1 - mufu_rate) * 1024
+    assert stats.units["mufu"].busy_cycles == pytest.approx(3100 + stretch)
+    assert stats.cycles >= 3100 + stretch
+
+
+def test_mma_sync_and_ffma_slow_each_other_down(toy_hopper: Arch) -> None:
+    # mma.sync reads all its operands from the register file: beside a busy FMA pipe the tensor cores run at
+    # `tensor_rate_while_fma_busy` and the FMA pipe at the legacy path's `fma_rate_while_tensor_busy`. A long
+    # mma.sync (2 x 64 x 256 x 512 FLOP at 2730 FLOP/cycle) starts first; 500 cycles of FFMA join it.
+    assert toy_hopper.contention is not None and toy_hopper.contention.mma_sync is not None
+    rates = toy_hopper.contention.mma_sync
+    mma = Role("mma", 4, lambda tile: (Mma(64, 256, 512, "bf16", a="reg", b="reg", instruction="mma_sync"),))
+    ffma = Role("ffma", 4, lambda tile: (Delay(10), Fma(128 * 500)))
+    stats = Engine(toy_hopper).run([one_cta([mma, ffma])])
+    assert stats.units["fma"].busy_cycles == pytest.approx(500 / rates.fma_rate_while_tensor_busy)
+    alone = 2 * 64 * 256 * 512 / 2730
+    assert stats.units["tensor"].busy_cycles == pytest.approx(alone + (1 - rates.tensor_rate_while_fma_busy) * 500)
 
 
 def test_a_run_far_over_the_event_budget_is_refused_before_it_starts(toy_hopper: Arch) -> None:

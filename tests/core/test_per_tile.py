@@ -7,9 +7,8 @@ from simgpu import Problem, load_arch, simulate
 
 def test_v3_tile_cycles_follow_the_roofline_formulas() -> None:
     m, n, d = 128, 128, 128  # one Q tile of two 64-row consumers against one K/V block, H100 (4096 FLOP/clk/SM)
-    # The roofline counts each unit at its own rate. With H100's `contention` on, MUFU busy time also depends on how
-    # much of a consumer's exps overlap the other consumer's GEMMs (ex2 at 0.67 of its rate there): 1166 cycles
-    # since the softmax's exp pass follows its row-max pass (algorithms._schedule.softmax) instead of overlapping it.
+    # The roofline counts each unit at its own rate. With H100's `contention` on, busy times also depend on how much
+    # of a consumer's softmax overlaps the other consumer's GEMMs (ex2 slower beside wgmma, wgmma slower beside FFMA).
     nominal = load_arch("h100", {"contention": None})
     result = simulate(nominal, "v3", Problem(1, 1, m, d, seqlen_k=n), {"block_n": n}, per_tile=True)
     cycles = result.unit_cycles
@@ -23,6 +22,9 @@ def test_v3_tile_cycles_follow_the_roofline_formulas() -> None:
 
 def test_per_tile_runs_the_first_tile_of_a_larger_problem() -> None:
     # v3's first tile is Q block 0 (128 rows) against every key block of its head: 1024 keys in 8 blocks of 128.
-    tile = simulate("h100", "v3", Problem(2, 4, 1024, 128), {"block_n": 128}, per_tile=True)
+    # Contention off, as above: the tensor cores' busy cycles are then their FLOPs over their rate.
+    tile = simulate(
+        load_arch("h100", {"contention": None}), "v3", Problem(2, 4, 1024, 128), {"block_n": 128}, per_tile=True
+    )
     assert tile.to_dict(per_tile=True)["unit_cycles"]["tensor"] == 4 * 128 * 1024 * 128 / 4096
     assert tile.hbm_read_bytes == (128 + 2 * 1024) * 128 * 2  # Q block, all of K and V of one head

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 from pathlib import Path
 
 import pytest
 
-from experiments import fast_vs_exact, gemm_ceiling, io_vs_memory, roofline, validation_scatter
+from experiments import fast_vs_exact, gemm_ceiling, io_vs_memory, roofline, unit_overlap, validation_scatter
 from experiments.validation_scatter import VALIDATION_DIR
 
 
@@ -112,3 +113,13 @@ def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm(tmp_path: Path) -> 
     (row,) = _run(gemm_ceiling, "gemm_ceiling_h200", tmp_path)
     assert row["shape"] == "2048^3 bf16" and row["measured_tflops"] == ""
     assert float(row["predicted_tflops"]) > 0 and row["bottleneck"] == "tensor"
+
+
+def test_unit_overlap_replays_every_measured_configuration_and_lone_units_match(tmp_path: Path) -> None:
+    rows = {r["config"]: r for r in _run(unit_overlap, "unit_overlap", tmp_path)}
+    measured = json.loads(unit_overlap.MEASURED.read_text())
+    assert set(rows) == set(measured["alone"]) | set(measured["together"])
+    # Each unit alone runs at its calibrated rate; ex2 beside the tensor cores at the rate the "fill" runs measured,
+    # checked here against the fixed-work runs, which no parameter was taken from.
+    for config in ("ss", "rs", "hmma", "ex2", "fma", "ss+ex2", "rs+ex2", "ss+ss+ex2", "hmma+ex2"):
+        assert abs(float(rows[config]["rel_error"])) < 0.05, config

@@ -1,0 +1,65 @@
+"""Pipes that slow each other down on one SM: the tensor cores against the MUFU, FMA and ALU pipes (Hopper).
+
+While the tensor cores and a lane pipe are busy at once, each runs at a measured fraction of its own rate
+(`simgpu.arch.ContentionRates`: the H200's overlap microbenchmark, `cupy_kernels/calibrate/overlap.cu`). Units are
+FIFO reservation servers whose completion times are fixed when an op is reserved, so the slowing is applied as soon
+as an overlap becomes known: a new reservation on one side is slowed over the time the other side is already
+reserved for, and the other side's pending work is stretched over the new reservation's time
+(`Server.slow_pending`). A completion time already handed out stays, and the stretch delays the work queued behind
+it, so a unit's throughput over a run is right while one op can finish early by at most its overlap. The rates are
+those of the instruction that last reserved the tensor cores (the native wgmma / tcgen05, or mma.sync's legacy
+path). Ignored: the ALU pipe's effect on the tensor cores (not measured), and three-way interactions beyond applying
+each pair's fractions in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from simgpu.arch import ContentionRates
+from simgpu.units.server import Server
+
+
+class Contention:
+    """The tensor cores' server, the lane pipes' servers, and the fractions each runs at beside the other."""
+
+    __slots__ = ("_pipe_rates", "_tensor_rates", "instruction", "pipes", "tensor")
+
+    def __init__(self, tensor: Server, instruction: str, rates: Mapping[str, ContentionRates]) -> None:
+        self.tensor = tensor
+        self.instruction = instruction  # the instruction of the tensor cores' latest reservation
+        self.pipes: dict[str, Server] = {}
+        self._pipe_rates = {
+            kind: {
+                "mufu": r.mufu_rate_while_tensor_busy,
+                "fma": r.fma_rate_while_tensor_busy,
+                "alu": r.alu_rate_while_tensor_busy,
+            }
+            for kind, r in rates.items()
+        }
+        self._tensor_rates = {
+            kind: {"mufu": r.tensor_rate_while_mufu_busy, "fma": r.tensor_rate_while_fma_busy, "alu": 1.0}
+            for kind, r in rates.items()
+        }
+
+    def pipe_reserved(self, name: str, start: float, end: float) -> float:
+        """Pipe `name` has just reserved [start, end] at its full rate; return that op's end after the slowing."""
+        pipe, tensor = self.pipes[name], self.tensor
+        tensor_pending = tensor.busy_until
+        if tensor_pending <= start:
+            return end
+        pipe.slow_pending(start, tensor_pending, self._pipe_rates[self.instruction][name])
+        tensor.slow_pending(start, end, self._tensor_rates[self.instruction][name])
+        return pipe.busy_until
+
+    def tensor_reserved(self, instruction: str, start: float, end: float) -> float:
+        """The tensor cores have just reserved [start, end] for `instruction` at full rate; return the end after the
+        slowing by every pipe still busy."""
+        self.instruction = instruction
+        pipe_rates, tensor_rates = self._pipe_rates[instruction], self._tensor_rates[instruction]
+        for name, pipe in self.pipes.items():
+            pipe_pending = pipe.busy_until
+            if pipe_pending > start:
+                self.tensor.slow_pending(start, pipe_pending, tensor_rates[name])
+                pipe.slow_pending(start, end, pipe_rates[name])
+        return self.tensor.busy_until
