@@ -8,12 +8,22 @@ pull tiles from the queue. Each warp role is a SimPy process that walks its prog
 units (see `simgpu.sm`); synchronous ones suspend the role until completion, asynchronous ones arrive on a barrier
 when they complete. A run that ends with roles still waiting is a deadlock and is reported as one.
 
+Semaphores in global memory (`Load.acquire`, `Store.release`) order CTAs against each other. Each kernel launch
+starts with every counter at zero. A release counts when its store completes. An acquiring load is an ordinary load
+(the first poll); if the counter is still short when it returns, the role polls again, one L2 round trip
+(`l2.hit_latency_cycles`) per poll, each poll seeing the counter as it was when issued, and continues when the first
+poll issued after the last release it needs returns. The polls after the first cost time, not bytes (a few words
+each), so a run's bytes do not depend on its timing. An engine built on part of the chip (`sms`: fast mode's
+representative SMs) does not run the other CTAs that would release, so there an acquire costs its first poll only
+and never waits (`semaphore_waits`): fast mode does not see the ordering.
+
 This is the exact mode: every CTA and every loop iteration is simulated. Ignored here: anything below the op level
 (instruction latencies, register dependencies, warp scheduling policy).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Generator, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +33,7 @@ import simpy
 from simgpu.arch import Arch
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
 from simgpu.kernel import WARP_SIZE, BarrierSpec, Kernel, Role
-from simgpu.ops import Advance, Arrive, BarrierRef, Delay, Op, Repeat, Store, Wait
+from simgpu.ops import Advance, Arrive, BarrierRef, Delay, Load, Op, Repeat, Store, Wait
 from simgpu.sm import Sm
 from simgpu.trace import Trace
 from simgpu.units.fluid_l2 import FluidL2, MissShares
@@ -140,8 +150,26 @@ class _Barrier:
             event.succeed()
 
 
+class _Semaphore:
+    """A counter in global memory: releases so far, and the roles spinning until it reaches their value."""
+
+    __slots__ = ("key", "value", "waiters")
+
+    def __init__(self, key: Hashable) -> None:
+        self.key = key
+        self.value = 0
+        self.waiters: list[tuple[int, simpy.Event]] = []
+
+    def release(self, now: float) -> None:
+        self.value += 1
+        ready = [w for w in self.waiters if w[0] <= self.value]
+        self.waiters = [w for w in self.waiters if w[0] > self.value]
+        for _, event in ready:
+            event.succeed(now)
+
+
 class _RoleState:
-    __slots__ = ("cta", "cursors", "done", "name", "phases", "waiting")
+    __slots__ = ("cta", "cursors", "done", "name", "phases", "spinning", "waiting")
 
     def __init__(self, name: str, cta: _Cta) -> None:
         self.name = name
@@ -149,6 +177,7 @@ class _RoleState:
         self.phases: dict[_Barrier, int] = {}
         self.cursors: dict[str, int] = {}
         self.waiting: tuple[_Barrier, int] | None = None
+        self.spinning: tuple[_Semaphore, int] | None = None  # a semaphore acquire and the value it waits for
         self.done = False
 
 
@@ -215,11 +244,15 @@ class Engine:
         miss_shares: Mapping[str, MissShares] | None = None,
         max_ctas_per_sm: int | None = None,
         bandwidth_share: float | None = None,
+        semaphore_waits: bool | None = None,
     ) -> None:
         """`sms` builds only that many SMs, with `bandwidth_share` of the chip's HBM and L2 bandwidth (by default
         their share of the SMs), `miss_shares` replaces L2 residency by the chip-wide miss shares, and
-        `max_ctas_per_sm` runs fewer CTAs at once than fit: fast mode's representative SMs (`simgpu.fast`)."""
+        `max_ctas_per_sm` runs fewer CTAs at once than fit: fast mode's representative SMs (`simgpu.fast`).
+        `semaphore_waits` (default: only when the whole chip is built) lets semaphore acquires wait for releases."""
         self.arch = arch
+        self.semaphore_waits = sms is None if semaphore_waits is None else semaphore_waits
+        self._semaphores: dict[Hashable, _Semaphore] = {}
         self.clock_hz = clock_hz if clock_hz is not None else arch.clock_hz
         self.trace = trace
         self.event_budget = event_budget
@@ -278,15 +311,24 @@ class Engine:
         env = self.env
         queue = _TileQueue(kernel.tiles)
         self._roles = []
+        self._semaphores = {}
         slots = [env.process(self._slot(sm, kernel, queue, start)) for _ in range(fit) for sm in self.sms]
         env.run()
         if not all(slot.triggered for slot in slots):
             raise DeadlockError(self._deadlock_message(kernel))
 
     def _deadlock_message(self, kernel: Kernel) -> str:
-        stuck = [r for r in self._roles if not r.done]
+        # Roles spinning on a semaphore first: the other roles of their CTAs wait on barriers behind them.
+        stuck = sorted((r for r in self._roles if not r.done), key=lambda r: r.spinning is None)
         shown = []
         for role in stuck[:4]:
+            if role.spinning is not None:
+                semaphore, value = role.spinning
+                shown.append(
+                    f"CTA {role.cta.index} role {role.name!r} spins on semaphore {semaphore.key!r} until it reaches "
+                    f"{value} (released {semaphore.value} times when the run stopped)"
+                )
+                continue
             if role.waiting is None:
                 shown.append(f"CTA {role.cta.index} role {role.name!r} (not waiting on a barrier)")
                 continue
@@ -374,12 +416,55 @@ class Engine:
                 if trace is not None:
                     trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
                 arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
-                if arrive is not None:
+                if kind is Store and op.release:  # type: ignore[union-attr]
+                    self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
+                if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
+                    assert isinstance(op, Load)
+                    yield from self._acquire(cta, state, op, done - now)
+                elif arrive is not None:
                     self._arrive_at(cta.barrier(arrive, state), done - now)
                 elif kind is Store and not op.wait:  # type: ignore[union-attr]
                     env.timeout(done - now)  # keeps the kernel open until the write drains
                 else:
                     yield env.timeout(done - now)
+
+    def _semaphore(self, op: Load | Store) -> _Semaphore:
+        key = (op.tensor, op.tile)
+        semaphore = self._semaphores.get(key)
+        if semaphore is None:
+            semaphore = self._semaphores[key] = _Semaphore(key)
+        return semaphore
+
+    def _release_at(self, semaphore: _Semaphore, delay: float) -> None:
+        event = self.env.timeout(delay)
+        event.callbacks.append(lambda _event: semaphore.release(self.env.now))
+
+    def _acquire(self, cta: _Cta, state: _RoleState, op: Load, first_poll: float) -> Generator[simpy.Event, Any, None]:
+        """The first poll (the load itself), then, while the counter is short, polls one L2 round trip apart."""
+        if op.arrive is not None:
+            raise ScheduleError(f"kernel {cta.kernel.name}: a semaphore acquire is synchronous (it has no arrive)")
+        assert op.acquire is not None
+        env = self.env
+        yield env.timeout(first_poll)
+        semaphore = self._semaphore(op)
+        if not self.semaphore_waits or semaphore.value >= op.acquire:
+            return
+        returned = env.now
+        event = env.event()
+        semaphore.waiters.append((op.acquire, event))
+        state.spinning = (semaphore, op.acquire)
+        released = yield event
+        state.spinning = None
+        # Polls leave back to back from `returned`, one round trip apart; the first to leave at or after the
+        # release sees it and is back one round trip later.
+        round_trip = self.arch.l2.hit_latency_cycles
+        if round_trip:
+            polls = math.ceil((released - returned) / round_trip)
+            yield env.timeout(returned + (polls + 1) * round_trip - env.now)
+        trace = self.trace
+        if trace is not None and cta.sm.index in trace.sms:
+            name = f"CTA slot {cta.index} {state.name}"
+            trace.role_span(f"SM {cta.sm.index}", name, "SemaphoreSpin", returned, env.now)
 
     def _arrive_at(self, barrier: _Barrier, delay: float) -> None:
         event = self.env.timeout(delay)

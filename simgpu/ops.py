@@ -5,6 +5,10 @@ asynchronous (TMA copies, cp.async groups, wgmma, tcgen05): the role continues a
 barrier when it completes; another role (or the same one) waits on the barrier. Stores are fire-and-forget unless
 `wait=True`. `Repeat` marks a loop so that the engine can see iterations (the fast mode extrapolates them).
 Elementwise ops may declare the `Chain` of dependent instructions one warp must wait through (latency, not work).
+
+Semaphores in global memory order CTAs against each other (FA's deterministic dQ accumulation): a `Store` with
+`release=True` increments the counter named by its `(tensor, tile)` when it completes, and a `Load` with `acquire=n`
+reads that counter and spins until it has been released n times (see `simgpu.engine` for the cost of spinning).
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ class Load:
     nbytes: int
     engine: CopyEngine = "tma"
     arrive: BarrierRef | None = None
+    # A semaphore acquire: the role spins on this word until `(tensor, tile)` has been released this many times in
+    # the kernel. Synchronous (`arrive` must be None). None: an ordinary load.
+    acquire: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +68,7 @@ class Store:
     atomic: bool = False
     wait: bool = False
     arrive: BarrierRef | None = None
+    release: bool = False  # a semaphore release: `(tensor, tile)`'s counter goes up by one when this store completes
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,12 @@
 """FlashAttention-4 on Blackwell: tcgen05 MMAs into TMEM, ping-pong Q tiles, software exp2, conditional rescaling.
 
 Forward (Zadouri et al. 2026 §3.1; roles and tiles of FA-repo `flash_attn/cute/flash_fwd_sm100.py`): a persistent
-kernel whose CTAs pull work items (batch, head, pair of Q tiles) in order, LPT first when `lpt`. A work item is two
-Q tiles of `block_m` = 128 rows (one tcgen05 M each) against the key blocks of `block_n` columns they see. Roles:
+kernel whose CTAs pull work items (batch, head, pair of Q tiles) in order. A work item is two Q tiles of `block_m` =
+128 rows (one tcgen05 M each) against the key blocks of `block_n` columns they see. Tile order (FA-repo
+`tile_scheduler.py`): non-causal, item fastest, then head, then batch (`StaticPersistentTileScheduler`); causal (or
+`lpt`), FA4's `SingleTileLPTScheduler`: the (batch, head) pairs in sections of as many heads as fill
+`L2_SECTION_BYTES` with K and V (a power of two), items outermost within a section, and with `lpt` (the default when
+causal) the items in reverse, longest first. Roles:
   load (1 warp)        TMA: Q_0, Q_1 once per item; K_j and V_j into one `stages`-deep smem ring (K_j, V_j in
                        consecutive slots; `kv_full` / `kv_empty`).
   mma (1 warp)         tcgen05, all asynchronous with arrive barriers, issued in FA4's ping-pong order
@@ -40,18 +44,31 @@ TMA reduce-add adds it to the accumulator in HBM/L2 (fp32 atomics); the TMA's sm
 `two_cta` (needs clusters): pairs of CTAs on adjacent key blocks; each CTA sends half of its dS to its peer
 through DSMEM (an smem read at the sender and an smem write at the receiver: both directions charged to every
 CTA), and the pair reduces dQ_i in its MMA, so each CTA stages and adds only half of dQ_i's rows.
-`deterministic`: each dQ_i add is ordered by a semaphore in global memory: the dq warps read the semaphore (an L2
-round trip), wait for their reduce-add to complete, then release the semaphore (an atomic, waited for).
+`deterministic` (FA-repo `dQacc_reduce` with its delayed release, and `SingleTileLPTBwdScheduler`): the adds into
+each dQ_i happen in a fixed order of key blocks, kept by a semaphore per dQ_i (per half of dQ_i with `two_cta`) in
+global memory (`Load.acquire` / `Store.release`, `simgpu.engine`). Before adding dQ_i the dq warps spin until the
+CTAs of the key blocks before theirs have released it; they release dQ_i once its add has completed, which they
+check after issuing the next add (so the add drains in the background), and the last one at the end of the item.
+Key block j's place in the order of dQ_i is the number of key blocks that add into dQ_i and come before j in the
+tile queue, so the order follows the launch order and every wait ends.
+Backward tile order (FA-repo `flash_bwd_sm100.py`): by default key block fastest, then head, then batch (FA4's
+`SingleTileScheduler`; causal key blocks then come longest first within each head). `lpt` and `deterministic` take
+the sectioned order of `SingleTileLPTBwdScheduler` (sections of heads filling `L2_SECTION_BYTES` with Q, dO and the
+fp32 dQ accumulator, key blocks outermost): with `lpt` longest first; deterministic, when causal, shortest first
+(FA's `spt`), whatever `lpt` says.
 
 IO (HBM/L2) by the loop structure: forward Q once, K and V once per visited block, O and LSE once; backward K and
 V once per key block, Q, dO, LSE and D once per visited (key block, Q tile), dQ atomics once per such pair.
-Ignored: the waiting of one CTA for another's semaphore in the deterministic backward (the engine has no
-cross-CTA barrier, so only the round trips are charged), FP8's V transpose, L2-aware head swizzles of FA4's tile
-scheduler, varlen. (2-CTA MMAs split their shared B operand between the pair: `Mma.b_share`.)
+Ignored: FP8's V transpose, varlen, non-persistent launches (FA4's causal forward and its backward launch one CTA
+per tile in the same order: the persistent queue overlaps one tile's epilogue with the next one's loads), and the
+order of semaphore waits in fast mode (representative SMs do not see the other CTAs: `simgpu.engine`; the
+deterministic backward's waits need exact mode). (2-CTA MMAs split their shared B operand between the pair:
+`Mma.b_share`.)
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -93,6 +110,10 @@ SAMPLE_KEYS = 2048  # keys of the numerics sample that measures the rescale frac
 SAMPLE_ROWS = Q_TILES * TCGEN05_M
 # A softmax thread walks its row in chunks of 32 columns (tcgen05.ld/st 32x32b.x32): exps of one chunk, then its P.
 SOFTMAX_CHUNKS = 4
+SEMAPHORE_BYTES = 4  # one int32 per dQ_i (FA-repo `dQ_semaphore`)
+# FA4's deterministic backward scheduler groups heads so that their Q, dO and dQ accumulator fill this much of L2
+# (FA-repo `SingleTileLPTBwdScheduler`: `size_l2 = 50 * 1024 * 1024`): a constant of the schedule, not of the chip.
+L2_SECTION_BYTES = 50 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -101,7 +122,7 @@ class Config:
     block_n: int
     stages: int | None
     two_cta: bool
-    lpt: bool
+    lpt: bool | None  # None: the pass's own default (see `config`)
     deterministic: bool
     exp_emulation_fraction: float
     exp_poly_degree: int
@@ -111,13 +132,13 @@ class Config:
 
 def config(problem: Problem, options: dict[str, Any]) -> Config:
     """Options with FA4's defaults: 128 x 128 tiles, 25% software exp2 (`algorithms.v4.numerics`), tau = 8 for
-    16-bit inputs and 0 for FP8 (FA4's configs), LPT when causal."""
+    16-bit inputs and 0 for FP8 (FA4's configs); `lpt` left at None means on for a causal forward, off otherwise
+    (FA4's forward and non-deterministic backward schedulers)."""
     from algorithms.v4.numerics import DEFAULT_EXP_EMULATION_FRACTION
 
     defaults = {
         "block_m": TCGEN05_M,
         "block_n": 128,
-        "lpt": problem.causal,
         "exp_emulation_fraction": DEFAULT_EXP_EMULATION_FRACTION,
         "rescale_threshold": 0.0 if problem.dtype == "fp8" else 8.0,
     }
@@ -128,7 +149,7 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise OptionError(f"v4 option {name} must be a positive integer, got {value!r}")
     for name in ("two_cta", "lpt", "deterministic"):
-        if not isinstance(values[name], bool):
+        if not isinstance(values[name], bool) and not (name == "lpt" and values[name] is None):
             raise OptionError(f"v4 option {name} must be true or false, got {values[name]!r}")
     for name, low, high in (("exp_emulation_fraction", 0, 1), ("rescale_threshold", 0, 64), ("rescale_fraction", 0, 1)):
         value = values[name]
@@ -380,9 +401,11 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         barriers += [BarrierSpec(f"s_full{t}"), BarrierSpec(f"p_full{t}"), BarrierSpec(f"pv_done{t}")]
         barriers += [BarrierSpec(f"scale{t}"), BarrierSpec(f"o_ready{t}", initial_phases=1)]
         barriers += [BarrierSpec(f"o_staged{t}"), BarrierSpec(f"o_empty{t}", initial_phases=1)]
-    tiles = [(b, h, p) for b in range(problem.batch) for h in range(problem.heads) for p in range(n_items)]
-    if cfg.lpt:
-        tiles.sort(key=lambda tile: -visits(tile)[4].visited)  # stable: ties keep (batch, head, item) order
+    lpt = problem.causal if cfg.lpt is None else cfg.lpt
+    if problem.causal or lpt:  # K and V of a section's heads stay in L2 while its items pass
+        tiles = _sectioned(problem, problem.nk * 2 * d * eb, n_items, reverse=lpt)  # later items see more keys
+    else:
+        tiles = [(b, h, p) for b in range(problem.batch) for h in range(problem.heads) for p in range(n_items)]
     threads = 32 * sum(role.warps for role in roles)
     return Kernel(
         name="v4_fwd",
@@ -545,19 +568,39 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
         return (Repeat(n_q - start, step),)
 
+    if cfg.deterministic or cfg.lpt:  # Q, dO and dQ of a section's heads stay in L2 while its key blocks pass
+        head_bytes = problem.seqlen_q * (2 * d * eb + d * ACC_BYTES)
+        # Later causal key blocks are seen by fewer Q tiles: `lpt` keeps the index order, deterministic reverses it.
+        tiles = _sectioned(problem, head_bytes, n_kv, reverse=cfg.deterministic and problem.causal)
+    else:
+        tiles = [(b, h, j) for b in range(problem.batch) for h in range(problem.heads) for j in range(n_kv)]
+    # Deterministic dQ: per key block, the first Q tiles of the key blocks that come before it in the queue and add
+    # into the same half of dQ (every head's blocks come in the same order), sorted.
+    head_order = [j for b, h, j in tiles if (b, h) == tiles[0][:2]]
+    earlier_starts: dict[int, list[int]] = {}
+    for place, j in enumerate(head_order):
+        ahead = (first_query_block(problem, jj * c, r) for jj in head_order[:place] if jj % dq_share == j % dq_share)
+        earlier_starts[j] = sorted(ahead)
+
+    def dq_semaphore(b: int, h: int, i: int, j: int) -> tuple[str, tuple[int, int, int, int]]:
+        return "dQ_semaphore", (b, h, i, j % dq_share)
+
     def dq_role(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
+        added = "dq_added" if cfg.deterministic else None
+
+        def release(i: int) -> Sequence[Op]:  # after the add of dQ_i has completed: the next key block may add
+            return (Wait("dq_added"), Store(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, atomic=True, release=True))
 
         def step(k: int) -> Sequence[Op]:
             i = start + k
             rows = rows_in_block(problem.seqlen_q, r, i)
             mine = rows * d * ACC_BYTES / dq_share  # this CTA's share of dQ_i, fp32
             key = (b, h, i, j % dq_share)
-            ordered: tuple[Op, ...] = ()
-            add = Store("dQaccum", key, mine, engine="tma", atomic=True, wait=cfg.deterministic)
-            if cfg.deterministic:  # acquire the semaphore of dQ_i, add, release it after the add completed
-                ordered = (Load("dQ_semaphore", (b, h, i), ACC_BYTES, engine="ldg"),)
-            release = (Store("dQ_semaphore", (b, h, i), ACC_BYTES, atomic=True, wait=True),) if ordered else ()
+            acquire: tuple[Op, ...] = ()
+            if cfg.deterministic:  # spin until the key blocks before this one have added into dQ_i
+                place = bisect.bisect_right(earlier_starts[j], i)
+                acquire = (Load(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, engine="ldg", acquire=place),)
             return (
                 Wait("dq_full"),
                 Arrive("ds_empty"),  # the dQ MMA has read dS
@@ -566,13 +609,15 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
                 Tmem(read_bytes=r * d * ACC_BYTES / dq_share),
                 Arrive("dq_empty"),
                 Smem(write_bytes=mine),  # dQ_i staged in smem
+                *acquire,
                 Smem(read_bytes=mine),  # read by the TMA reduce-add
-                *ordered,
-                add,
-                *release,
+                Store("dQaccum", key, mine, engine="tma", atomic=True, arrive=added),
+                *(release(i - 1) if cfg.deterministic and k else ()),
             )
 
-        return (Repeat(n_q - start, step), Arrive("kv_empty"))
+        n = n_q - start
+        last = release(n_q - 1) if cfg.deterministic and n else ()
+        return (Repeat(n, step), *last, Arrive("kv_empty"))
 
     def epilogue(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
@@ -614,10 +659,8 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         BarrierSpec("dq_empty", initial_phases=1),
         BarrierSpec("dkv_full"),
         BarrierSpec("dkv_empty", initial_phases=1),
+        BarrierSpec("dq_added"),  # deterministic: a dQ_i reduce-add has completed
     )
-    tiles = [(b, h, j) for b in range(problem.batch) for h in range(problem.heads) for j in range(n_kv)]
-    if cfg.lpt:
-        tiles.sort(key=lambda tile: visits(tile)[3])  # most Q tiles first
     threads = 32 * sum(role.warps for role in roles)
     # smem: K, V; Q_i, dO_i ring; dS (r x c); dQ_i staging (fp32); LSE_i, D_i.
     smem = 2 * c * d * eb + q_stages * 2 * r * d * eb + r * c * eb + r * d * ACC_BYTES // dq_share
@@ -631,6 +674,16 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         barriers=barriers,
         persistent=True,
     )
+
+
+def _sectioned(problem: Problem, head_bytes: int, blocks: int, reverse: bool) -> list[tuple[int, int, int]]:
+    """FA4's L2-aware tile order (`SingleTileLPTScheduler`, `SingleTileLPTBwdScheduler`): the (batch, head) pairs
+    in sections of `swizzle` heads, the largest power of two whose `head_bytes` each fit `L2_SECTION_BYTES` (the
+    last section holds the rest); blocks outermost within a section, from the last one down when `reverse`."""
+    swizzle = 1 << ((L2_SECTION_BYTES // head_bytes).bit_length() - 1) if head_bytes <= L2_SECTION_BYTES else 1
+    pairs = [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
+    order = range(blocks - 1, -1, -1) if reverse else range(blocks)
+    return [(*pair, j) for s in range(0, len(pairs), swizzle) for j in order for pair in pairs[s : s + swizzle]]
 
 
 def _registers(threads: int) -> int:

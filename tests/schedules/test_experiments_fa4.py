@@ -1,12 +1,12 @@
-"""The FA4 what-if experiment runs end to end in --quick mode: a CSV with every study, each row naming its
-bottleneck, and a PNG drawn from it."""
+"""The FA4 experiments run end to end in --quick mode: CSVs with every study (the what-if rows naming their
+bottleneck), and PNGs drawn from them."""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
-from experiments import fa4_whatif
+from experiments import fa4_scheduling, fa4_whatif
 
 
 def test_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
@@ -17,3 +17,14 @@ def test_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
     assert all(row["bottleneck"] for row in rows)
     assert any(row["arch"] != rows[0]["arch"] for row in rows if row["study"] == "tmem")  # the Hopper what-if ran
     assert (tmp_path / "fa4_whatif.png").stat().st_size > 0
+
+
+def test_scheduling_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
+    fa4_scheduling.main(["--quick", "--out", str(tmp_path)])
+    with (tmp_path / "fa4_scheduling.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {row["study"] for row in rows} == {"lpt", "deterministic"}
+    tflops = {(row["causal"], row["seqlen"], row["variant"]): float(row["tflops"]) for row in rows}
+    # Non-causal, one wave: the deterministic wavefront costs time.
+    assert tflops["False", "512", "deterministic"] < tflops["False", "512", "non-deterministic"]
+    assert (tmp_path / "fa4_scheduling.png").stat().st_size > 0
