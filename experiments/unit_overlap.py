@@ -26,7 +26,7 @@ from experiments._common import parse_args, save
 from simgpu.arch import load_arch
 from simgpu.engine import Engine
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Chain, Exp, Fma, Mma, Op, Repeat, Vector, Wait
+from simgpu.ops import Chain, Exp, Fma, Mma, Op, Repeat, Smem, Vector, Wait
 
 MEASURED = Path(__file__).resolve().parent.parent / "validation" / "h200" / "overlap_h200.json"
 WARPGROUP_THREADS = 128
@@ -60,6 +60,14 @@ def _fa2(_: int) -> Sequence[Op]:
     return (product, *online_softmax(64, FA2_KEYS, 64, masked=False), product)
 
 
+def _fa2_smem(_: int) -> Sequence[Op]:
+    # As `_fa2`, with each product's B fragments read from shared memory by ldmatrix, as the v2 schedule charges
+    # them (`operand_smem_bytes`): 16 ldmatrix.x4 of 512 B per warp and product. The FA2BAR role's two barriers per
+    # iteration are among the role's own 4 warps, which the model already moves in step: the same ops.
+    product = Mma(64, 64, 64, "bf16", a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=4 * 16 * 512)
+    return (product, *online_softmax(64, FA2_KEYS, 64, masked=False), product)
+
+
 def _ex2(_: int) -> Sequence[Op]:
     return (Exp(ALU_ELEMENTS, chain=Chain(mufu=ALU_CHAIN_STEPS)),)
 
@@ -70,17 +78,44 @@ def _softmax(_: int) -> Sequence[Op]:
     return (Vector(fma=2 * ALU_ELEMENTS, alu=ALU_ELEMENTS, ex2=ALU_ELEMENTS, chain=chain),)
 
 
+def _ex2_with(fma: int = 0, alu: int = 0) -> Callable[[int], Sequence[Op]]:
+    """The softmax mix taken apart: each ex2 with one FFMA or FADD (FMA pipe) or one FMNMX (ALU pipe)."""
+    chain = Chain(fma=ALU_CHAIN_STEPS if fma else 0, mufu=ALU_CHAIN_STEPS)
+    op = Vector(fma=fma * ALU_ELEMENTS, alu=alu * ALU_ELEMENTS, ex2=ALU_ELEMENTS, chain=chain)
+    return lambda _: (op,)
+
+
+def _ldsm(_: int) -> Sequence[Op]:
+    # ALU_STEPS x ALU_CHAINS ldmatrix.x4 of 512 bytes per warp, 4 warps.
+    return (Smem(read_bytes=4 * ALU_CHAIN_STEPS * 8 * 512),)
+
+
 def _fma(_: int) -> Sequence[Op]:
     return (Fma(ALU_ELEMENTS, chain=Chain(fma=ALU_CHAIN_STEPS)),)
 
 
-TENSOR_ROLES = ("ss", "rs", "hmma", "fa2")
+TENSOR_ROLES = ("ss", "rs", "hmma", "fa2", "fa2ld", "fa2bar")
 
 
 def _body(role: str, tag: str) -> Callable[[int], Sequence[Op]]:
     if role in ("ss", "rs"):
         return _wgmma_role("smem" if role == "ss" else "reg", tag)
-    return {"hmma": _hmma, "fa2": _fa2, "ex2": _ex2, "softmax": _softmax, "fma": _fma}[role]
+    bodies = {
+        "hmma": _hmma,
+        "fa2": _fa2,
+        "fa2ld": _fa2_smem,
+        "fa2bar": _fa2_smem,
+        "ex2": _ex2,
+        "fma": _fma,
+        "ldsm": _ldsm,
+    }
+    return {
+        **bodies,
+        "softmax": _softmax,
+        "ex2ffma": _ex2_with(fma=1),
+        "ex2max": _ex2_with(alu=1),
+        "ex2add": _ex2_with(fma=1),
+    }[role]
 
 
 def kernel(roles: Sequence[str], tensor_iters: int, alu_iters: int) -> Kernel:

@@ -133,14 +133,17 @@ class HbmSpec(_Node):
 
 class ContentionRates(_Node):
     """Rates of the SM's pipes while another one runs, as fractions of each pipe's own rate (Hopper: the register
-    file and the dispatch are shared). While the tensor cores and a lane pipe are both busy, the pipe runs at its
-    `*_rate_while_tensor_busy` and the tensor cores at `tensor_rate_while_*_busy`. 1 means perfect overlap."""
+    file and the dispatch are shared). While the tensor cores and a lane pipe (or the smem port, for thread-issued
+    traffic such as ldmatrix) are both busy, the pipe runs at its `*_rate_while_tensor_busy` and the tensor cores at
+    `tensor_rate_while_*_busy`. 1 means perfect overlap."""
 
     mufu_rate_while_tensor_busy: Fraction
     fma_rate_while_tensor_busy: Fraction
     alu_rate_while_tensor_busy: Fraction
+    smem_rate_while_tensor_busy: Fraction
     tensor_rate_while_mufu_busy: Fraction
     tensor_rate_while_fma_busy: Fraction
+    tensor_rate_while_smem_busy: Fraction
 
 
 class ContentionSpec(ContentionRates):

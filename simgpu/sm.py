@@ -71,7 +71,9 @@ class Sm:
         self.mufu = Mufu(arch.mufu.ex2_per_cycle, parts, rec, contention)
         self.fma = LanePipe("fma", arch.fma.fp32_per_cycle, parts, rec, contention)
         self.alu = LanePipe("alu", arch.alu.ops_per_cycle, parts, rec, contention)
-        self.smem = SharedMemory(arch.smem.bandwidth_bytes_per_cycle, arch.smem.copy_engine_writes_use_port, rec)
+        self.smem = SharedMemory(
+            arch.smem.bandwidth_bytes_per_cycle, arch.smem.copy_engine_writes_use_port, rec, contention
+        )
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None
         self.latency = arch.latency

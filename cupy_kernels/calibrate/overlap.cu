@@ -17,6 +17,15 @@
 //   with the scale folded into an FFMA, row sums, O and l rescaled), P packed to bf16 as the A fragments of
 //   O (16 x 64) += P V by 32 more mma.sync. The same instruction mix per mma as FA2 at d = 64 (17 ex2 per mma per
 //   warp; FA2: 16 + rescales), with its true dependencies (softmax waits for S, PV for P), and no memory.
+// - FA2LD: FA2 with its B operands from shared memory, as FA2 loads K and V fragments: per iteration 16
+//   ldmatrix.x4 for S and 16 ldmatrix.x4.trans for P V (16 KiB per warp), each k-step's fragments loaded one
+//   k-step ahead, as CUTLASS's pipelined mainloop does.
+// - FA2BAR: FA2LD plus the two barriers per key block of FA2's loop (`bar.sync` over the role's 4 warps, before S
+//   and before P V; FA2's `__syncthreads` around its cp.async waits).
+// - EX2FMA, EX2MAX, EX2ADD: the softmax mix taken apart: each ex2 chain step with only its FFMA, or only the
+//   FMNMX of the row max, or only the FADD of the row sum.
+// - LDSM: ALU_CHAINS independent ldmatrix.x4 per step from the shared tile (512 contiguous bytes per warp and
+//   instruction, conflict-free), folded into one register by XOR so none is dead: FA2's operand loads alone.
 // A warpgroup is 4 consecutive warps and warp w runs on sub-partition w % 4, so every role has one warp on each
 // of the SM's four schedulers, next to one warp of each other role.
 //
@@ -29,7 +38,21 @@
 #include "compute.cu"
 #include "wgmma.cu"
 
-enum Role : int { TENSOR_SS = 1, TENSOR_RS = 2, EX2 = 3, SOFTMAX = 4, FMA = 5, HMMA = 6, FA2 = 7 };
+enum Role : int {
+  TENSOR_SS = 1,
+  TENSOR_RS = 2,
+  EX2 = 3,
+  SOFTMAX = 4,
+  FMA = 5,
+  HMMA = 6,
+  FA2 = 7,
+  FA2LD = 8,
+  FA2BAR = 9,
+  EX2FMA = 10,
+  EX2MAX = 11,
+  EX2ADD = 12,
+  LDSM = 13
+};
 
 constexpr int MAX_WARPGROUPS = 3;
 constexpr int MAX_WARPS = 4 * MAX_WARPGROUPS;
@@ -126,6 +149,35 @@ __device__ __forceinline__ u32 pack_bf16(float lo, float hi) {
   return r;
 }
 
+// Four 8x8 b16 matrices from shared memory (one 16-byte row address per lane); .trans for V's fragments.
+template <bool TRANS>
+__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], u32 addr) {
+  if constexpr (TRANS) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+  }
+}
+
+// The B fragments of one k-step (8 n-tiles x 2 registers) of FA2LD: 4 ldmatrix.x4 from 512 contiguous bytes each
+// (one 16-byte row per lane, conflict-free), at offsets that walk the 32 KiB tile.
+template <bool TRANS>
+__device__ __forceinline__ void load_kstep(u32 (&f)[8][2], u32 tile, int step) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    u32 r[4];
+    ldmatrix_x4<TRANS>(r, tile + ((step * 4 + j) * 512 + (threadIdx.x & 31) * 16) % B_BYTES);
+    f[2 * j][0] = r[0];
+    f[2 * j][1] = r[1];
+    f[2 * j + 1][0] = r[2];
+    f[2 * j + 1][1] = r[3];
+  }
+}
+
 // `iters` x HMMA_STEPS rounds of HMMA_CHAINS independent mma.sync.
 __device__ __forceinline__ float hmma_loop(const u32* __restrict__ seed, int iters) {
   const int lane = threadIdx.x & 31;
@@ -153,7 +205,10 @@ __device__ __forceinline__ float hmma_loop(const u32* __restrict__ seed, int ite
 // FA2's forward inner loop for one warp, 16 query rows x 64 keys per iteration, d = 64 (see the role list).
 // Thread layout of an m16n8 accumulator: d[0], d[1] in row lane / 4, d[2], d[3] in row lane / 4 + 8; a row's
 // 8 columns are spread over the 4 lanes of a quad, hence the two xor-shuffles per row reduction.
-__device__ __forceinline__ float fa2_loop(const u32* __restrict__ seed, int iters) {
+// SMEM: B fragments from shared memory at `tile` (FA2LD); BAR: the two barriers per iteration (FA2BAR), named
+// barrier 1 + `wg` over the warpgroup's 128 threads.
+template <bool SMEM, bool BAR>
+__device__ __forceinline__ float fa2_loop(const u32* __restrict__ seed, int iters, u32 tile, int wg) {
   const int lane = threadIdx.x & 31;
   u32 q[4][4];  // Q fragments for the 4 K-steps of d = 64
 #pragma unroll
@@ -177,10 +232,24 @@ __device__ __forceinline__ float fa2_loop(const u32* __restrict__ seed, int iter
 #pragma unroll
       for (int j = 0; j < 4; ++j) s[n][j] = 0.0f;
     }
+    if constexpr (BAR) asm volatile("bar.sync %0, 128;" ::"r"(1 + wg));
+    if constexpr (SMEM) {
+      u32 f[2][8][2];
+      load_kstep<false>(f[0], tile, 0);
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
+      for (int k = 0; k < 4; ++k) {
+        if (k + 1 < 4) load_kstep<false>(f[(k + 1) % 2], tile, k + 1);
 #pragma unroll
-      for (int n = 0; n < 8; ++n) mma_16816(s[n], q[k][0], q[k][1], q[k][2], q[k][3], kb0, kb1);
+        for (int n = 0; n < 8; ++n) {
+          mma_16816(s[n], q[k][0], q[k][1], q[k][2], q[k][3], f[k % 2][n][0], f[k % 2][n][1]);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+#pragma unroll
+        for (int n = 0; n < 8; ++n) mma_16816(s[n], q[k][0], q[k][1], q[k][2], q[k][3], kb0, kb1);
+      }
     }
     u32 p[8][2];
 #pragma unroll
@@ -207,11 +276,26 @@ __device__ __forceinline__ float fa2_loop(const u32* __restrict__ seed, int iter
         o[n][2 * r + 1] *= corr;
       }
     }
+    if constexpr (BAR) asm volatile("bar.sync %0, 128;" ::"r"(1 + wg));
+    if constexpr (SMEM) {
+      u32 f[2][8][2];
+      load_kstep<true>(f[0], tile, 4);
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {  // P's K-step k is S's column tiles 2k and 2k + 1
+      for (int k = 0; k < 4; ++k) {  // P's K-step k is S's column tiles 2k and 2k + 1
+        if (k + 1 < 4) load_kstep<true>(f[(k + 1) % 2], tile, k + 5);
 #pragma unroll
-      for (int n = 0; n < 8; ++n) {
-        mma_16816(o[n], p[2 * k][0], p[2 * k][1], p[2 * k + 1][0], p[2 * k + 1][1], vb0, vb1);
+        for (int n = 0; n < 8; ++n) {
+          const u32(&b)[2] = f[k % 2][n];
+          mma_16816(o[n], p[2 * k][0], p[2 * k][1], p[2 * k + 1][0], p[2 * k + 1][1], b[0], b[1]);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {  // P's K-step k is S's column tiles 2k and 2k + 1
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+          mma_16816(o[n], p[2 * k][0], p[2 * k][1], p[2 * k + 1][0], p[2 * k + 1][1], vb0, vb1);
+        }
       }
     }
   }
@@ -219,6 +303,30 @@ __device__ __forceinline__ float fa2_loop(const u32* __restrict__ seed, int iter
 #pragma unroll
   for (int n = 0; n < 8; ++n) acc += o[n][0] + o[n][1] + o[n][2] + o[n][3];
   return acc;
+}
+
+// LDSM: `iters` iterations (or with `fill` until no tensor warp is left) of ALU_STEPS x ALU_CHAINS ldmatrix.x4.
+__device__ __forceinline__ int ldsm_loop(u32 tile, int iters, bool fill, const volatile int* tensor_warps_left,
+                                         float* result) {
+  u32 acc = 0;
+  int n = 0;
+  const u32 lane_row = (threadIdx.x & 31) * 16;
+  do {
+    // Not unrolled: the XOR folds of one step must retire before the next step's loads (else they pile up live).
+#pragma unroll 1
+    for (int step = 0; step < ALU_STEPS; ++step) {
+      u32 r[ALU_CHAINS][4];
+#pragma unroll
+      for (int c = 0; c < ALU_CHAINS; ++c) {
+        ldmatrix_x4<false>(r[c], tile + ((step * ALU_CHAINS + c) * 512 + lane_row) % B_BYTES);
+      }
+#pragma unroll
+      for (int c = 0; c < ALU_CHAINS; ++c) acc ^= r[c][0] ^ r[c][1] ^ r[c][2] ^ r[c][3];
+    }
+    ++n;
+  } while (fill ? *tensor_warps_left > 0 : n < iters);
+  *result = __uint_as_float(acc & 0x3f7fffffu);  // a finite float for `keep`
+  return n;
 }
 
 // Runs `iters` iterations, or with `fill` until no tensor warp is left; returns the iterations run.
@@ -241,6 +349,14 @@ __device__ __forceinline__ int alu_loop(const float* __restrict__ seed, int iter
       for (int c = 0; c < ALU_CHAINS; ++c) {
         if constexpr (ROLE == EX2) {
           x[c] = ex2_neg(x[c]);
+        } else if constexpr (ROLE == EX2FMA) {
+          x[c] = ex2_neg(fmaf(x[c], 0.99951171875f, b));
+        } else if constexpr (ROLE == EX2MAX) {
+          x[c] = ex2_neg(x[c]);
+          m[c] = fmaxf(m[c], x[c]);
+        } else if constexpr (ROLE == EX2ADD) {
+          x[c] = ex2_neg(x[c]);
+          s[c] += x[c];
         } else if constexpr (ROLE == FMA) {
           x[c] = fmaf(x[c], 0.99951171875f, b);
         } else {
@@ -275,7 +391,7 @@ __global__ void __launch_bounds__(MAX_WARPGROUPS * 128, 1)
     int tensor_warps = 0;
     for (u32 w = 0; w < blockDim.x / 128; ++w) {
       const u32 r = (roles >> (4 * w)) & 15;
-      tensor_warps += (r == TENSOR_SS || r == TENSOR_RS || r == HMMA || r == FA2) ? 4 : 0;
+      tensor_warps += (r == TENSOR_SS || r == TENSOR_RS || r >= HMMA && r <= FA2BAR) ? 4 : 0;
     }
     tensor_warps_left = tensor_warps;
   }
@@ -294,8 +410,11 @@ __global__ void __launch_bounds__(MAX_WARPGROUPS * 128, 1)
     n = tensor_iters;
     __syncwarp();
     if (threadIdx.x % 32 == 0) atomicSub(&tensor_warps_left, 1);
-  } else if (role == HMMA || role == FA2) {
-    result = role == HMMA ? hmma_loop(seed, tensor_iters) : fa2_loop(seed, tensor_iters);
+  } else if (role >= HMMA && role <= FA2BAR) {
+    if (role == HMMA) result = hmma_loop(seed, tensor_iters);
+    if (role == FA2) result = fa2_loop<false, false>(seed, tensor_iters, base, wg);
+    if (role == FA2LD) result = fa2_loop<true, false>(seed, tensor_iters, base, wg);
+    if (role == FA2BAR) result = fa2_loop<true, true>(seed, tensor_iters, base, wg);
     n = tensor_iters;
     __syncwarp();
     if (threadIdx.x % 32 == 0) atomicSub(&tensor_warps_left, 1);
@@ -305,6 +424,10 @@ __global__ void __launch_bounds__(MAX_WARPGROUPS * 128, 1)
     if (role == EX2) n = alu_loop<EX2>(fseed, alu_iters, fill != 0, left, &result);
     if (role == SOFTMAX) n = alu_loop<SOFTMAX>(fseed, alu_iters, fill != 0, left, &result);
     if (role == FMA) n = alu_loop<FMA>(fseed, alu_iters, fill != 0, left, &result);
+    if (role == EX2FMA) n = alu_loop<EX2FMA>(fseed, alu_iters, fill != 0, left, &result);
+    if (role == EX2MAX) n = alu_loop<EX2MAX>(fseed, alu_iters, fill != 0, left, &result);
+    if (role == EX2ADD) n = alu_loop<EX2ADD>(fseed, alu_iters, fill != 0, left, &result);
+    if (role == LDSM) n = ldsm_loop(base, alu_iters, fill != 0, left, &result);
   }
   const u64 end = sm_cycles();
   if (threadIdx.x % 32 == 0) {

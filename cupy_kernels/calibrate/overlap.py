@@ -1,7 +1,8 @@
 """Do tensor cores and MUFU / FMA pipes overlap on one SM? ``python -m cupy_kernels.calibrate.overlap --out DIR``.
 
-Runs ``overlap.cu`` (one CTA per SM, 1-3 warpgroups, each with a role: wgmma SS or RS, mma.sync, FA2's
-register-only inner loop, ex2 chains, FA's softmax mix, FFMA chains) alone and together, and writes
+Runs ``overlap.cu`` (one CTA per SM, 1-3 warpgroups, each with a role: wgmma SS or RS, mma.sync, FA2's inner
+loop from registers, with ldmatrix operands and with barriers, ex2 chains, FA's softmax mix and its parts, FFMA
+chains) alone and together, and writes
 ``overlap_h200.json`` with, per configuration, the cycles and the work per clock per SM of each unit, counted with
 the SM cycle counter of every warp (so the rates per clock hold whatever the power cap does to the clock).
 
@@ -28,12 +29,28 @@ SOURCE = Path(__file__).resolve().parent / "overlap.cu"
 KERNEL = "overlap"
 KEY = 0x9E3779B9  # `keep`'s key (bench.cuh)
 
-ROLE_CODES = {"ss": 1, "rs": 2, "ex2": 3, "softmax": 4, "fma": 5, "hmma": 6, "fa2": 7}  # overlap.cu's Role
-TENSOR_ROLES = ("ss", "rs", "hmma", "fa2")
-UNIT = {"ss": "flop", "rs": "flop", "hmma": "flop", "fa2": "flop", "ex2": "ex2", "softmax": "ex2", "fma": "ffma"}
+# overlap.cu's Role
+ROLE_CODES = {
+    "ss": 1,
+    "rs": 2,
+    "ex2": 3,
+    "softmax": 4,
+    "fma": 5,
+    "hmma": 6,
+    "fa2": 7,
+    "fa2ld": 8,
+    "fa2bar": 9,
+    "ex2ffma": 10,
+    "ex2max": 11,
+    "ex2add": 12,
+    "ldsm": 13,
+}
+TENSOR_ROLES = ("ss", "rs", "hmma", "fa2", "fa2ld", "fa2bar")
+UNIT = {role: "flop" for role in TENSOR_ROLES} | {"ex2": "ex2", "softmax": "ex2", "fma": "ffma"}
+UNIT |= {"ex2ffma": "ex2", "ex2max": "ex2", "ex2add": "ex2", "ldsm": "smem_bytes"}
 # Work of one warp in one loop iteration: a quarter of a warpgroup's K_STEPS = 4 wgmma m64n256k16, or 32 threads x
 # ALU_CHAINS x ALU_STEPS = 8 x 32 elements (one ex2 per softmax element); hmma: HMMA_CHAINS x HMMA_STEPS = 64
-# mma.sync m16n8k16; fa2: 32 mma.sync for S and 32 for PV.
+# mma.sync m16n8k16; fa2, fa2ld, fa2bar: 32 mma.sync for S and 32 for PV.
 WGMMA_PER_WARP_ITER = 4 * 2 * 64 * 256 * 16 // 4
 MMA_SYNC_FLOP = 2 * 16 * 8 * 16
 WORK_PER_WARP_ITER = {
@@ -41,14 +58,21 @@ WORK_PER_WARP_ITER = {
     "rs": WGMMA_PER_WARP_ITER,
     "hmma": 64 * MMA_SYNC_FLOP,
     "fa2": 64 * MMA_SYNC_FLOP,
+    "fa2ld": 64 * MMA_SYNC_FLOP,
+    "fa2bar": 64 * MMA_SYNC_FLOP,
     "ex2": 8192,
+    "ex2ffma": 8192,
+    "ex2max": 8192,
+    "ex2add": 8192,
+    "ldsm": 32 * 8 * 512,  # ALU_STEPS x ALU_CHAINS ldmatrix.x4 of 512 bytes
     "softmax": 8192,
     "fma": 8192,
 }
 MAX_WARPS, RECORD_WORDS = 12, 3  # overlap.cu's record layout
 DYNAMIC_SMEM = 120 * 1024  # over half of the SM's 228 KiB: exactly one CTA per SM
 TARGET_CYCLES = 4_000_000  # ~2 ms per unit alone at ~2 GHz: launch overhead and the ALU `fill` tail under 0.1%
-PROBE_ITERS = {"ss": 64, "rs": 64, "hmma": 64, "fa2": 64, "ex2": 16, "softmax": 16, "fma": 64}
+PROBE_ITERS = {role: 64 for role in TENSOR_ROLES} | {"ex2": 16, "softmax": 16, "fma": 64}
+PROBE_ITERS |= {"ex2ffma": 16, "ex2max": 16, "ex2add": 16, "ldsm": 16}
 REPEATS = 9
 
 # fa2 alone, twice and three times: one, two and three warps per scheduler (our FA2 kernel at d = 64 runs two).
@@ -62,8 +86,16 @@ ALONE = (
     ("fa2",),
     ("fa2", "fa2"),
     ("fa2", "fa2", "fa2"),
+    ("fa2ld",),
+    ("fa2ld", "fa2ld"),
+    ("fa2ld", "fa2ld", "fa2ld"),
+    ("fa2bar", "fa2bar"),
     ("ex2",),
     ("softmax",),
+    ("ex2ffma",),
+    ("ex2max",),
+    ("ex2add",),
+    ("ldsm",),
     ("fma",),
 )
 TOGETHER = (
@@ -79,6 +111,9 @@ TOGETHER = (
     ("hmma", "softmax"),
     ("hmma", "fma"),
     ("hmma", "hmma", "softmax"),
+    ("hmma", "ldsm"),
+    ("ss", "ldsm"),
+    ("rs", "ldsm"),
 )
 
 

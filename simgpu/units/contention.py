@@ -1,4 +1,5 @@
-"""Pipes that slow each other down on one SM: the tensor cores against the MUFU, FMA and ALU pipes (Hopper).
+"""Pipes that slow each other down on one SM: the tensor cores against the MUFU, FMA and ALU pipes and the smem
+port's thread-issued traffic (Hopper).
 
 While the tensor cores and a lane pipe are busy at once, each runs at a measured fraction of its own rate
 (`simgpu.arch.ContentionRates`: the H200's overlap microbenchmark, `cupy_kernels/calibrate/overlap.cu`). Units are
@@ -8,8 +9,9 @@ reserved for, and the other side's pending work is stretched over the new reserv
 (`Server.slow_pending`). A completion time already handed out stays, and the stretch delays the work queued behind
 it, so a unit's throughput over a run is right while one op can finish early by at most its overlap. The rates are
 those of the instruction that last reserved the tensor cores (the native wgmma / tcgen05, or mma.sync's legacy
-path). Ignored: the ALU pipe's effect on the tensor cores (not measured), and three-way interactions beyond applying
-each pair's fractions in turn.
+path). The smem port takes part with the traffic that passes through registers (ldmatrix, ld/st.shared); copy-engine
+writes are not slowed, and on the archs with contention rates they do not use the port. Ignored: the ALU pipe's
+effect on the tensor cores (not measured), and three-way interactions beyond applying each pair's fractions in turn.
 """
 
 from __future__ import annotations
@@ -34,11 +36,17 @@ class Contention:
                 "mufu": r.mufu_rate_while_tensor_busy,
                 "fma": r.fma_rate_while_tensor_busy,
                 "alu": r.alu_rate_while_tensor_busy,
+                "smem": r.smem_rate_while_tensor_busy,
             }
             for kind, r in rates.items()
         }
         self._tensor_rates = {
-            kind: {"mufu": r.tensor_rate_while_mufu_busy, "fma": r.tensor_rate_while_fma_busy, "alu": 1.0}
+            kind: {
+                "mufu": r.tensor_rate_while_mufu_busy,
+                "fma": r.tensor_rate_while_fma_busy,
+                "alu": 1.0,
+                "smem": r.tensor_rate_while_smem_busy,
+            }
             for kind, r in rates.items()
         }
 

@@ -10,7 +10,7 @@ from simgpu.arch import Arch
 from simgpu.engine import Engine, ctas_per_sm
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Wait
+from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Wait
 
 MB = 1_000_000  # 1 MB takes 1000 cycles at the toy HBM's 1000 B/cycle
 ISSUE = 1  # a TMA copy is one instruction: one issue cycle before the engine starts it
@@ -193,6 +193,20 @@ def test_mma_sync_and_ffma_slow_each_other_down(toy_hopper: Arch) -> None:
     assert stats.units["fma"].busy_cycles == pytest.approx(500 / rates.fma_rate_while_tensor_busy)
     alone = 2 * 64 * 256 * 512 / 2730
     assert stats.units["tensor"].busy_cycles == pytest.approx(alone + (1 - rates.tensor_rate_while_fma_busy) * 500)
+
+
+def test_ldmatrix_traffic_and_mma_sync_slow_each_other_down(toy_hopper: Arch) -> None:
+    # Thread-issued smem traffic (ldmatrix) passes through the register file as mma.sync's operands do: beside a
+    # long mma.sync, 500 cycles of port traffic run at `smem_rate_while_tensor_busy` and stretch the mma.sync by
+    # (1 - tensor_rate_while_smem_busy) x 500 cycles.
+    assert toy_hopper.contention is not None and toy_hopper.contention.mma_sync is not None
+    rates = toy_hopper.contention.mma_sync
+    mma = Role("mma", 4, lambda tile: (Mma(64, 256, 512, "bf16", a="reg", b="reg", instruction="mma_sync"),))
+    loads = Role("ldsm", 4, lambda tile: (Delay(10), Smem(read_bytes=128 * 500)))
+    stats = Engine(toy_hopper).run([one_cta([mma, loads])])
+    assert stats.units["smem"].busy_cycles == pytest.approx(500 / rates.smem_rate_while_tensor_busy)
+    alone = 2 * 64 * 256 * 512 / 2730
+    assert stats.units["tensor"].busy_cycles == pytest.approx(alone + (1 - rates.tensor_rate_while_smem_busy) * 500)
 
 
 def test_a_run_far_over_the_event_budget_is_refused_before_it_starts(toy_hopper: Arch) -> None:
