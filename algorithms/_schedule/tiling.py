@@ -1,4 +1,5 @@
-"""Tiling arithmetic of attention schedules: block counts, real rows of partial blocks, causal key ranges.
+"""Tiling arithmetic of attention schedules: block counts, real rows of partial blocks, causal key ranges, and the
+L2-sectioned tile order of FA3's and FA4's persistent schedulers.
 
 Causal masking is aligned bottom-right (FA2 and later): query row i sees key j iff j <= i + (seqlen_k - seqlen_q).
 Bytes follow real rows and columns of partial blocks; compute follows whole blocks (the MMA instructions run on
@@ -69,3 +70,16 @@ def tile_needs_mask(problem: Problem, q_start: int, q_rows: int, k_start: int, k
 def round_up(a: int, b: int) -> int:
     """`a` rounded up to a multiple of `b` (an MMA runs on whole instruction tiles)."""
     return ceil_div(a, b) * b
+
+
+def sectioned_order(
+    problem: Problem, head_bytes: int, section_bytes: int, blocks: int, reverse: bool
+) -> list[tuple[int, int, int]]:
+    """The L2-aware tile order of FA3's and FA4's tile schedulers (FA repo `tile_scheduler`): the (batch, head)
+    pairs in sections of `swizzle` heads, the largest power of two whose `head_bytes` each fit `section_bytes` (the
+    last section holds the rest); blocks outermost within a section, from the last one down when `reverse` (LPT:
+    causal blocks with more keys first)."""
+    swizzle = 1 << ((section_bytes // head_bytes).bit_length() - 1) if head_bytes <= section_bytes else 1
+    pairs = [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
+    order = range(blocks - 1, -1, -1) if reverse else range(blocks)
+    return [(*pair, j) for s in range(0, len(pairs), swizzle) for j in order for pair in pairs[s : s + swizzle]]

@@ -19,8 +19,9 @@ Mechanisms, each an option for the ablations:
                        the softmax of S_{j+1} while PV_j runs (FA3's 2-stage GEMM-softmax pipelining).
   persistent           True: as many CTAs as fit pull tiles from a queue (FA3's tile scheduler); False: one CTA per
                        tile, launched in tile order.
-  lpt                  tiles in longest-processing-time-first order (default when causal: the Q blocks with the
-                       most key blocks first), else (batch, head, Q block) order.
+  lpt                  FA3's L2-aware longest-processing-time-first order (default when causal): heads in
+                       sections whose K and V fill `L2_SECTION_BYTES`, Q blocks outermost within a section, the
+                       blocks with the most keys first; else (batch, head, Q block) order.
 FP8 (dtype fp8): wgmma at the fp8 rate; V must be transposed in smem for the second GEMM (the producer warpgroup
 reads and writes each V tile once more: 2 x block_n x d bytes of smem traffic); P's accumulator layout is permuted
 in registers before the PV GEMM (one byte-permute per score on the ALU); per-block scales fold into the softmax
@@ -56,6 +57,7 @@ from algorithms._schedule.tiling import (
     first_query_block,
     key_blocks,
     rows_in_block,
+    sectioned_order,
     tile_needs_mask,
 )
 from simgpu.arch import Arch
@@ -79,6 +81,9 @@ OPTIONS: dict[str, Any] = {
 WGMMA_ROWS = 64  # rows of one wgmma: each consumer warpgroup owns 64 query rows
 WARPGROUP = 4  # warps
 LSE_BYTES = 4
+# FA3's persistent scheduler groups heads so that their K and V fill this much of L2 (FA-repo hopper
+# `tile_scheduler.hpp`: `size_l2 = 32 MB for K & V`): a constant of the schedule, not of the chip.
+L2_SECTION_BYTES = 32 * 1024 * 1024
 REGISTERS = 65536
 
 
@@ -312,8 +317,8 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     threads = 32 * sum(role.warps for role in roles)
     smem = (r * d + 2 * cfg.stages * c * d) * eb
     tiles: Sequence[Hashable] = TileGrid((problem.batch, problem.heads, n_q_blocks))
-    if cfg.lpt:
-        tiles = sorted(tiles, key=lambda tile: -visits(tile)[4].visited)  # stable: ties keep grid order
+    if cfg.lpt:  # later causal Q blocks see more keys
+        tiles = sectioned_order(problem, problem.nk * 2 * d * eb, L2_SECTION_BYTES, n_q_blocks, reverse=True)
     return Kernel(
         name="v3_fwd",
         tiles=tiles,

@@ -81,6 +81,7 @@ from algorithms._schedule.tiling import (
     first_query_block,
     key_blocks,
     rows_in_block,
+    sectioned_order,
 )
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
@@ -403,7 +404,8 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         barriers += [BarrierSpec(f"o_staged{t}"), BarrierSpec(f"o_empty{t}", initial_phases=1)]
     lpt = problem.causal if cfg.lpt is None else cfg.lpt
     if problem.causal or lpt:  # K and V of a section's heads stay in L2 while its items pass
-        tiles = _sectioned(problem, problem.nk * 2 * d * eb, n_items, reverse=lpt)  # later items see more keys
+        # Later items see more keys: `lpt` takes them first.
+        tiles = sectioned_order(problem, problem.nk * 2 * d * eb, L2_SECTION_BYTES, n_items, reverse=lpt)
     else:
         tiles = [(b, h, p) for b in range(problem.batch) for h in range(problem.heads) for p in range(n_items)]
     threads = 32 * sum(role.warps for role in roles)
@@ -571,7 +573,8 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     if cfg.deterministic or cfg.lpt:  # Q, dO and dQ of a section's heads stay in L2 while its key blocks pass
         head_bytes = problem.seqlen_q * (2 * d * eb + d * ACC_BYTES)
         # Later causal key blocks are seen by fewer Q tiles: `lpt` keeps the index order, deterministic reverses it.
-        tiles = _sectioned(problem, head_bytes, n_kv, reverse=cfg.deterministic and problem.causal)
+        spt = cfg.deterministic and problem.causal
+        tiles = sectioned_order(problem, head_bytes, L2_SECTION_BYTES, n_kv, reverse=spt)
     else:
         tiles = [(b, h, j) for b in range(problem.batch) for h in range(problem.heads) for j in range(n_kv)]
     # Deterministic dQ: per key block, the first Q tiles of the key blocks that come before it in the queue and add
@@ -674,16 +677,6 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         barriers=barriers,
         persistent=True,
     )
-
-
-def _sectioned(problem: Problem, head_bytes: int, blocks: int, reverse: bool) -> list[tuple[int, int, int]]:
-    """FA4's L2-aware tile order (`SingleTileLPTScheduler`, `SingleTileLPTBwdScheduler`): the (batch, head) pairs
-    in sections of `swizzle` heads, the largest power of two whose `head_bytes` each fit `L2_SECTION_BYTES` (the
-    last section holds the rest); blocks outermost within a section, from the last one down when `reverse`."""
-    swizzle = 1 << ((L2_SECTION_BYTES // head_bytes).bit_length() - 1) if head_bytes <= L2_SECTION_BYTES else 1
-    pairs = [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
-    order = range(blocks - 1, -1, -1) if reverse else range(blocks)
-    return [(*pair, j) for s in range(0, len(pairs), swizzle) for j in order for pair in pairs[s : s + swizzle]]
 
 
 def _registers(threads: int) -> int:
