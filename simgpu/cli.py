@@ -55,12 +55,15 @@ def archs_command(as_json: bool) -> None:
         ]
         click.echo(json.dumps(rows, indent=2))
         return
+    wide = max(len(name) for name, _ in archs)  # columns as wide as the longest name and model
+    model = max(len(arch.name) for _, arch in archs)
     click.echo(
-        f"{'name':<6} {'model':<26} {'SMs':>4} {'clock MHz':>9} {'bf16 TF/s':>9} {'HBM TB/s':>8} {'L2 MiB':>6}  tensor"
+        f"{'name':<{wide}} {'model':<{model}} {'SMs':>4} {'clock MHz':>9} {'bf16 TF/s':>9} {'HBM TB/s':>8} "
+        f"{'L2 MiB':>6}  tensor"
     )
     for name, arch in archs:
         click.echo(
-            f"{name:<6} {arch.name:<26} {arch.sms:>4} {arch.clock_hz / 1e6:>9.0f} "
+            f"{name:<{wide}} {arch.name:<{model}} {arch.sms:>4} {arch.clock_hz / 1e6:>9.0f} "
             f"{arch.peak_flops_per_s('bf16') / 1e12:>9.0f} {arch.hbm.bandwidth_bytes_per_s / 1e12:>8.2f} "
             f"{arch.l2.capacity_bytes / 2**20:>6.0f}  {arch.tensor_core.instruction}"
         )

@@ -9,10 +9,10 @@ import pytest
 from simgpu.arch import available_archs, load_arch, parse_override
 from simgpu.errors import ArchError
 
-SHIPPED = ("a100", "b200", "h100", "h200")
+SHIPPED = ("a100", "b200", "h100", "h200", "h200_sustained")
 
 
-def test_the_four_chips_ship_and_load() -> None:
+def test_the_shipped_files_load() -> None:
     assert set(SHIPPED) <= set(available_archs())
     for name in SHIPPED:
         assert load_arch(name).sms > 0
@@ -29,6 +29,14 @@ def test_every_number_in_a_shipped_file_carries_a_source_comment() -> None:
             except ValueError:
                 continue
             assert "#" in line, f"{path.name}:{number}: number without a source: {line.strip()}"
+
+
+def test_h200_sustained_differs_from_h200_in_its_saturated_clock_only() -> None:
+    h200, sustained = load_arch("h200"), load_arch("h200_sustained")
+    assert h200.power is not None and sustained.power is not None
+    assert sustained.power.tensor_saturated_clock_hz < h200.power.tensor_saturated_clock_hz
+    same_power = sustained.with_overrides({"power.tensor_saturated_clock_hz": h200.power.tensor_saturated_clock_hz})
+    assert same_power.model_copy(update={"name": h200.name}) == h200
 
 
 def test_h200_inherits_h100_and_overrides_memory() -> None:

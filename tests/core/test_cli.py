@@ -23,10 +23,10 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return status, out, err
 
 
-def test_archs_lists_the_four_chips(capsys: pytest.CaptureFixture[str]) -> None:
+def test_archs_lists_the_shipped_files(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(["archs", "--json"], capsys)
     assert status == 0
-    assert [row["name"] for row in json.loads(out)] == ["a100", "b200", "h100", "h200"]
+    assert [row["name"] for row in json.loads(out)] == ["a100", "b200", "h100", "h200", "h200_sustained"]
 
 
 def test_run_json_has_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> None:

@@ -109,10 +109,20 @@ def test_fast_vs_exact_quick_run_compares_every_a100_case(tmp_path: Path) -> Non
     assert all(float(r["fast_over_exact"]) == float(r["cycles_fast"]) / float(r["cycles_exact"]) for r in rows)
 
 
-def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm(tmp_path: Path) -> None:
-    (row,) = _run(gemm_ceiling, "gemm_ceiling_h200", tmp_path)
-    assert row["shape"] == "2048^3 bf16" and row["measured_tflops"] == ""
-    assert float(row["predicted_tflops"]) > 0 and row["bottleneck"] == "tensor"
+def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm_in_both_power_states(tmp_path: Path) -> None:
+    short, sustained = _run(gemm_ceiling, "gemm_ceiling_h200", tmp_path)
+    assert (short["arch"], sustained["arch"]) == ("h200", "h200_sustained")
+    for row in (short, sustained):
+        assert row["shape"] == "2048^3 bf16" and row["measured_tflops"] == ""
+        assert float(row["predicted_tflops"]) > 0 and row["bottleneck"] == "tensor"
+    # The sustained state's lower saturated clock is the only difference: the same cycles at a lower clock.
+    assert float(sustained["predicted_clock_mhz"]) < float(short["predicted_clock_mhz"])
+    assert float(sustained["predicted_tflops"]) < float(short["predicted_tflops"])
+
+
+def test_the_ncu_gemm_time_gives_its_throughput() -> None:
+    # 2 x 8192^3 FLOP in the 1,383,296 ns that Nsight Compute timed.
+    assert gemm_ceiling.ncu_gemm_tflops() == pytest.approx(2 * 8192**3 / 1.383296e-3 / 1e12)
 
 
 def test_unit_overlap_replays_every_measured_configuration_and_lone_units_match(tmp_path: Path) -> None:
