@@ -19,9 +19,11 @@ Mechanisms, each an option for the ablations:
                        the softmax of S_{j+1} while PV_j runs (FA3's 2-stage GEMM-softmax pipelining).
   persistent           True: as many CTAs as fit pull tiles from a queue (FA3's tile scheduler); False: one CTA per
                        tile, launched in tile order.
-  lpt                  FA3's L2-aware longest-processing-time-first order (default when causal): heads in
-                       sections whose K and V fill `L2_SECTION_BYTES`, Q blocks outermost within a section, the
-                       blocks with the most keys first; else (batch, head, Q block) order.
+  lpt                  longest-processing-time first (default when causal): the Q blocks with the most keys first.
+                       Persistent: FA3's L2-aware scheduler order, heads in sections whose K and V fill
+                       `L2_SECTION_BYTES`, Q blocks outermost within a section. One CTA per tile: the grid's order
+                       with each head's Q blocks reversed (FA's and our kernel's blockIdx remap). Else (batch, head,
+                       Q block) order.
 FP8 (dtype fp8): wgmma at the fp8 rate; V must be transposed in smem for the second GEMM (the producer warpgroup
 reads and writes each V tile once more: 2 x block_n x d bytes of smem traffic); P's accumulator layout is permuted
 in registers before the PV GEMM (one byte-permute per score on the ALU); per-block scales fold into the softmax
@@ -318,7 +320,8 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     smem = (r * d + 2 * cfg.stages * c * d) * eb
     tiles: Sequence[Hashable] = TileGrid((problem.batch, problem.heads, n_q_blocks))
     if cfg.lpt:  # later causal Q blocks see more keys
-        tiles = sectioned_order(problem, problem.nk * 2 * d * eb, L2_SECTION_BYTES, n_q_blocks, reverse=True)
+        section_bytes = L2_SECTION_BYTES if cfg.persistent else 0  # a grid launches one head after another
+        tiles = sectioned_order(problem, problem.nk * 2 * d * eb, section_bytes, n_q_blocks, reverse=True)
     return Kernel(
         name="v3_fwd",
         tiles=tiles,

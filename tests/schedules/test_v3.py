@@ -9,7 +9,8 @@ import pytest
 
 from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
 from algorithms.v3.schedule import default_backward_tile, default_tile
-from simgpu import Problem, simulate
+from simgpu import Problem, load_arch, simulate
+from simgpu.api import schedule
 from simgpu.errors import OptionError, ProblemError
 from tests.schedules._helpers import no_l2
 from tests.schedules.test_v2 import closed_form_backward
@@ -83,3 +84,17 @@ def test_backward_is_faster_than_fa2s_on_hopper() -> None:
 def test_fp8_needs_headdim_a_multiple_of_32() -> None:
     with pytest.raises(ProblemError, match="multiple of 32 up to 256 for fp8"):
         simulate("h100", "v3", Problem(1, 1, 128, 16, dtype="fp8"))
+
+
+def test_causal_tile_orders_put_the_longest_q_blocks_first() -> None:
+    # 2 batches x 2 heads x 4 Q blocks of 128 rows, causal: Q block 3 sees the most keys.
+    problem = Problem(2, 2, 512, 64, causal=True)
+    heads = [(b, h) for b in range(2) for h in range(2)]
+    (grid,) = schedule(load_arch("h100"), "v3", problem, {"persistent": False, "block_m": 128})
+    # One CTA per tile: each head's Q blocks in reverse, one head after another (the grid's blockIdx remap).
+    assert list(grid.tiles) == [(b, h, i) for b, h in heads for i in (3, 2, 1, 0)]
+    # Persistent: FA3's L2 sections (all 4 heads' K and V fit 32 MiB), Q blocks outermost, longest first.
+    (persistent,) = schedule(load_arch("h100"), "v3", problem, {"persistent": True, "block_m": 128})
+    assert list(persistent.tiles) == [(b, h, i) for i in (3, 2, 1, 0) for b, h in heads]
+    (plain,) = schedule(load_arch("h100"), "v3", problem, {"persistent": True, "lpt": False, "block_m": 128})
+    assert list(plain.tiles) == [(b, h, i) for b, h in heads for i in range(4)]
