@@ -4,11 +4,16 @@ Three reductions, checked against exact mode by the tests (`tests/core/test_fast
 
 1. Steady state (`simgpu.fold`): long loops keep a few iterations at each end; the cost of a removed iteration
    (and of the nested iterations it holds) is fitted from runs with one more period kept, and added back per tile.
+   A removed iteration lies past a slot's start-up, so it costs a slot's first tile what it costs a further one.
 2. Symmetry: tiles whose folded programs are equal up to memory keys form a class. One SM runs the class's
-   representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a row, with its
-   share of the chip's HBM and L2 bandwidth (all SMs busy) and with all of it (alone): the class's time to a slot's
-   first tile, per further tile, and its per-tile busy cycles and bytes. L2 hits come from the replay's miss
-   shares (`simgpu.units.fluid_l2`).
+   representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a row, alone
+   (all of the chip's HBM and L2 bandwidth) and with every SM busy: the class's time to a slot's first tile, per
+   further tile, and its per-tile busy cycles and bytes. With every SM busy, a slot's first tiles, which start
+   together and queue for the same loads, get an equal share of the bandwidth; further tiles, which that queue
+   has staggered, get what the other SMs leave (processor sharing: each uses what it used alone), at least an
+   equal share. L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`), per kernel; a further tile's
+   time is averaged over enough rounds to hold its share of misses, and is at least the time HBM and L2 take to
+   serve its bytes at the SM's share.
 3. Waves: the chip's CTA slots take the tiles in launch order, each when free; the CTAs of an SM share it and the
    busy SMs share the bandwidth (a fluid list schedule), so full waves, the tail wave and uneven (causal, LPT) work
    come out of one schedule. Full waves of one class are skipped whole.
@@ -17,8 +22,9 @@ HBM and L2 bytes come from replaying the memory accesses of the first heads thro
 at the base fold and at each fit variant, extrapolated the same way and scaled by heads: equal to exact mode's
 while the run fits in L2. Ignored (the measured misses in `docs/results/fast_vs_exact.csv`): that co-resident CTAs
 of different classes slow each other differently from CTAs of one class; that an SM's bandwidth share does not
-depend on how many CTAs it holds; the start-up burst of a wave (its loads queue in exact mode, share in fast); and,
-for runs that overflow L2, which accesses hit (a tensor's fluid share instead).
+depend on how many CTAs it holds; which CTA takes the misses of a tile many CTAs read (the first to touch it, in
+exact mode: fast mode spreads a tensor's misses evenly); and, for runs that overflow L2, that the replay sees the
+pressure of fewer heads, in their share of L2, than run side by side.
 """
 
 from __future__ import annotations
@@ -37,10 +43,11 @@ from simgpu.engine import Engine, RunStats, UnitTotals, ctas_per_sm
 from simgpu.errors import ScheduleError
 from simgpu.fold import FoldedTile, FoldSpec, fold_tile, kernel_period
 from simgpu.kernel import Kernel, Role, TileGrid
-from simgpu.ops import Op
-from simgpu.replay import KernelAccesses, replay
+from simgpu.ops import Load, Op
+from simgpu.replay import KernelAccesses, ReplayBytes, replay
 from simgpu.units.fluid_l2 import MissShares
 
+MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average its spread misses over
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
 SHARE_STEPS = 64  # busy-SM counts the bandwidth share distinguishes
 REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
@@ -61,6 +68,19 @@ class _Cost:
         return cost
 
 
+_Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A representative SM's run: the cost vector (`_Cost`), the ops simulated, and the share of the chip's HBM or
+    L2 bandwidth that it used."""
+
+    vector: np.ndarray
+    ops: int
+    demand: float
+
+
 @dataclass(frozen=True)
 class _KernelPlan:
     kernel: Kernel
@@ -68,6 +88,7 @@ class _KernelPlan:
     spec: FoldSpec
     sides: tuple[str, ...]  # the fit variants: one period more next to the head (and the tail, for nested loops)
     shapes: tuple[FoldedTile, ...]  # one folded tile per shape key, in launch order of first appearance
+    kinds: tuple[int, ...]  # per shape, the number of its signature (shapes of one kind cost alike)
     sources: tuple[Hashable, ...]  # the tile each shape was folded from
     index: np.ndarray  # per tile in launch order: the position of its shape
 
@@ -82,17 +103,16 @@ def run_fast(arch: Arch, kernels: Sequence[Kernel], clock_hz: float, event_budge
     kernel_cycles: list[float] = []
     totals = np.zeros(len(names))
     ops = 0
-    for plan in plans:
-        costs, simulated = _class_costs(arch, plan, clock_hz, event_budget, shares, names)
+    for number, plan in enumerate(plans):
+        costs, simulated = _class_costs(arch, plan, clock_hz, event_budget, shares[number], names)
         ops += simulated
         # Tiles cost alike when their shapes fold alike and lose as many iterations: one cost class each.
-        classes: dict[tuple[Hashable, tuple[int, int]], int] = {}
-        class_of_shape = np.array(
-            [classes.setdefault((shape.signature(), shape.removed), len(classes)) for shape in plan.shapes]
-        )
+        classes: dict[tuple[int, tuple[int, int]], int] = {}
+        shapes = zip(plan.kinds, plan.shapes, strict=True)
+        class_of_shape = np.array([classes.setdefault((kind, shape.removed), len(classes)) for kind, shape in shapes])
         vectors = np.zeros((len(classes), 2 * plan.fit, len(names) + 2))  # class, setting, cost vector
-        for (signature, removed), number in classes.items():
-            vectors[number] = [cost.of(removed) for cost in costs[signature]]
+        for (kind, removed), position in classes.items():
+            vectors[position] = [cost.of(removed) for cost in costs[kind]]
         tile_class = class_of_shape[plan.index]
         times = vectors[:, :, :2].reshape(len(classes), plan.fit, 2, 2)  # class, CTAs - 1, (busy, alone), column
         kernel_cycles.append(launch + _shared_schedule(arch.sms, plan.fit, times, tile_class))
@@ -110,7 +130,9 @@ def _plan(arch: Arch, kernel: Kernel) -> _KernelPlan:
     sides: tuple[str, ...] = ()
     if any(shape.removed[0] for shape in shapes):
         sides = ("head", "tail") if any(shape.full[1] for shape in shapes) else ("head",)
-    return _KernelPlan(kernel, fit, spec, sides, shapes, tuple(sources), index)
+    numbers: dict[Hashable, int] = {}  # hashing a signature walks every op: once per shape
+    kinds = tuple(numbers.setdefault(shape.signature(), len(numbers)) for shape in shapes)
+    return _KernelPlan(kernel, fit, spec, sides, shapes, kinds, tuple(sources), index)
 
 
 def _shapes(kernel: Kernel) -> tuple[np.ndarray, list[Hashable]]:
@@ -133,7 +155,7 @@ def _shapes(kernel: Kernel) -> tuple[np.ndarray, list[Hashable]]:
     return index, sources
 
 
-def _replayed_bytes(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[dict[str, MissShares], np.ndarray]:
+def _replayed_bytes(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[_Shares, np.ndarray]:
     """The replay's miss shares and its bytes with every removed iteration added back.
 
     When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
@@ -152,8 +174,21 @@ def _replayed_bytes(arch: Arch, plans: Sequence[_KernelPlan]) -> tuple[dict[str,
             for plan, shapes, ts in zip(plans, known, tiles, strict=True)
         ]
         # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
-        # pressure; between kernels the whole run's heads compete.
-        shares, some = _fold_replay(arch, plans, tiles, folded, replayed / concurrent, replayed / total)
+        # pressure; between kernels the whole run's heads compete. The bytes of a removed iteration are fitted on
+        # the first head alone, in its share of L2 (heads are alike).
+        head = _head(tiles[0][0], plans[0].kernel.head_axes)
+        first = [
+            [n for n, tile in enumerate(ts) if _head(tile, plan.kernel.head_axes) == head]
+            for plan, ts in zip(plans, tiles, strict=True)
+        ]
+        fitted = _Replayed(
+            [[ts[n] for n in ns] for ts, ns in zip(tiles, first, strict=True)],
+            [[fs[n] for n in ns] for fs, ns in zip(folded, first, strict=True)],
+            1 / concurrent,
+            1 / total,
+        )
+        replay_set = _Replayed(tiles, folded, replayed / concurrent, replayed / total)
+        shares, some = _fold_replay(arch, plans, replay_set, fitted if replayed > 1 else None)
         return shares, some * total / replayed
     total_tiles = sum(len(plan.kernel.tiles) for plan in plans)
     if total_tiles <= REPLAY_TILES:
@@ -217,49 +252,64 @@ def _head(tile: Hashable, axes: int) -> tuple[object, ...]:
 
 def _prefix_bytes(
     arch: Arch, plans: Sequence[_KernelPlan], counts: Sequence[int], capacity_share: float
-) -> tuple[dict[str, MissShares], np.ndarray]:
+) -> tuple[_Shares, np.ndarray]:
     """Replay the first `counts[k]` tiles of kernel k (all kernels in order, sharing L2)."""
     tiles = [list(plan.kernel.tiles[:count]) for plan, count in zip(plans, counts, strict=True)]
     folded = [[fold_tile(plan.kernel, tile, plan.spec) for tile in ts] for plan, ts in zip(plans, tiles, strict=True)]
-    return _fold_replay(arch, plans, tiles, folded, capacity_share)
+    return _fold_replay(arch, plans, _Replayed(tiles, folded, capacity_share))
+
+
+@dataclass(frozen=True)
+class _Replayed:
+    """Tiles to replay: per kernel, the tiles in launch order and folded at the base; the share of L2 they see, and
+    the share of it kept from one kernel to the next (None: all of it)."""
+
+    tiles: Sequence[Sequence[Hashable]]
+    folded: Sequence[Sequence[FoldedTile]]
+    capacity_share: float
+    carry_share: float | None = None
+
+    def accesses(self, arch: Arch, plans: Sequence[_KernelPlan]) -> list[KernelAccesses]:
+        return [_accesses(arch, plan, folded) for plan, folded in zip(plans, self.folded, strict=True)]
+
+    def replay(self, arch: Arch, accesses: Sequence[KernelAccesses]) -> ReplayBytes:
+        capacity = arch.l2.capacity_bytes * self.capacity_share
+        carry = None if self.carry_share is None else arch.l2.capacity_bytes * self.carry_share
+        return replay(arch, accesses, capacity, carry)
 
 
 def _fold_replay(
-    arch: Arch,
-    plans: Sequence[_KernelPlan],
-    tiles: Sequence[Sequence[Hashable]],
-    folded: Sequence[Sequence[FoldedTile]],
-    capacity_share: float,
-    carry_share: float | None = None,
-) -> tuple[dict[str, MissShares], np.ndarray]:
-    """Replay `tiles` (folded at the base: `folded`) through `capacity_share` of L2, keeping `carry_share` of it
-    from one kernel to the next, at the base fold and with one more period per kernel and fit variant; return
-    the base's miss shares and the bytes with the removed iterations added back."""
-    capacity = arch.l2.capacity_bytes * capacity_share
-    carry = None if carry_share is None else arch.l2.capacity_bytes * carry_share
-    accesses = [_accesses(arch, plan, ts) for plan, ts in zip(plans, folded, strict=True)]
-    base = replay(arch, accesses, capacity, carry)
+    arch: Arch, plans: Sequence[_KernelPlan], replayed: _Replayed, fitted: _Replayed | None = None
+) -> tuple[_Shares, np.ndarray]:
+    """Replay `replayed` at the base fold; fit the bytes of one removed iteration per kernel from replays of
+    `fitted` (by default the same tiles) at the base and with one more period per fit variant; return the base's
+    miss shares and its bytes with the removed iterations added back."""
+    accesses = replayed.accesses(arch, plans)
+    base = replayed.replay(arch, accesses)
     full = np.array(base.vector())
+    fit = replayed if fitted is None else fitted
+    fit_accesses = accesses if fitted is None else fit.accesses(arch, plans)
+    fit_base = np.array((base if fitted is None else fit.replay(arch, fit_accesses)).vector())
     for k, plan in enumerate(plans):
         if not plan.sides:
             continue
         added, deltas = [], []
         for side in plan.sides:
-            more = [fold_tile(plan.kernel, tile, plan.spec.variant(side)) for tile in tiles[k]]
-            variant = list(accesses)
+            more = [fold_tile(plan.kernel, tile, plan.spec.variant(side)) for tile in fit.tiles[k]]
+            variant = list(fit_accesses)
             variant[k] = _accesses(arch, plan, more)
             added.append(
-                [sum(t.executed[d] - b.executed[d] for t, b in zip(more, folded[k], strict=True)) for d in (0, 1)]
+                [sum(t.executed[d] - b.executed[d] for t, b in zip(more, fit.folded[k], strict=True)) for d in (0, 1)]
             )
-            deltas.append(np.array(replay(arch, variant, capacity, carry).vector()) - np.array(base.vector()))
+            deltas.append(np.array(fit.replay(arch, variant).vector()) - fit_base)
         per_iteration = _solve(added, deltas)
-        removed = [sum(tile.removed[d] for tile in folded[k]) for d in (0, 1)]
+        removed = [sum(tile.removed[d] for tile in replayed.folded[k]) for d in (0, 1)]
         full += np.asarray(removed, dtype=float) @ per_iteration
     return base.shares, full
 
 
 def _accesses(arch: Arch, plan: _KernelPlan, tiles: Sequence[FoldedTile]) -> KernelAccesses:
-    return KernelAccesses([tile.programs for tile in tiles], arch.sms * plan.fit)
+    return KernelAccesses([tile.accesses for tile in tiles], arch.sms * plan.fit)
 
 
 def _solve(added: Sequence[Sequence[int]], deltas: Sequence[np.ndarray]) -> np.ndarray:
@@ -278,43 +328,50 @@ def _class_costs(
     event_budget: int,
     shares: Mapping[str, MissShares],
     names: Sequence[str],
-) -> tuple[dict[Hashable, tuple[_Cost, ...]], int]:
-    """Per class of tiles, per number of CTAs at once on an SM (1 to fit) and per bandwidth share (every SM busy,
-    or this SM alone): simulate the class representative (the tile with the most iterations
-    removed) in that many slots of one SM, at the base fold and at each fit variant of the kernel. Returns
-    the costs, in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the ops simulated."""
-    representatives: dict[Hashable, tuple[int, Hashable, FoldedTile]] = {}
-    for source, shape in zip(plan.sources, plan.shapes, strict=True):
+) -> tuple[dict[int, tuple[_Cost, ...]], int]:
+    """Per kind of tiles (`_KernelPlan.kinds`), per number of CTAs at once on an SM (1 to fit) and per bandwidth
+    share (every SM busy, or this SM alone): simulate the kind's representative (the tile with the most iterations
+    removed) in that many slots of one SM, at the base fold and at each fit variant of the kernel. Returns the costs,
+    in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the ops simulated."""
+    representatives: dict[int, tuple[int, Hashable, FoldedTile]] = {}
+    for kind, source, shape in zip(plan.kinds, plan.sources, plan.shapes, strict=True):
         weight = sum(shape.removed)
-        signature = shape.signature()
-        if signature not in representatives or weight > representatives[signature][0]:
-            representatives[signature] = (weight, source, shape)
-    costs: dict[Hashable, tuple[_Cost, ...]] = {}
+        if kind not in representatives or weight > representatives[kind][0]:
+            representatives[kind] = (weight, source, shape)
+    simulated_costs: dict[tuple[int, int, bool], _Cost] = {}
     ops = 0
-    for signature, (_, source, base) in representatives.items():
+    for kind, (_, source, base) in representatives.items():
         variants = [fold_tile(plan.kernel, source, plan.spec.variant(side)) for side in plan.sides]
         added = [[v.executed[d] - base.executed[d] for d in (0, 1)] for v in variants]
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit
-        simulated_costs: dict[tuple[int, bool], _Cost] = {}
-        for ctas, alone in itertools.product(_occupancies(plan.fit), (False, True)):
-            setting = (ctas, 1.0 if alone else 1.0 / arch.sms)
-            vector, simulated = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names)
-            ops += simulated
-            slopes = np.zeros((2, len(vector)))
+        demand: dict[int, float] = {}
+        # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
+        for ctas, alone in itertools.product(_occupancies(plan.fit), (True, False)):
+            first_share, share = (1.0, 1.0) if alone else _busy_shares(arch.sms, demand[ctas])
+            run = _representative(arch, plan, base, (ctas, first_share, share), clock_hz, event_budget, shares, names)
+            demand.setdefault(ctas, run.demand)
+            ops += run.ops
+            slopes = np.zeros((2, len(run.vector)))
             if fitted:
                 deltas = []
                 for variant in variants:
-                    more, simulated = _representative(
-                        arch, plan, variant, setting, clock_hz, event_budget, shares, names
+                    more = _representative(
+                        arch, plan, variant, (ctas, share, share), clock_hz, event_budget, shares, names
                     )
-                    ops += simulated
-                    deltas.append(more - vector)
+                    ops += more.ops
+                    deltas.append(more.vector - run.vector)
                 slopes = _solve(added, deltas)
-            simulated_costs[ctas, alone] = _Cost(vector, slopes)
-        costs[signature] = tuple(
-            _interpolated(simulated_costs, ctas, alone)
+                # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
+                # further one.
+                slopes[:, 0] = slopes[:, 1]
+            simulated_costs[kind, ctas, alone] = _Cost(run.vector, slopes)
+    costs = {
+        kind: tuple(
+            _interpolated(simulated_costs, kind, ctas, alone)
             for ctas, alone in itertools.product(range(1, plan.fit + 1), (False, True))
         )
+        for kind in representatives
+    }
     return costs, ops
 
 
@@ -329,15 +386,15 @@ def _occupancies(fit: int) -> list[int]:
     return sorted({1, min(2, fit), fit})
 
 
-def _interpolated(costs: Mapping[tuple[int, bool], _Cost], ctas: int, alone: bool) -> _Cost:
-    """The cost with `ctas` CTAs resident, linear between the nearest simulated occupancies."""
-    simulated = sorted(k for k, a in costs if a == alone)
+def _interpolated(costs: Mapping[tuple[int, int, bool], _Cost], kind: int, ctas: int, alone: bool) -> _Cost:
+    """The cost of a kind with `ctas` CTAs resident, linear between the nearest simulated occupancies."""
+    simulated = sorted(k for c, k, a in costs if c == kind and a == alone)
     above = min(k for k in simulated if k >= ctas)
     below = max(k for k in simulated if k <= ctas)
     if above == below:
-        return costs[ctas, alone]
+        return costs[kind, ctas, alone]
     t = (ctas - below) / (above - below)
-    low, high = costs[below, alone], costs[above, alone]
+    low, high = costs[kind, below, alone], costs[kind, above, alone]
     return _Cost(low.base + t * (high.base - low.base), low.slopes + t * (high.slopes - low.slopes))
 
 
@@ -345,22 +402,24 @@ def _representative(
     arch: Arch,
     plan: _KernelPlan,
     tile: FoldedTile,
-    setting: tuple[int, float],
+    setting: tuple[int, float, float],
     clock_hz: float,
     event_budget: int,
     shares: Mapping[str, MissShares],
     names: Sequence[str],
-) -> tuple[np.ndarray, int]:
-    """One SM with a share of the chip's bandwidth running the folded tile in `ctas` CTA slots at once, once and
-    then twice in a row, `setting = (ctas, share)`: the cost vector (time to the first tiles' end after the
-    launch, time of a further tile, metrics per tile) and the ops run."""
-    ctas, share = setting
+) -> _Run:
+    """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row with
+    `share` of the chip's bandwidth, and once with `first_share` (unless equal), `setting = (ctas, first_share,
+    share)`: the cost vector (time to the first tiles' end after the launch at `first_share`, time of a further
+    tile, metrics per tile), the ops run and the bandwidth used. A further tile takes at least the time the chip's
+    HBM and L2 need to serve its bytes at `share` (its write-backs load HBM though no access waits for them)."""
+    ctas, first_share, share = setting
     roles = tuple(
         Role(role.name, role.warps, _constant(program))
-        for role, program in zip(plan.kernel.roles, tile.programs, strict=True)
+        for role, program in zip(plan.kernel.roles, tile.marked, strict=True)
     )
-    results = []
-    for rounds in (1, 2):
+
+    def run(rounds: int, bandwidth_share: float) -> RunStats:
         kernel = replace(plan.kernel, tiles=range(ctas * rounds), roles=roles)
         engine = Engine(
             arch,
@@ -370,14 +429,54 @@ def _representative(
             sms=1,
             miss_shares=shares,
             max_ctas_per_sm=ctas,
-            bandwidth_share=share,
+            bandwidth_share=bandwidth_share,
         )
-        results.append(engine.run([kernel]))
-    once, twice = results
+        return engine.run([kernel])
+
+    more = _rounds(tile, shares, ctas)
+    once, later = run(1, share), run(1 + more, share)
+    first = once if first_share == share else run(1, first_share)
     launch = arch.kernel_launch_s * clock_hz
-    metrics = (_metrics(twice, names) - _metrics(once, names)) / ctas
-    vector = np.concatenate(([once.cycles - launch, twice.cycles - once.cycles], metrics))
-    return vector, once.ops + twice.ops
+    served = max(later.units[unit].busy_cycles - once.units[unit].busy_cycles for unit in ("hbm", "l2"))
+    period = max(later.cycles - once.cycles, served) / more
+    metrics = (_metrics(later, names) - _metrics(once, names)) / (ctas * more)
+    vector = np.concatenate(([first.cycles - launch, period], metrics))
+    ops = once.ops + later.ops + (first.ops if first is not once else 0)
+    return _Run(vector, ops, _demand(arch, clock_hz, once, later))
+
+
+def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> int:
+    """Further rounds to average a round's time over: enough that each tensor's misses, spread evenly over its
+    accesses (`simgpu.units.fluid_l2`), come out at their share (one whole cycle of the rarest), at most
+    `MAX_ROUNDS`. A single round would hold the rarest misses once or not at all."""
+    accessed: dict[tuple[str, int], int] = {}
+    for op in tile.accesses:
+        kind = 0 if isinstance(op, Load) else 2 if op.atomic else 1
+        accessed[op.tensor, kind] = accessed.get((op.tensor, kind), 0) + 1
+    per_round = [
+        ctas * count * miss.kinds(False)[kind]
+        for (tensor, kind), count in accessed.items()
+        if (miss := shares.get(tensor)) is not None and 0 < miss.kinds(False)[kind] < 1
+    ]
+    return min(MAX_ROUNDS, max(1, math.ceil(1 / min(per_round)))) if per_round else 1
+
+
+def _busy_shares(sms: int, demand: float) -> tuple[float, float]:
+    """An SM's bandwidth share while every SM is busy: for the first tiles, which start together and queue for the
+    same loads, an equal share; for further tiles, which the queue has staggered, what the other SMs leave (each
+    uses `demand` of the chip's bandwidth when alone; a processor-sharing server), but at least an equal share."""
+    equal = 1.0 / sms
+    return equal, max(equal, 1.0 - (sms - 1) * demand)
+
+
+def _demand(arch: Arch, clock_hz: float, once: RunStats, later: RunStats) -> float:
+    """The share of the chip's HBM or L2 bandwidth (the larger) that the further rounds of `later` used."""
+    period = later.cycles - once.cycles
+    if period <= 0:
+        return 0.0
+    hbm = (later.units["hbm"].amount - once.units["hbm"].amount) / arch.hbm_bytes_per_cycle(clock_hz)
+    l2 = (later.units["l2"].amount - once.units["l2"].amount) / arch.l2_bytes_per_cycle(clock_hz)
+    return max(hbm, l2) / period
 
 
 def _metric_names(arch: Arch) -> tuple[str, ...]:

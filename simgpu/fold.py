@@ -24,10 +24,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import zip_longest
 
 from simgpu.kernel import Kernel
 from simgpu.ops import Load, Op, Repeat, Store
+from simgpu.units.fluid_l2 import Retouch
 
 TOP, NESTED = 0, 1  # the two iteration counts a folded tile reports
 
@@ -74,10 +76,16 @@ class FoldedTile:
     def removed(self) -> tuple[int, int]:
         return (self.full[TOP] - self.executed[TOP], self.full[NESTED] - self.executed[NESTED])
 
-    @property
-    def accesses(self) -> list[Load | Store]:
-        """The memory ops of every role, in program order."""
-        return [op for program in self.programs for op in program if isinstance(op, (Load, Store))]
+    @functools.cached_property
+    def accesses(self) -> tuple[Load | Store, ...]:
+        """The memory ops of the tile in the order the L2 replay takes them (`memory_order`)."""
+        return tuple(op for _, op in memory_order(self.programs))
+
+    @functools.cached_property
+    def marked(self) -> tuple[tuple[Op, ...], ...]:
+        """The programs with the tile key of every access to bytes the tile accessed before (in `memory_order`)
+        wrapped in `Retouch`, so that a fluid L2 (`simgpu.units.fluid_l2`) takes the share of later accesses."""
+        return mark_retouches(self.programs)
 
     def signature(self) -> Hashable:
         """The folded programs with tile keys left out: tiles with equal signatures cost the same."""
@@ -86,6 +94,30 @@ class FoldedTile:
     @functools.cached_property
     def _signature(self) -> Hashable:  # built once: fast mode asks for it per shape and per class
         return tuple(tuple(_shape(op) for op in program) for program in self.programs)
+
+
+def memory_order(programs: Sequence[Sequence[Op]]) -> list[tuple[tuple[int, int], Load | Store]]:
+    """The memory ops of a tile's role programs, one from each role in turn (as roles that start together issue
+    them), with their (role, position in its program)."""
+    streams = [
+        [((role, n), op) for n, op in enumerate(program) if isinstance(op, (Load, Store))]
+        for role, program in enumerate(programs)
+    ]
+    if len(streams) == 1:
+        return streams[0]
+    return [access for group in zip_longest(*streams) for access in group if access is not None]
+
+
+def mark_retouches(programs: Sequence[Sequence[Op]]) -> tuple[tuple[Op, ...], ...]:
+    """`programs` with the tile key of every access to bytes accessed before (in `memory_order`) in `Retouch`."""
+    touched: set[tuple[str, Hashable]] = set()
+    marked = [list(program) for program in programs]
+    for (role, position), op in memory_order(programs):
+        key = (op.tensor, op.tile)
+        if key in touched:
+            marked[role][position] = replace(op, tile=Retouch(op.tile))
+        touched.add(key)
+    return tuple(tuple(program) for program in marked)
 
 
 def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
@@ -106,34 +138,48 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
             counts[2] += op.count
             looped = False
             for i in (*range(first), *range(first + removed, op.count)):
-                body = op.body(i)
-                looped = looped or any(isinstance(inner, Repeat) for inner in body)
-                nested = _nested(body, out)
+                nested, loops = _expand(op.body(i), out)
+                looped = looped or loops
                 counts[1] += nested
                 counts[3] += nested
             # Removed iterations are only built when the kept ones have nested loops to count.
             for i in range(first, first + removed) if looped else ():
-                counts[3] += _nested(op.body(i), None)
+                counts[3] += _expand(op.body(i), None)[0]
         flat.append(tuple(out))
     return FoldedTile(tuple(flat), (counts[0], counts[1]), (counts[2], counts[3]))
 
 
-def _nested(ops: Sequence[Op], out: list[Op] | None) -> int:
-    """Append `ops` with their loops expanded to `out` (unless None); return how many loop iterations they hold."""
+def _expand(ops: Sequence[Op], out: list[Op] | None) -> tuple[int, bool]:
+    """Append `ops` with their loops expanded to `out` (unless None); return how many loop iterations they hold and
+    whether they hold a loop."""
     iterations = 0
+    looped = False
     for op in ops:
-        if isinstance(op, Repeat):
+        if type(op) is Repeat:
+            looped = True
             iterations += op.count
             for i in range(op.count):
-                iterations += _nested(op.body(i), out)
+                iterations += _expand(op.body(i), out)[0]
         elif out is not None:
             out.append(op)
-    return iterations
+    return iterations, looped
 
 
 def _shape(op: Op) -> Hashable:
-    if isinstance(op, Load):
-        return ("load", op.tensor, op.nbytes, op.engine, op.arrive)
-    if isinstance(op, Store):
-        return ("store", op.tensor, op.nbytes, op.engine, op.atomic, op.wait, op.arrive)
+    kind = type(op)
+    if kind is Load:
+        load: Load = op  # type: ignore[assignment]
+        return ("load", load.tensor, load.nbytes, load.engine, load.arrive, load.acquire)
+    if kind is Store:
+        store: Store = op  # type: ignore[assignment]
+        return (
+            "store",
+            store.tensor,
+            store.nbytes,
+            store.engine,
+            store.atomic,
+            store.wait,
+            store.arrive,
+            store.release,
+        )
     return op

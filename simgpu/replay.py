@@ -5,8 +5,9 @@ in launch order a wave (all CTA slots of the chip) at a time, and within a wave 
 interleaved one by one, as CTAs that start together and run the same program issue them; the roles of one tile
 are interleaved likewise. Kernels follow one another and L2 contents carry over, as in the engine (a replay of
 part of a run may keep less between kernels: `carry_bytes`); dirty tiles are written back at the end. The
-result: HBM and L2 bytes, and per tensor and access kind the share of bytes that moved to or from HBM
-(`MissShares`), which the representative SMs use for timing.
+result: HBM and L2 bytes, and per kernel, tensor and access kind the share of bytes that moved to or from HBM
+(`MissShares`), which the representative SMs use for timing; a tile's first access to a key and its later ones
+(`simgpu.fold.mark_retouches`) count apart.
 
 When nothing is evicted the replay's bytes do not depend on the order and equal exact mode's; when L2 overflows
 the launch-order interleaving stands in for the order timing would give (the two can differ at wave edges).
@@ -15,17 +16,19 @@ the launch-order interleaving stands in for the order timing would give (the two
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 
 from simgpu.arch import Arch
-from simgpu.ops import Load, Op, Store
+from simgpu.ops import Load, Store
 from simgpu.units.fluid_l2 import MissShares
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
 
 _LOAD, _STORE, _ATOMIC = 0, 1, 2
+_Key = tuple[int, str, int]  # (kernel, tensor, kind)
+_AGAIN = 3  # added to the kind of an access to a key its tile accessed before
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,7 @@ class ReplayBytes:
     hbm_timed_bytes: float  # moved during the run (not the final write-back): what the HBM server was busy with
     l2_read_bytes: float
     l2_write_bytes: float
-    shares: dict[str, MissShares]
+    shares: tuple[dict[str, MissShares], ...]  # per kernel
 
     def vector(self) -> tuple[float, ...]:
         return (
@@ -49,9 +52,10 @@ class ReplayBytes:
 
 @dataclass(frozen=True)
 class KernelAccesses:
-    """One kernel's tiles as the replay sees them: each tile's role programs, and how many run at once."""
+    """One kernel's tiles as the replay sees them: each tile's memory ops (in `simgpu.fold.memory_order`), and how
+    many tiles run at once."""
 
-    programs: Sequence[tuple[tuple[Op, ...], ...]]  # per tile, per role
+    accesses: Sequence[Sequence[Load | Store]]  # per tile
     slots: int
 
 
@@ -66,45 +70,50 @@ def replay(
     hbm = Hbm(1.0, 0.0)
     l2 = L2(int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes), 1.0, 0.0, hbm)
 
-    l2_bytes: dict[tuple[str, int], float] = defaultdict(float)
-    hbm_bytes: dict[tuple[str, int], float] = defaultdict(float)
+    l2_bytes: dict[_Key, float] = defaultdict(float)
+    read_bytes: dict[_Key, float] = defaultdict(float)  # HBM reads: the misses
+    written_bytes: dict[tuple[int, str], float] = defaultdict(float)  # HBM writes: the write-backs caused
     for number, kernel in enumerate(kernels):
         if number and carry_bytes is not None:
             l2.shrink(0.0, carry_bytes)
-        for start in range(0, len(kernel.programs), kernel.slots):
-            wave = kernel.programs[start : start + kernel.slots]
-            for op in _interleave([_interleave([iter(p) for p in tile]) for tile in wave]):
-                moved = hbm.read_bytes + hbm.write_bytes
-                key: Hashable = (op.tensor, op.tile)  # type: ignore[union-attr]
+        for start in range(0, len(kernel.accesses), kernel.slots):
+            wave = kernel.accesses[start : start + kernel.slots]
+            touched: list[set[tuple[str, Hashable]]] = [set() for _ in wave]
+            # One access from each tile in turn, as CTAs that start together and run the same program issue them.
+            for n, op in (access for group in zip_longest(*wave) for access in enumerate(group)):
+                if op is None:
+                    continue
+                read, written = hbm.read_bytes, hbm.write_bytes
+                key = (op.tensor, op.tile)
                 if isinstance(op, Load):
                     kind = _LOAD
                     l2.load(0.0, key, op.nbytes)
-                elif isinstance(op, Store) and op.atomic:
+                elif op.atomic:
                     kind = _ATOMIC
                     l2.atomic(0.0, key, op.nbytes)
                 else:
                     kind = _STORE
-                    l2.store(0.0, key, op.nbytes)  # type: ignore[union-attr]
-                l2_bytes[op.tensor, kind] += op.nbytes  # type: ignore[union-attr]
-                hbm_bytes[op.tensor, kind] += hbm.read_bytes + hbm.write_bytes - moved  # type: ignore[union-attr]
+                    l2.store(0.0, key, op.nbytes)
+                if key in touched[n]:
+                    kind += _AGAIN
+                touched[n].add(key)
+                l2_bytes[number, op.tensor, kind] += op.nbytes
+                read_bytes[number, op.tensor, kind] += hbm.read_bytes - read
+                written_bytes[number, op.tensor] += hbm.write_bytes - written
     timed = hbm.read_bytes + hbm.write_bytes
     l2.flush()
-    shares: dict[str, MissShares] = {}
-    for tensor in sorted({tensor for tensor, _ in l2_bytes}):
-        ratio = [
-            hbm_bytes[tensor, kind] / l2_bytes[tensor, kind] if l2_bytes[tensor, kind] else 0.0 for kind in range(3)
-        ]
-        shares[tensor] = MissShares(*ratio)
+    shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in kernels)
+    for number, tensor, _ in l2_bytes:
+        if tensor not in shares[number]:
+            load, store, atomic, load_again, store_again, atomic_again = (
+                _ratio(read_bytes, l2_bytes, (number, tensor, kind)) for kind in range(6)
+            )
+            accessed = sum(l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6))
+            written = written_bytes[number, tensor] / accessed
+            shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
     return ReplayBytes(hbm.read_bytes, hbm.write_bytes, timed, l2.read_bytes, l2.write_bytes, shares)
 
 
-def _interleave(streams: Sequence[Iterator[Op]]) -> Iterator[Op]:
-    """The memory ops of `streams`, one from each in turn."""
-    memory = [(op for op in stream if isinstance(op, (Load, Store))) for stream in streams]
-    if len(memory) == 1:
-        yield from memory[0]
-        return
-    for group in zip_longest(*memory):
-        for op in group:
-            if op is not None:
-                yield op
+def _ratio(hbm_bytes: Mapping[_Key, float], l2_bytes: Mapping[_Key, float], key: _Key) -> float:
+    accessed = l2_bytes.get(key, 0.0)
+    return hbm_bytes.get(key, 0.0) / accessed if accessed else 0.0

@@ -1,12 +1,18 @@
 """L2 as fast mode's representative SMs see it: the chip-wide hit and miss shares, not residency.
 
 A representative SM runs only its own tiles, so it cannot know whether another SM already brought a K/V tile into
-L2. Fast mode first replays every access of the kernel in launch order through the real L2 model (`simgpu.units.l2`)
-and learns, per tensor and access kind, the share of bytes that went to HBM. Here each access costs its L2 bytes at
-the L2 rate and that share of them at the HBM rate; it waits as a miss (for HBM, then its latency) when most of
-the tensor's bytes miss, and as a hit otherwise.
+L2. Fast mode first replays every access of the run in launch order through the real L2 model (`simgpu.units.l2`)
+and learns, per kernel, tensor and access kind, the share of bytes that went to HBM. Here the accesses of each
+tensor and kind miss in that proportion, spread evenly (error diffusion: a miss whenever the misses owed reach
+one half): a miss waits for its bytes from HBM and the HBM latency, as in the L2 model, a hit costs the L2 rate and
+a hit's latency. A blended latency would push a pipeline that hides a hit but not a miss over an edge that no real
+access crosses; a rounded share (all hits or all misses) would drop every miss of a tensor that mostly hits, such
+as a K/V tile missed by only the first of the CTAs that read it. A tile's first access to a key and its later
+accesses to the same key (`Retouch`: v1 re-reading its Q_i and O_i for every key block) keep separate shares: the
+first read of Q_i misses where the re-reads hit. Stores never wait for HBM (a write is absorbed by L2; the
+write-backs it causes are charged to HBM), as in the L2 model.
 With the representative SMs' share of the chip's bandwidth (see `simgpu.fast`), the HBM and L2 servers then see the
-chip's average load. Ignored: which particular access hit (a fluid share, not a sequence of hits and misses).
+chip's average load. Ignored: which particular accesses miss (the first CTA to touch a tile, in exact mode).
 """
 
 from __future__ import annotations
@@ -18,18 +24,39 @@ from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import Access
 from simgpu.units.server import Server, SpanRecorder
 
+_LOAD, _STORE, _ATOMIC = 0, 1, 2
+
 
 @dataclass(frozen=True)
 class MissShares:
-    """Per tensor: HBM bytes moved per L2 byte, for loads, stores and atomics (reads and write-backs together)."""
+    """Per tensor: the share of bytes that missed (read from HBM) for loads, stores and atomics, at a tile's first
+    access to a key and (`*_again`) at its later accesses to that key; and the bytes its accesses wrote back to
+    HBM (the dirty tiles they evicted) per byte accessed."""
 
     load: float = 0.0
     store: float = 0.0
     atomic: float = 0.0
+    load_again: float = 0.0
+    store_again: float = 0.0
+    atomic_again: float = 0.0
+    written: float = 0.0
+
+    def kinds(self, again: bool) -> tuple[float, float, float]:
+        """The load, store and atomic shares of first accesses, or of later ones."""
+        if again:
+            return self.load_again, self.store_again, self.atomic_again
+        return self.load, self.store, self.atomic
+
+
+@dataclass(frozen=True)
+class Retouch:
+    """The tile key of an access to bytes that its tile accessed before (`simgpu.replay.mark_retouches`)."""
+
+    key: Hashable
 
 
 class FluidL2:
-    __slots__ = ("hbm", "hit_latency", "read_bytes", "server", "shares", "write_bytes")
+    __slots__ = ("hbm", "hit_latency", "owed", "read_bytes", "server", "shares", "write_bytes")
 
     def __init__(
         self,
@@ -43,42 +70,42 @@ class FluidL2:
         self.hit_latency = hit_latency_cycles
         self.hbm = hbm
         self.shares = shares
+        self.owed: dict[tuple[str, int, bool], float] = {}  # misses owed per (tensor, kind, again)
         self.read_bytes = 0.0
         self.write_bytes = 0.0
 
-    def _share(self, key: Hashable) -> MissShares:
-        tensor = key[0] if isinstance(key, tuple) else key
-        return self.shares.get(str(tensor), _ALL_MISS)
-
-    def _ready(self, l2_done: float, now: float, hbm_bytes: float, miss: float) -> float:
-        """When the typical access of this kind is served. Its HBM share is always charged to the HBM server (the
-        chip's traffic), but only a typical miss waits for it: a typical hit is served from L2, as the accesses
-        that hit are, at the latency of a hit. A blended latency would push a pipeline that hides a hit but not a
-        miss over an edge that no real access crosses."""
-        # Only the time is charged: the bytes a run reports come from the replay.
-        hbm_done = self.hbm.server.reserve(now, hbm_bytes)
-        if miss >= 0.5:
-            return max(l2_done, hbm_done) + self.hbm.latency_cycles
-        return l2_done + self.hit_latency
+    def _access(self, now: float, l2_done: float, key: Hashable, nbytes: float, kind: int) -> Access:
+        """When the access is served: at a hit's latency after L2, or, for a miss, after its bytes came from HBM
+        and the HBM latency. The write-backs it causes load HBM but are not waited for, as in the L2 model. Only
+        the time is charged here: the bytes a run reports come from the replay."""
+        tensor, tile = key if isinstance(key, tuple) else (key, None)
+        again = isinstance(tile, Retouch)
+        shares = self.shares.get(str(tensor), _ALL_MISS)
+        counter = (str(tensor), kind, again)
+        owed = self.owed.get(counter, 0.0) + shares.kinds(again)[kind]
+        miss = owed >= 0.5
+        self.owed[counter] = owed - 1.0 if miss else owed
+        hbm_done = self.hbm.server.reserve(now, nbytes) if miss else now
+        self.hbm.server.reserve(now, nbytes * shares.written)
+        if miss:
+            return Access(max(l2_done, hbm_done) + self.hbm.latency_cycles, False)
+        return Access(l2_done + self.hit_latency, True)
 
     def load(self, now: float, key: Hashable, nbytes: float) -> Access:
         self.read_bytes += nbytes
-        share = self._share(key).load
-        return Access(self._ready(self.server.reserve(now, nbytes), now, nbytes * share, share), share < 0.5)
+        return self._access(now, self.server.reserve(now, nbytes), key, nbytes, _LOAD)
 
     def store(self, now: float, key: Hashable, nbytes: float) -> float:
         self.write_bytes += nbytes
-        share = self._share(key).store
-        return self._ready(self.server.reserve(now, nbytes), now, nbytes * share, share)
+        return self._access(now, self.server.reserve(now, nbytes), key, nbytes, _STORE).ready
 
     def atomic(self, now: float, key: Hashable, nbytes: float) -> float:
         self.read_bytes += nbytes
         self.write_bytes += nbytes
-        share = self._share(key).atomic
-        return self._ready(self.server.reserve(now, 2 * nbytes), now, nbytes * share, share)
+        return self._access(now, self.server.reserve(now, 2 * nbytes), key, nbytes, _ATOMIC).ready
 
     def flush(self) -> None:
         """Nothing is resident here: the write-back bytes are the replay's."""
 
 
-_ALL_MISS = MissShares(1.0, 1.0, 1.0)
+_ALL_MISS = MissShares(load=1.0, atomic=1.0, load_again=1.0, atomic_again=1.0)
