@@ -131,6 +131,9 @@ def test_unit_overlap_replays_every_measured_configuration_and_lone_units_match(
     assert set(rows) == set(measured["alone"]) | set(measured["together"])
     # Each unit alone runs at its calibrated rate; ex2 beside the tensor cores at the rate the "fill" runs measured,
     # checked here against the fixed-work runs, which no parameter was taken from.
-    # So is FA's softmax mix with two warps per scheduler (with one, in-order issue costs a fifth: not modeled).
-    for config in ("ss", "rs", "hmma", "ex2", "fma", "ss+ex2", "rs+ex2", "ss+ss+ex2", "hmma+ex2", "softmax+softmax"):
+    # So is FA's softmax mix with two warps per scheduler (with one, in-order issue costs a fifth: not modeled), and
+    # FA2's loop with ldmatrix operands at two and three warps per scheduler (mma.sync beside ldmatrix).
+    lone = ("ss", "rs", "hmma", "ex2", "fma", "softmax+softmax")
+    beside = ("ss+ex2", "rs+ex2", "ss+ss+ex2", "hmma+ex2", "fa2ld+fa2ld", "fa2ld+fa2ld+fa2ld")
+    for config in lone + beside:
         assert abs(float(rows[config]["rel_error"])) < 0.05, config
