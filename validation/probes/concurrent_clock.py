@@ -7,7 +7,8 @@ of the workload runs on another stream and fills the GPU (the probe's one warp s
 CTAs; all SMs share one clock). Workloads: our FA2 and FA3 forward kernels (B=4, H=2048/d, N=4096, bf16, d=64 and
 128). Writes concurrent_clock_h200.csv: workload, the probe's clock, the workload's median ms per launch, and
 the probe's clock with the GPU otherwise idle before it.
-Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probes/concurrent_clock.py OUT`.
+Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probes/concurrent_clock.py OUT`
+(the probe kernel is `effective_clock.PROBE`, launched as one block).
 """
 
 from __future__ import annotations
@@ -19,24 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import cupy as cp
+from effective_clock import PROBE  # run as a script: this folder is on sys.path; one block writes out[0..1]
 
 from cupy_kernels.common import to_bf16_bits
 from cupy_kernels.v2 import launch as fa2
 from cupy_kernels.v3 import launch as fa3
 
-PROBE = cp.RawKernel(
-    r"""
-extern "C" __global__ void clock_probe(unsigned long long* out, unsigned long long duration_ns) {
-  unsigned long long t0, t1;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  const long long c0 = clock64();
-  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1)); } while (t1 - t0 < duration_ns);
-  const long long c1 = clock64();
-  if (threadIdx.x == 0) { out[0] = t1 - t0; out[1] = c1 - c0; }
-}
-""",
-    "clock_probe",
-)
 PROBE_NS = 40_000_000  # 40 ms: the workload loop below runs longer
 LAUNCHES = 60  # 60 launches of >= 0.8 ms each
 
