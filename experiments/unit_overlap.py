@@ -26,7 +26,7 @@ from experiments._common import parse_args, save
 from simgpu.arch import load_arch
 from simgpu.engine import Engine
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Chain, Exp, Fma, Mma, Op, Repeat, Smem, Vector, Wait
+from simgpu.ops import Chain, Fma, Mma, Op, Repeat, Smem, Vector, Wait
 
 MEASURED = Path(__file__).resolve().parent.parent / "validation" / "h200" / "overlap_h200.json"
 WARPGROUP_THREADS = 128
@@ -55,34 +55,22 @@ def _hmma(_: int) -> Sequence[Op]:
     return (Mma(64, 64, HMMA_K, "bf16", a="reg", b="reg", instruction="mma_sync"),)
 
 
-def _fa2(_: int) -> Sequence[Op]:
-    product = Mma(64, 64, 64, "bf16", a="reg", b="reg", instruction="mma_sync")
-    return (product, *online_softmax(64, FA2_KEYS, 64, masked=False), product)
+def _fa2(operand_smem_bytes: float) -> Callable[[int], Sequence[Op]]:
+    """S = Q K^T, FA2's online softmax, O += P V for one warpgroup at d = 64. `operand_smem_bytes`: the B fragments
+    read from shared memory by ldmatrix, as the v2 schedule charges them (FA2LD: 16 ldmatrix.x4 of 512 B per warp
+    and product). The FA2BAR role's two barriers per iteration are among the role's own 4 warps, which the model
+    already moves in step: the same ops as FA2LD."""
+    product = Mma(64, 64, 64, "bf16", a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_smem_bytes)
+    ops = (product, *online_softmax(64, FA2_KEYS, 64, masked=False), product)
+    return lambda _: ops
 
 
-def _fa2_smem(_: int) -> Sequence[Op]:
-    # As `_fa2`, with each product's B fragments read from shared memory by ldmatrix, as the v2 schedule charges
-    # them (`operand_smem_bytes`): 16 ldmatrix.x4 of 512 B per warp and product. The FA2BAR role's two barriers per
-    # iteration are among the role's own 4 warps, which the model already moves in step: the same ops.
-    product = Mma(64, 64, 64, "bf16", a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=4 * 16 * 512)
-    return (product, *online_softmax(64, FA2_KEYS, 64, masked=False), product)
-
-
-def _ex2(_: int) -> Sequence[Op]:
-    return (Exp(ALU_ELEMENTS, chain=Chain(mufu=ALU_CHAIN_STEPS)),)
-
-
-def _softmax(_: int) -> Sequence[Op]:
-    # Per element: FFMA (scale, shift), MUFU.EX2, FMNMX (max), FADD (sum); the chain is x -> FFMA -> EX2 -> x.
-    chain = Chain(fma=ALU_CHAIN_STEPS, mufu=ALU_CHAIN_STEPS)
-    return (Vector(fma=2 * ALU_ELEMENTS, alu=ALU_ELEMENTS, ex2=ALU_ELEMENTS, chain=chain),)
-
-
-def _ex2_with(fma: int = 0, alu: int = 0) -> Callable[[int], Sequence[Op]]:
-    """The softmax mix taken apart: each ex2 with one FFMA or FADD (FMA pipe) or one FMNMX (ALU pipe)."""
+def _ex2_mix(fma: int = 0, alu: int = 0) -> Callable[[int], Sequence[Op]]:
+    """ex2 chains with `fma` FMA-pipe ops (FFMA, FADD) and `alu` ALU-pipe ops (FMNMX) per element. The chain per
+    step is x -> FFMA -> EX2 -> x when there is an FFMA, else x -> EX2 -> x; FA's softmax mix is fma=2, alu=1."""
     chain = Chain(fma=ALU_CHAIN_STEPS if fma else 0, mufu=ALU_CHAIN_STEPS)
-    op = Vector(fma=fma * ALU_ELEMENTS, alu=alu * ALU_ELEMENTS, ex2=ALU_ELEMENTS, chain=chain)
-    return lambda _: (op,)
+    ops = (Vector(fma=fma * ALU_ELEMENTS, alu=alu * ALU_ELEMENTS, ex2=ALU_ELEMENTS, chain=chain),)
+    return lambda _: ops
 
 
 def _ldsm(_: int) -> Sequence[Op]:
@@ -95,27 +83,25 @@ def _fma(_: int) -> Sequence[Op]:
 
 
 TENSOR_ROLES = ("ss", "rs", "hmma", "fa2", "fa2ld", "fa2bar")
+BODIES: dict[str, Callable[[int], Sequence[Op]]] = {
+    "hmma": _hmma,
+    "fa2": _fa2(0.0),
+    "fa2ld": _fa2(4 * 16 * 512),
+    "fa2bar": _fa2(4 * 16 * 512),
+    "ex2": _ex2_mix(),
+    "softmax": _ex2_mix(fma=2, alu=1),
+    "ex2ffma": _ex2_mix(fma=1),
+    "ex2max": _ex2_mix(alu=1),
+    "ex2add": _ex2_mix(fma=1),
+    "ldsm": _ldsm,
+    "fma": _fma,
+}
 
 
 def _body(role: str, tag: str) -> Callable[[int], Sequence[Op]]:
-    if role in ("ss", "rs"):
+    if role in ("ss", "rs"):  # each warpgroup has its own barrier ring
         return _wgmma_role("smem" if role == "ss" else "reg", tag)
-    bodies = {
-        "hmma": _hmma,
-        "fa2": _fa2,
-        "fa2ld": _fa2_smem,
-        "fa2bar": _fa2_smem,
-        "ex2": _ex2,
-        "fma": _fma,
-        "ldsm": _ldsm,
-    }
-    return {
-        **bodies,
-        "softmax": _softmax,
-        "ex2ffma": _ex2_with(fma=1),
-        "ex2max": _ex2_with(alu=1),
-        "ex2add": _ex2_with(fma=1),
-    }[role]
+    return BODIES[role]
 
 
 def kernel(roles: Sequence[str], tensor_iters: int, alu_iters: int) -> Kernel:

@@ -50,9 +50,13 @@ class Contention:
             for kind, r in rates.items()
         }
 
-    def pipe_reserved(self, name: str, start: float, end: float) -> float:
-        """Pipe `name` has just reserved [start, end] at its full rate; return that op's end after the slowing."""
+    def reserve_pipe(self, name: str, now: float, amount: float, share: float = 1.0) -> float:
+        """Reserve `amount` on pipe `name` (as `Server.reserve`); return that op's end after the slowing."""
         pipe, tensor = self.pipes[name], self.tensor
+        if amount <= 0:
+            return now
+        start = max(now, pipe.busy_until)
+        end = pipe.reserve(now, amount, share)
         tensor_pending = tensor.busy_until
         if tensor_pending <= start:
             return end
@@ -60,10 +64,14 @@ class Contention:
         tensor.slow_pending(start, end, self._tensor_rates[self.instruction][name])
         return pipe.busy_until
 
-    def tensor_reserved(self, instruction: str, start: float, end: float) -> float:
-        """The tensor cores have just reserved [start, end] for `instruction` at full rate; return the end after the
+    def reserve_tensor(self, instruction: str, now: float, flops: float, share: float) -> float:
+        """Reserve `flops` on the tensor cores for `instruction` (as `Server.reserve`); return the end after the
         slowing by every pipe still busy."""
+        if flops <= 0:
+            return now
         self.instruction = instruction
+        start = max(now, self.tensor.busy_until)
+        end = self.tensor.reserve(now, flops, share)
         pipe_rates, tensor_rates = self._pipe_rates[instruction], self._tensor_rates[instruction]
         for name, pipe in self.pipes.items():
             pipe_pending = pipe.busy_until

@@ -33,6 +33,4 @@ class LanePipe:
         share = min(warps, self.subpartitions) / self.subpartitions
         if self.contention is None:
             return self.server.reserve(now, count, share)
-        start = max(now, self.server.busy_until)
-        end = self.server.reserve(now, count, share)
-        return self.contention.pipe_reserved(self.name, start, end)
+        return self.contention.reserve_pipe(self.name, now, count, share)

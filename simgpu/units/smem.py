@@ -36,9 +36,7 @@ class SharedMemory:
         self.write_bytes += write_bytes
         if self.contention is None:
             return self.server.reserve(now, read_bytes + write_bytes)
-        start = max(now, self.server.busy_until)
-        end = self.server.reserve(now, read_bytes + write_bytes)
-        return self.contention.pipe_reserved("smem", start, end)
+        return self.contention.reserve_pipe("smem", now, read_bytes + write_bytes)
 
     def copy_in(self, now: float, nbytes: float) -> float:
         """Bytes written by a copy engine (TMA or cp.async) landing in smem."""

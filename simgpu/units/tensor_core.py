@@ -53,8 +53,7 @@ class TensorCore:
             raise ScheduleError(f"{instruction} takes {', '.join(rates)}, not {dtype}")
         native = self.rates[self.instruction].get(dtype, rate)
         self.native_cycles += flops / native
+        share = rate * self.share(instruction, warps)
         if self.contention is None:
-            return self.server.reserve(now, flops, share=rate * self.share(instruction, warps))
-        start = max(now, self.server.busy_until)
-        end = self.server.reserve(now, flops, share=rate * self.share(instruction, warps))
-        return self.contention.tensor_reserved(instruction, start, end)
+            return self.server.reserve(now, flops, share)
+        return self.contention.reserve_tensor(instruction, now, flops, share)
