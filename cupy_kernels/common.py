@@ -6,8 +6,9 @@ Element types: CuPy has no bfloat16, so a bf16 tensor is a CuPy ``uint16`` array
 
 Timing follows the project's measurement rules (``DESIGN.md``): CUDA events around each run, warm-up runs
 first, the median (and 10th/90th percentiles) of many runs, the L2 flushed before every run by writing a
-buffer several times its size, outputs poisoned (NaN) before every run by the caller's ``before`` hook, and
-the SM clock sampled with ``nvidia-smi`` while the runs execute. Nothing here imports ``simgpu``.
+buffer several times its size, outputs poisoned (NaN) before every run by the caller's ``before`` hook, the SM
+clock sampled with ``nvidia-smi`` while the runs execute, and (``ClockTrace``) the SM clock the timed kernels
+really ran at, counted in SM cycles by a probe warp running beside them. Nothing here imports ``simgpu``.
 """
 
 from __future__ import annotations
@@ -331,6 +332,109 @@ class Timing:
     runs: int
     t_start: float  # time.monotonic() at the first timed run, for the clock samples
     t_end: float
+    probe_clock_mhz: float = float("nan")  # SM cycles per us inside the timed runs (ClockTrace), NaN without one
+
+
+CLOCK_TRACE_SOURCE = r"""
+// One thread samples (%globaltimer ns, clock64) every period_ns until *stop is set or the buffer is full.
+extern "C" __global__ void clock_trace(unsigned long long* samples, int capacity, const volatile int* stop,
+                                       int* count, unsigned period_ns) {
+  if (threadIdx.x != 0) return;
+  int i = 0;
+  while (i < capacity) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    samples[2 * i] = t;
+    samples[2 * i + 1] = (unsigned long long)clock64();
+    ++i;
+    if (*stop) break;
+    __nanosleep(period_ns);
+  }
+  *count = i;
+}
+
+// Writes %globaltimer to *slot (a timed run's start or end, launched on the timed stream); sets *stop if asked.
+extern "C" __global__ void clock_stamp(unsigned long long* slot, int* stop, int set_stop) {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  *slot = t;
+  if (set_stop) *stop = 1;
+}
+"""
+
+
+class ClockTrace:
+    """The SM clock inside timed runs, counted by a probe warp that runs beside them.
+
+    ``start()`` launches one warp on its own non-blocking stream (so the legacy default stream, where the timed
+    kernels run, never waits for it) that records (%globaltimer, clock64) pairs every ``period_ns``. Around each
+    timed run, outside its CUDA events, ``mark()`` launches a one-thread kernel on the timed stream that writes
+    %globaltimer; ``stop()`` ends the probe and gives SM cycles per microsecond summed over the samples that fell
+    inside the marked windows. All SMs share one clock, so the probe's SM speaks for all of them. Why: nvidia-smi
+    and a probe launched after a timing loop both read ~1980 MHz while a probe running beside our attention
+    kernels counts 1735-1815 (``validation/h200/concurrent_clock_h200.csv``). Cost to the timed kernel: one warp
+    with few registers and no shared memory on one SM, asleep between samples
+    (``validation/probes/clock_trace_check.py`` measures it). The buffer bounds the probe's life (``capacity``
+    samples), so a forgotten ``stop()`` cannot hang.
+    """
+
+    def __init__(self, capacity: int = 1 << 20, period_ns: int = 4000, max_windows: int = 1024) -> None:
+        module = cp.RawModule(code=CLOCK_TRACE_SOURCE, options=("--maxrregcount=32",))
+        self._probe, self._stamp = module.get_function("clock_trace"), module.get_function("clock_stamp")
+        self._capacity, self._period_ns = capacity, period_ns
+        self._samples = cp.zeros(2 * capacity, dtype=cp.uint64)
+        self._stamps = cp.zeros(2 * max_windows, dtype=cp.uint64)
+        self._stop_stamp = cp.zeros(1, dtype=cp.uint64)
+        self._flag = cp.zeros(2, dtype=cp.int32)  # [stop, sample count]
+        self._stream = cp.cuda.Stream(non_blocking=True)
+        self._windows = 0
+
+    def start(self) -> None:
+        self._flag.fill(0)
+        self._windows = 0
+        cp.cuda.Stream.null.synchronize()
+        with self._stream:
+            self._probe(
+                (1,),
+                (32,),
+                (self._samples, cp.int32(self._capacity), self._flag, self._flag[1:], cp.uint32(self._period_ns)),
+            )
+
+    def mark(self, end: bool) -> None:
+        """Stamp the start (``end=False``) or the end of a timed window on the current stream."""
+        if self._windows >= self._stamps.size // 2:
+            return  # more windows than slots: the first ones are enough to count the clock
+        slot = self._stamps[2 * self._windows + int(end) :]
+        self._stamp((1,), (1,), (slot, self._flag, cp.int32(0)))
+        self._windows += int(end)
+
+    def stop(self) -> float:
+        """End the probe; SM cycles per microsecond (MHz) inside the marked windows (NaN if none held samples)."""
+        self._stamp((1,), (1,), (self._stop_stamp, self._flag, cp.int32(1)))
+        self._stream.synchronize()
+        cp.cuda.Stream.null.synchronize()
+        count = int(self._flag[1].get())
+        samples = self._samples[: 2 * count].get().reshape(count, 2).astype(np.float64)
+        stamps = self._stamps[: 2 * self._windows].get().reshape(self._windows, 2).astype(np.float64)
+        return clock_in_windows_mhz(samples, stamps)
+
+
+def format_mhz(mhz: float) -> str:
+    """A clock for a CSV cell: whole MHz, or empty when it was not counted (NaN)."""
+    return "" if np.isnan(mhz) else f"{mhz:.0f}"
+
+
+def clock_in_windows_mhz(samples: np.ndarray, windows: np.ndarray) -> float:
+    """Cycles per microsecond over the (ns, cycles) ``samples`` inside each [start, end] ns row of ``windows``:
+    per window, the first and last sample inside it; cycles and nanoseconds summed over the windows."""
+    times = samples[:, 0]
+    cycles_sum = ns_sum = 0.0
+    for t0, t1 in windows:
+        lo, hi = np.searchsorted(times, t0, side="left"), np.searchsorted(times, t1, side="right") - 1
+        if hi > lo:
+            cycles_sum += samples[hi, 1] - samples[lo, 1]
+            ns_sum += samples[hi, 0] - samples[lo, 0]
+    return 1e3 * cycles_sum / ns_sum if ns_sum > 0 else float("nan")
 
 
 class L2Flusher:
@@ -354,32 +458,40 @@ def time_gpu(
     min_runs: int = 5,
     max_runs: int = 50,
     target_s: float = 0.4,
+    clock: ClockTrace | None = None,
 ) -> Timing:
     """Time ``run`` with CUDA events: ``warmup`` untimed runs, then as many timed runs as fit ``target_s``
     (between ``min_runs`` and ``max_runs``). Before each run (outside the events): ``before()`` (poison the
-    outputs), then ``flush()`` (evict L2)."""
+    outputs), then ``flush()`` (evict L2). With ``clock``, the timed runs' SM clock is counted beside them."""
     start, end = cp.cuda.Event(), cp.cuda.Event()
 
-    def one() -> float:
+    def one(marked: bool) -> float:
         if before is not None:
             before()
         if flush is not None:
             flush()
+        if marked and clock is not None:
+            clock.mark(end=False)
         start.record()
         run()
         end.record()
+        if marked and clock is not None:
+            clock.mark(end=True)
         end.synchronize()
         return float(cp.cuda.get_elapsed_time(start, end))
 
     for _ in range(warmup):
-        one()
+        one(marked=False)  # the first run may compile: before the probe starts
+    if clock is not None:
+        clock.start()
     t_start = time.monotonic()
-    times = [one()]
+    times = [one(marked=True)]
     runs = int(min(max_runs, max(min_runs, target_s * 1e3 / max(times[0], 1e-3))))
-    times += [one() for _ in range(runs - 1)]
+    times += [one(marked=True) for _ in range(runs - 1)]
     t_end = time.monotonic()
+    probe_mhz = clock.stop() if clock is not None else float("nan")
     p10, p90 = np.percentile(times, [10, 90])
-    return Timing(float(np.median(times)), float(p10), float(p90), len(times), t_start, t_end)
+    return Timing(float(np.median(times)), float(p10), float(p90), len(times), t_start, t_end, probe_mhz)
 
 
 def attention_flops(batch: int, heads: int, seqlen: int, headdim: int, causal: bool, pass_: str) -> float:

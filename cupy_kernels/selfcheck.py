@@ -12,7 +12,8 @@
    2048 / d; causal and not; bf16), with outputs poisoned and L2 flushed before every run, and checks the last
    run's output on a slice: the last SLICE_ROWS query rows of (batch 0, head 0) against the reference (the
    reference aligns causal masks bottom-right, so a query slice is exact). For the backward the slice checks
-   dQ only (dK, dV need every query; they are checked in step 2). Results: ``DIR/kernels_h200.csv``.
+   dQ only (dK, dV need every query; they are checked in step 2). ``probe_clock_mhz``: the SM clock inside the
+   timed runs, counted by ``common.ClockTrace`` beside them. Results: ``DIR/kernels_h200.csv``.
 4. With ``--ncu``: DRAM and L2 bytes of the standard kernels and the v2 forward on a few shapes, read by
    Nsight Compute with ``--clock-control none`` (the clocks are left as found): ``DIR/ncu_bytes.csv``.
 """
@@ -70,6 +71,7 @@ CSV_FIELDS = [
     "max_abs_err",
     "rel_err",
     "ok",
+    "probe_clock_mhz",
 ]
 
 FORWARDS: dict[str, Callable[..., tuple[Any, Any]]] = {
@@ -265,6 +267,7 @@ class Sweep:
         self.facts = facts
         self.flush = common.L2Flusher()
         self.clock = common.ClockSampler()
+        self.trace = common.ClockTrace()
         self.file = open(out_dir / "kernels_h200.csv", "w", newline="")  # noqa: SIM115 - closed in close()
         self.writer = csv.DictWriter(self.file, fieldnames=CSV_FIELDS)
         self.writer.writeheader()
@@ -311,13 +314,15 @@ class Sweep:
             "max_abs_err": "" if not check else f"{check['max_abs_err']:.3e}",
             "rel_err": "" if not check else f"{check['rel_err']:.3e}",
             "ok": "" if not check else check["ok"],
+            "probe_clock_mhz": common.format_mhz(timing.probe_clock_mhz),
         }
         self.writer.writerow(row)
         self.file.flush()
         self.rows.append(row)
         print(
             f"  {kernel:17s} {pass_} d={d:3d} N={n:5d} causal={causal!s:5s} {timing.median_ms:9.3f} ms "
-            f"{row['tflops']:>7s} TFLOP/s  {row['sm_clock_mhz']} MHz  ok={row['ok']}",
+            f"{row['tflops']:>7s} TFLOP/s  smi {row['sm_clock_mhz']} MHz  probe {row['probe_clock_mhz']} MHz  "
+            f"ok={row['ok']}",
             flush=True,
         )
 
@@ -334,12 +339,15 @@ class Sweep:
             "standard_pv": (lambda: standard.pv(p, v, o, config), (o,)),
         }
         for part, (launch, outs) in parts.items():
-            timing = common.time_gpu(launch, before=lambda outs=outs: common.poison(*outs), flush=self.flush)
+            timing = common.time_gpu(
+                launch, before=lambda outs=outs: common.poison(*outs), flush=self.flush, clock=self.trace
+            )
             self.record(part, "fwd", q.shape, causal, config, timing, None, {})
         return common.time_gpu(
             lambda: standard.forward(q, k, v, causal, out=(o, lse), scratch=(s, p)),
             before=lambda: common.poison(o, lse, s, p),
             flush=self.flush,
+            clock=self.trace,
         )
 
     def run_config(self, n: int, d: int, causal: bool, seed: int) -> None:
@@ -375,6 +383,7 @@ class Sweep:
                     lambda fwd=fwd: fwd(q, k, v, causal, out=(o, lse)),
                     before=lambda: common.poison(o, lse),
                     flush=self.flush,
+                    clock=self.trace,
                 )
             self.record(name, "fwd", shape, causal, config, timing, fwd_flops, check_fwd(o, lse))
             cp.get_default_memory_pool().free_all_blocks()
@@ -386,6 +395,7 @@ class Sweep:
             lambda: v2.backward(q, k, v, o, lse, do, causal, out=grads),
             before=lambda: common.poison(*grads),
             flush=self.flush,
+            clock=self.trace,
         )
         ref_dq = reference.backward(qs, ks, vs, ref_o, ref_lse, dos, causal=causal)[0]
         base_dq = baseline_backward(qs, ks, vs, dos, causal, scale, "bf16")[0]

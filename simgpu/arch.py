@@ -53,6 +53,10 @@ class SmSpec(_Node):
     max_registers_per_thread: PositiveInt
     warp_schedulers: PositiveInt
     cta_launch_cycles: NonNegativeInt
+    # A role with at most one warp per scheduler issues its elementwise ops in order from that warp, so its pipes
+    # overlap only in part: the op takes at least its longest pipe's time plus this fraction of the others' times
+    # (None: the pipes overlap fully, whatever the warps).
+    single_warp_serial_fraction: Fraction | None = None
 
 
 class TensorCoreSpec(_Node):
@@ -66,6 +70,10 @@ class TensorCoreSpec(_Node):
     instruction_n_max: PositiveInt
     instruction_k_bytes: PositiveInt
     subpartitions: PositiveInt
+    # Async MMA instructions (wgmma) the tensor cores take ahead of the one executing. The issuing warps cannot
+    # go past an instruction the tensor cores have no room for, so a role that issues an async MMA goes on only
+    # once all but this many + 1 of its instructions have started. None: the issue never waits (a deep queue).
+    issue_queue_instructions: NonNegativeInt | None = None
 
 
 class MufuSpec(_Node):

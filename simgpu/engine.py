@@ -3,10 +3,12 @@
 Kernels run one after another (a launch gap apart) on one chip whose L2 contents carry over between them. For each
 kernel the engine computes how many CTAs fit on an SM (threads, registers, shared memory, TMEM, CTA slots) and
 starts that many CTA slots per SM, filled breadth-first across SMs as the hardware's block scheduler does. A slot
-runs CTAs until the tile queue is empty (one tile per CTA), or, for a persistent kernel, runs one CTA whose roles
-pull tiles from the queue. Each warp role is a SimPy process that walks its program: unit ops reserve time on the
-units (see `simgpu.sm`); synchronous ones suspend the role until completion, asynchronous ones arrive on a barrier
-when they complete. A run that ends with roles still waiting is a deadlock and is reported as one.
+runs CTAs until the tile queue is empty (one tile per CTA), or, for a persistent kernel, runs one CTA that is handed
+its first tile at launch (slot i takes tile i, as FA3's and FA4's tile schedulers start each CTA at its blockIdx)
+and whose roles pull further tiles from the queue when they reach them. Each warp role is a SimPy process that walks
+its program: unit ops reserve time on the units (see `simgpu.sm`); synchronous ones suspend the role until
+completion, asynchronous ones arrive on a barrier when they complete. A run that ends with roles still waiting is a
+deadlock and is reported as one.
 
 Semaphores in global memory (`Load.acquire`, `Store.release`) order CTAs against each other. Each kernel launch
 starts with every counter at zero. A release counts when its store completes. An acquiring load is an ordinary load
@@ -33,7 +35,7 @@ import simpy
 from simgpu.arch import Arch
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
 from simgpu.kernel import WARP_SIZE, BarrierSpec, Kernel, Role
-from simgpu.ops import Advance, Arrive, BarrierRef, Delay, Load, Op, Repeat, Store, Wait
+from simgpu.ops import Advance, Arrive, BarrierRef, Delay, Load, Mma, Op, Repeat, Store, Wait
 from simgpu.sm import Sm
 from simgpu.trace import Trace
 from simgpu.units.fluid_l2 import FluidL2, MissShares
@@ -312,7 +314,14 @@ class Engine:
         queue = _TileQueue(kernel.tiles)
         self._roles = []
         self._semaphores = {}
-        slots = [env.process(self._slot(sm, kernel, queue, start)) for _ in range(fit) for sm in self.sms]
+        placed = [sm for _ in range(fit) for sm in self.sms]
+        # Persistent: every slot's first tile is fixed before any role runs. Drawn lazily, a CTA whose load role runs
+        # ahead (all of a short tile's loads issued at once) would pop the next tile before later slots had started,
+        # and a small grid would run on fewer CTAs than it has tiles.
+        firsts = [queue.pop() if kernel.persistent and queue else None for _ in placed]
+        slots = [
+            env.process(self._slot(sm, kernel, queue, start, first)) for sm, first in zip(placed, firsts, strict=True)
+        ]
         env.run()
         if not all(slot.triggered for slot in slots):
             raise DeadlockError(self._deadlock_message(kernel))
@@ -340,16 +349,21 @@ class Engine:
         more = f" and {len(stuck) - len(shown)} more" if len(stuck) > len(shown) else ""
         return f"deadlock in kernel {kernel.name}: " + "; ".join(shown) + more
 
-    def _slot(self, sm: Sm, kernel: Kernel, queue: _TileQueue, start: float) -> Generator[simpy.Event, Any, None]:
+    def _slot(
+        self, sm: Sm, kernel: Kernel, queue: _TileQueue, start: float, first: Hashable | None
+    ) -> Generator[simpy.Event, Any, None]:
+        """Run CTAs on one slot of `sm`; `first` is a persistent slot's tile handed out at launch (None: none)."""
         env = self.env
         yield env.timeout(start - env.now)
         launch = self.arch.sm.cta_launch_cycles
-        while queue:
+        while first is not None or queue:
             if launch:
                 yield env.timeout(launch)
-            if not queue:
+            if first is None and not queue:
                 return
-            cta = _Cta(self._ctas, kernel, sm, [queue.pop()], queue if kernel.persistent else None)
+            tile = first if first is not None else queue.pop()
+            first = None
+            cta = _Cta(self._ctas, kernel, sm, [tile], queue if kernel.persistent else None)
             self._ctas += 1
             roles = [env.process(self._role(cta, role)) for role in kernel.roles]
             yield env.all_of(roles)
@@ -423,6 +437,8 @@ class Engine:
                     yield from self._acquire(cta, state, op, done - now)
                 elif arrive is not None:
                     self._arrive_at(cta.barrier(arrive, state), done - now)
+                    if kind is Mma and sm.async_release > now:
+                        yield env.timeout(sm.async_release - now)  # the tensor cores' queue is full
                 elif kind is Store and not op.wait:  # type: ignore[union-attr]
                     env.timeout(done - now)  # keeps the kernel open until the write drains
                 else:

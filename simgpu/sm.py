@@ -5,6 +5,9 @@ An op's completion time is the latest completion among the units it uses; the un
 warp-instruction issue slots. On an arch with a `latency:` section an op also cannot finish before its warps'
 dependency chain (`simgpu.latency`): a delay of the role that occupies no unit. On an arch with a `contention:`
 section the tensor cores and the lane pipes slow each other down while both are busy (`simgpu.units.contention`).
+An async MMA (wgmma) holds the role that issues it until the tensor cores have taken all but
+`tensor_core.issue_queue_instructions` + 1 of its instructions (`async_release`): measured on the H200, a warpgroup
+issuing S = QK^T and PV back to back is held for about their whole tensor-core time.
 Ignored: instruction caches, and
 the warp schedulers' interleaving of co-resident roles on one unit (each unit serves whole ops in FIFO order).
 """
@@ -54,6 +57,7 @@ class Sm:
         rec = recorder(index)
         parts = arch.tensor_core.subpartitions
         self.index = index
+        self.async_release = 0.0  # when the role that issued the latest async MMA may go on (`_mma`)
         self.arch = arch
         self.l2 = l2
         self.issue = IssueSlots(arch.sm.warp_schedulers, rec)
@@ -141,13 +145,19 @@ class Sm:
             counts = (fma_total + alu + hardware, fma_total, alu, hardware, floor)
             self._elementwise_counts[key] = counts
         lanes, fma_total, alu, hardware, floor = counts
-        done = max(self._lanes(now, lanes, warps), now + floor)
+        ends = [self._lanes(now, lanes, warps)]
         if fma_total:
-            done = max(done, self.fma.run(now, fma_total, warps))
+            ends.append(self.fma.run(now, fma_total, warps))
         if alu:
-            done = max(done, self.alu.run(now, alu, warps))
+            ends.append(self.alu.run(now, alu, warps))
         if hardware:
-            done = max(done, self.mufu.ex2(now, hardware, warps))
+            ends.append(self.mufu.ex2(now, hardware, warps))
+        done = max(max(ends), now + floor)
+        serial = self.arch.sm.single_warp_serial_fraction
+        if serial is not None and warps <= self.arch.sm.warp_schedulers and len(ends) > 2:
+            spans = [end - now for end in ends[1:]]  # the pipes' spans (issue slots are not a pipe)
+            longest = max(spans)
+            done = max(done, now + longest + serial * (sum(spans) - longest))
         return done
 
     def _fma(self, op: Fma, now: float, warps: int) -> float:
@@ -202,7 +212,10 @@ class Sm:
             plan = self._mma_plan(op)
             self._mma_plans[op] = plan
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
-        done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction) + plan.result_latency
+        tensor_done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction)
+        # Its issuing role goes on once the tensor cores have taken all but the queue's worth of its instructions.
+        self.async_release = now if plan.issue_tail is None else max(now, tensor_done - plan.issue_tail)
+        done = tensor_done + plan.result_latency
         done = max(done, self.issue.issue(now, plan.instructions, warps), now + plan.floor)
         if plan.smem_read:
             done = max(done, self.smem.access(now, plan.smem_read, 0.0))
@@ -245,6 +258,13 @@ class Sm:
         a_bytes = op.m * op.k * element
         b_bytes = op.n * op.k * element / op.b_share
         smem_read = (a_bytes if op.a == "smem" else 0) + (b_bytes if op.b == "smem" else 0) + op.operand_smem_bytes
+        issue_tail = None
+        native_rate = tc.flops_per_cycle.get(op.dtype)  # type: ignore[call-overload]
+        if instruction == tc.instruction != "mma_sync" and tc.issue_queue_instructions is not None and native_rate:
+            # Nominal cycles of the instructions still allowed in the tensor cores when the role is released.
+            mma_instructions = (op.m / shape_m) * -(-op.n // shape_n) * (op.k * element / shape_k_bytes)
+            queued = min(mma_instructions, tc.issue_queue_instructions + 1)
+            issue_tail = queued * op.flops / mma_instructions / native_rate
         floor = result_latency = 0.0
         if self.latency is not None:
             if instruction == "mma_sync":
@@ -253,7 +273,13 @@ class Sm:
             else:
                 result_latency = self.latency.mma_async_cycles
         return _MmaPlan(
-            instruction, instructions, float(smem_read), float(a_bytes if op.a == "tmem" else 0), floor, result_latency
+            instruction,
+            instructions,
+            float(smem_read),
+            float(a_bytes if op.a == "tmem" else 0),
+            floor,
+            result_latency,
+            issue_tail,
         )
 
 
@@ -265,3 +291,4 @@ class _MmaPlan:
     tmem_read: float
     floor: float  # latency floor from the op's start (mma.sync's dependent k-steps)
     result_latency: float  # added after the tensor-core work (async MMAs' fence, commit, wait)
+    issue_tail: float | None  # async MMAs: cycles of the instructions the tensor cores queue (None: never waits)

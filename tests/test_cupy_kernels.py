@@ -171,3 +171,37 @@ def test_launcher_rejects_bad_inputs() -> None:
         v2.forward(q.astype(cp.float32), q, q)
     with pytest.raises(ValueError, match="shape"):
         v2.forward(q, q[:, :, :8].copy(), q)
+
+
+def test_clock_in_windows_counts_only_the_samples_inside_the_timed_windows() -> None:
+    import numpy as np
+
+    # The probe samples every 10 ns; the clock runs at 2 cycles/ns in [0, 100] ns and 1 cycle/ns after.
+    times = np.arange(0.0, 301.0, 10.0)
+    cycles = np.where(times <= 100, 2 * times, 200 + (times - 100))
+    samples = np.column_stack([times, cycles])
+    assert common.clock_in_windows_mhz(samples, np.array([[0.0, 100.0]])) == 2000.0
+    assert common.clock_in_windows_mhz(samples, np.array([[150.0, 300.0]])) == 1000.0
+    # Two windows: cycles and nanoseconds are summed (100 ns at 2 GHz + 100 ns at 1 GHz).
+    assert common.clock_in_windows_mhz(samples, np.array([[0.0, 100.0], [200.0, 300.0]])) == 1500.0
+    # A window shorter than the sample period holds at most one sample: it cannot be counted.
+    assert np.isnan(common.clock_in_windows_mhz(samples, np.array([[12.0, 18.0]])))
+    assert common.format_mhz(float("nan")) == ""
+    assert common.format_mhz(1797.4) == "1797"
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_clock_trace_probe_is_a_light_warp() -> None:
+    """The probe shares an SM with the timed kernel: it must not take registers a kernel's CTA could need."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "clock_trace.cu"
+        source.write_text(common.CLOCK_TRACE_SOURCE)
+        cmd = [NVCC, "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-Xptxas", "-v", "--maxrregcount=32",
+               "-o", str(Path(tmp) / "out.cubin"), str(source)]  # fmt: skip
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    registers = [int(r) for r in re.findall(r"Used (\d+) registers", report)]
+    assert len(registers) == 2 and max(registers) <= 32, report
+    assert "bytes smem" not in report and "spill stores" in report, report
+    assert all(stores == "0" for stores in re.findall(r"(\d+) bytes spill stores", report)), report

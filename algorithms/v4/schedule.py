@@ -33,22 +33,32 @@ and the final reciprocal and log2 of each row run on MUFU.
 Backward (§3.2; FA-repo `flash_bwd_sm100.py`): three kernels. A preprocess kernel computes D = rowsum(dO * O) and
 zeroes the fp32 dQ accumulator; the main kernel is persistent over (batch, head, key block of `block_n` rows) work
 items, each walking the `block_m`-row Q tiles that see its keys; a postprocess kernel converts dQ to the input
-dtype. Main kernel roles: load (1 warp: K_j, V_j once; Q_i, dO_i, LSE_i, D_i per Q tile into a 2-stage ring), mma
-(1 warp), compute (8 warps: P and dS), dq (4 warps), epilogue (4 warps). Five MMAs per Q tile:
+dtype. Main kernel roles: load (1 warp: K_j, V_j once; per Q tile, Q_i and LSE_i into a 2-stage ring, dO_i and D_i
+into a 1-stage one, FA4's `Q_stage` and `dO_stage`), mma (1 warp), compute (8 warps: P and dS), dq (4 warps),
+epilogue (4 warps). Five MMAs per Q tile:
   S^T = K Q_i^T      SS                 dP^T = V dO_i^T    SS
   dV += P^T dO_i     TS (P^T in TMEM)   dK += dS^T Q_i     TS (dS^T in TMEM)
   dQ_i = dS K        SS (dS written to smem by the compute warps)
-TMEM: S/P, dP/dS, dV, dK take 4 x 128 columns; dQ_i is accumulated over S's columns (dV has read P^T before, in
-issue order), so S(i+1) waits until the dq warps have drained dQ_i. The dq warps stage dQ_i (fp32) in smem and a
-TMA reduce-add adds it to the accumulator in HBM/L2 (fp32 atomics); the TMA's smem read is charged to the port.
+issued in FA4's 1-CTA order: S(i), then dK(i-1) and dQ(i-1) while the compute warps turn S(i) into P(i), then dP(i)
+and dV(i) while they turn dP(i) into dS(i); dK and dQ of the last Q tile close the item. Q_i's buffer is free once
+dK(i) has read it, dO_i's once dV(i) has. TMEM: S/P, dP/dS, dV, dK take 4 x 128 columns; dQ_i is accumulated over
+dP's columns (FA4's `tmem_dQ_offset = tmem_dP_offset`), so dP(i+1) waits until the dq warps have drained dQ_i. (FA4's
+2-CTA kernel keeps one Q buffer and re-reads Q transposed for dK; the model gives `two_cta` the 1-CTA order and
+rings.) The dq warps load their share of dQ_i (fp32) from TMEM into registers and release TMEM, then stage it in
+smem chunk by chunk (FA-repo `dQacc_reduce`: chunks of 32 columns through 2 smem buffers, `_dq_staging`; the chunks
+save FA4 the 32 KiB that hold its second Q buffer); a TMA reduce-add adds each chunk to the accumulator in HBM/L2
+(fp32 atomics) as soon as it is written, and the TMA's smem read is charged to the port. A buffer is reused once
+its add has read it (FA's `cp_async_bulk_wait_group(stages - 1, read=True)`; the role's own Smem read op stands for
+that read); deterministic, once its add has completed (`read=False`), waited for `stages - 1` chunks later.
 `two_cta` (needs clusters): pairs of CTAs on adjacent key blocks; each CTA sends half of its dS to its peer
 through DSMEM (an smem read at the sender and an smem write at the receiver: both directions charged to every
 CTA), and the pair reduces dQ_i in its MMA, so each CTA stages and adds only half of dQ_i's rows.
 `deterministic` (FA-repo `dQacc_reduce` with its delayed release, and `SingleTileLPTBwdScheduler`): the adds into
 each dQ_i happen in a fixed order of key blocks, kept by a semaphore per dQ_i (per half of dQ_i with `two_cta`) in
 global memory (`Load.acquire` / `Store.release`, `simgpu.engine`). Before adding dQ_i the dq warps spin until the
-CTAs of the key blocks before theirs have released it; they release dQ_i once its add has completed, which they
-check after issuing the next add (so the add drains in the background), and the last one at the end of the item.
+CTAs of the key blocks before theirs have released it (a spin before the first chunk's add); they release dQ_i
+once all its chunks' adds have completed, which they know after issuing the first chunk of dQ_(i+1) (FA's delayed
+release), and the last one at the end of the item.
 Key block j's place in the order of dQ_i is the number of key blocks that add into dQ_i and come before j in the
 tile queue, so the order follows the launch order and every wait ends.
 Backward tile order (FA-repo `flash_bwd_sm100.py`): by default key block fastest, then head, then batch (FA4's
@@ -485,8 +495,10 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     r, c = cfg.block_m, cfg.block_n  # Q tile rows, key block rows (the M of the KV-side MMAs)
     n_kv = ceil_div(problem.nk, c)
     n_q = ceil_div(problem.seqlen_q, r)
-    q_stages = 1  # Q_i and dO_i single-buffered: K, V, Q_i, dO_i, dS and dQ_i staging fill 227 KiB at d = 128
+    q_stages = 2  # FA4's 1-CTA rings: Q_i (with LSE_i) double-buffered, dO_i (with D_i) single (`Q_stage`, `dO_stage`)
     dq_share = 2 if cfg.two_cta else 1  # a 2-CTA pair reduces dQ_i in its MMA: each CTA adds half of the rows
+    dq_columns, dq_buffers = _dq_staging(cfg)
+    dq_chunks = ceil_div(d // dq_share, dq_columns)
 
     def visits(tile: Hashable) -> tuple[int, int, int, int]:
         b, h, j = tile  # type: ignore[misc]
@@ -506,10 +518,12 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
             return (
                 Wait("q_empty"),
                 Load("Q", (b, h, i), rows * d * eb, arrive="q_full"),
-                Load("dO", (b, h, i), rows * d * eb, arrive="q_full"),
                 Load("LSE", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
-                Load("D", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
                 Advance(("q_empty", "q_full")),
+                Wait("do_empty"),
+                Load("dO", (b, h, i), rows * d * eb, arrive="do_full"),
+                Load("D", (b, h, i), rows * ACC_BYTES, arrive="do_full"),
+                Advance(("do_empty", "do_full")),
             )
 
         return (
@@ -525,7 +539,8 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     pair = 2 if cfg.two_cta else 1
     s_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="s_full", b_share=pair)  # smem: K (c d) + Q_i (r d)
     dp_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="dp_full", b_share=pair)  # smem: V (c d) + dO_i (r d)
-    dv = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", b_share=pair)  # P^T from TMEM; smem: dO_i (r d)
+    # P^T from TMEM; smem: dO_i (r d), whose buffer is free once this MMA has read it.
+    dv = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="do_empty", b_share=pair)
     dk = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", b_share=pair)  # dS^T from TMEM; smem: Q_i (r d)
     dk_last = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="dkv_full", b_share=pair)
     dq = Mma(r, d, c, problem.dtype, acc="tmem", arrive="dq_full")  # smem: dS (r c) + K (c d)
@@ -533,17 +548,21 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     def mma(tile: Hashable) -> Sequence[Op]:
         *_, start = visits(tile)
         n = n_q - start
+        if not n:
+            return (Wait("kv_full"),)
 
         def step(k: int) -> Sequence[Op]:
+            # FA4's main loop: S(k), then dK and dQ of the previous Q tile (the compute warps meanwhile turn S(k)
+            # into P(k)), then dP(k) once the dq warps have drained dQ(k-1) from dP's columns, then dV(k).
+            previous = (Wait("ds_full"), dk, dq) if k else ()
             return (
-                Wait("q_full"), Wait("dq_empty"), s_t, dp_t,
+                Wait("q_full"), s_t, Advance(("q_full",)),
+                *previous,
+                Wait("do_full"), Advance(("do_full",)), Wait("dq_empty"), dp_t,
                 Wait("p_full"), *((Wait("dkv_empty"),) if k == 0 else ()), dv,
-                Wait("ds_full"), dk_last if k == n - 1 else dk,
-                dq,
-                Advance(("q_full",)),
             )  # fmt: skip
 
-        return (Wait("kv_full"), Repeat(n, step))
+        return (Wait("kv_full"), Repeat(n, step), Wait("ds_full"), dk_last, dq)
 
     def compute(tile: Hashable) -> Sequence[Op]:
         _, _, j, start = visits(tile)
@@ -590,36 +609,47 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
     def dq_role(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
+        # Deterministic: the adds' completions, waited for `dq_buffers - 1` chunks later (FA's wait_group with
+        # read=False); otherwise only the buffer's smem read, which the role has waited for in its Smem op.
         added = "dq_added" if cfg.deterministic else None
+        finished = (Wait("dq_added@w"), Advance(("dq_added@w",)))  # one more chunk's add has completed
 
-        def release(i: int) -> Sequence[Op]:  # after the add of dQ_i has completed: the next key block may add
-            return (Wait("dq_added"), Store(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, atomic=True, release=True))
+        def release(i: int) -> Store:  # the next key block may add into dQ_i
+            return Store(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, atomic=True, release=True)
 
         def step(k: int) -> Sequence[Op]:
             i = start + k
             rows = rows_in_block(problem.seqlen_q, r, i)
-            mine = rows * d * ACC_BYTES / dq_share  # this CTA's share of dQ_i, fp32
-            key = (b, h, i, j % dq_share)
-            acquire: tuple[Op, ...] = ()
-            if cfg.deterministic:  # spin until the key blocks before this one have added into dQ_i
-                place = bisect.bisect_right(earlier_starts[j], i)
-                acquire = (Load(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, engine="ldg", acquire=place),)
-            return (
+            chunk = rows * d * ACC_BYTES / dq_share / dq_chunks  # fp32 columns of this CTA's share of dQ_i
+            ops: list[Op] = [
                 Wait("dq_full"),
                 Arrive("ds_empty"),  # the dQ MMA has read dS
-                Arrive("q_empty"),  # ... and dK, dV before it have read Q_i and dO_i
+                Arrive("q_empty"),  # ... and dK before it has read Q_i
                 Advance(("q_empty",)),
-                Tmem(read_bytes=r * d * ACC_BYTES / dq_share),
+                Tmem(read_bytes=r * d * ACC_BYTES / dq_share),  # all of this CTA's dQ_i into registers
                 Arrive("dq_empty"),
-                Smem(write_bytes=mine),  # dQ_i staged in smem
-                *acquire,
-                Smem(read_bytes=mine),  # read by the TMA reduce-add
-                Store("dQaccum", key, mine, engine="tma", atomic=True, arrive=added),
-                *(release(i - 1) if cfg.deterministic and k else ()),
-            )
+            ]
+            for s in range(dq_chunks):
+                ops.append(Smem(write_bytes=chunk))  # into a staging buffer, free once its last add has read it
+                if cfg.deterministic and s == 0:  # spin until the key blocks before this one have added into dQ_i
+                    place = bisect.bisect_right(earlier_starts[j], i)
+                    ops.append(Load(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, engine="ldg", acquire=place))
+                ops += [
+                    Smem(read_bytes=chunk),  # read by the TMA reduce-add
+                    Store("dQaccum", (b, h, i, j % dq_share, s), chunk, engine="tma", atomic=True, arrive=added),
+                ]
+                if cfg.deterministic:
+                    ops.append(Advance(("dq_added",)))
+                    if k * dq_chunks + s >= dq_buffers - 1:
+                        ops += finished
+                    if s == 0 and k:  # every add into dQ_(i-1) has completed (FA's delayed release)
+                        ops.append(release(i - 1))
+            return ops
 
         n = n_q - start
-        last = release(n_q - 1) if cfg.deterministic and n else ()
+        last: tuple[Op, ...] = ()
+        if cfg.deterministic and n:  # drain the adds still in flight, then release the last dQ_i
+            last = (*finished * min(dq_buffers - 1, n * dq_chunks), release(n_q - 1))
         return (Repeat(n, step), *last, Arrive("kv_empty"))
 
     def epilogue(tile: Hashable) -> Sequence[Op]:
@@ -651,8 +681,10 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     barriers = (
         BarrierSpec("kv_full", arrivals=2),
         BarrierSpec("kv_empty", initial_phases=1),
-        BarrierSpec("q_full", arrivals=4, slots=q_stages),
+        BarrierSpec("q_full", arrivals=2, slots=q_stages),
         BarrierSpec("q_empty", initial_phases=1, slots=q_stages),
+        BarrierSpec("do_full", arrivals=2),
+        BarrierSpec("do_empty", initial_phases=1),
         BarrierSpec("s_full"),
         BarrierSpec("dp_full"),
         BarrierSpec("p_full"),
@@ -662,12 +694,12 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         BarrierSpec("dq_empty", initial_phases=1),
         BarrierSpec("dkv_full"),
         BarrierSpec("dkv_empty", initial_phases=1),
-        BarrierSpec("dq_added"),  # deterministic: a dQ_i reduce-add has completed
+        BarrierSpec("dq_added", slots=dq_buffers),  # deterministic: a chunk's reduce-add has completed
     )
     threads = 32 * sum(role.warps for role in roles)
-    # smem: K, V; Q_i, dO_i ring; dS (r x c); dQ_i staging (fp32); LSE_i, D_i.
-    smem = 2 * c * d * eb + q_stages * 2 * r * d * eb + r * c * eb + r * d * ACC_BYTES // dq_share
-    smem += q_stages * 2 * r * ACC_BYTES
+    # smem: K, V; the Q_i ring and dO_i; dS (r x c); the dQ staging buffers (fp32); LSE_i (per Q slot), D_i.
+    smem = 2 * c * d * eb + (q_stages + 1) * r * d * eb + r * c * eb + dq_buffers * r * dq_columns * ACC_BYTES
+    smem += (q_stages + 1) * r * ACC_BYTES
     return Kernel(
         name="v4_bwd",
         tiles=tuple(tiles),
@@ -677,6 +709,15 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         barriers=barriers,
         persistent=True,
     )
+
+
+def _dq_staging(cfg: Config) -> tuple[int, int]:
+    """(fp32 columns per chunk, smem buffers) of FA4's dQ path (FA-repo `flash_bwd_sm100.py`, `_setup_attributes`:
+    `dQ_reduce_ncol`, `sdQaccum_stage`): 1-CTA, 32 columns through 64 // 32 = 2 buffers; 2-CTA, 8 columns through 4
+    buffers, or 16 through 2 when deterministic. (Its 2-CTA d = 192 kernel's 24 / 32 columns are not modelled.)"""
+    if not cfg.two_cta:
+        return 32, 2
+    return (16, 2) if cfg.deterministic else (8, 4)
 
 
 def _registers(threads: int) -> int:

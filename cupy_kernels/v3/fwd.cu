@@ -61,6 +61,24 @@ constexpr int PRODUCER_REGS = 24;    // 24 * 128 + 240 * 256 = 64512 <= 65536 re
 constexpr int CONSUMER_REGS = 240;
 constexpr int TENSOR_MAP_BYTES = 128;
 
+// Phase timestamps of one CTA, for validation/probes/v3_phases.py only: compiled in when the source is prefixed
+// with FA3_PHASE_TRACE (and FA3_TRACE_X, FA3_TRACE_Y, FA3_TRACE_BLOCKS), else PHASE is empty. Lane 0 of each
+// consumer's first warp writes clock64() at PHASE_* points of key tile j.
+enum Phase { PHASE_TURN = 0, PHASE_ISSUED, PHASE_S_READY, PHASE_SOFTMAX_DONE, PHASE_PV_DONE, PHASE_PACKED, PHASES };
+#ifdef FA3_PHASE_TRACE
+__device__ long long fa3_phase_trace[2][FA3_TRACE_BLOCKS][PHASES];
+#define PHASE(j, k)                                                                                      \
+  do {                                                                                                   \
+    if (lane == 0 && warp == 0 && blockIdx.x == FA3_TRACE_X && blockIdx.y == FA3_TRACE_Y &&              \
+        (j) < FA3_TRACE_BLOCKS)                                                                          \
+      fa3_phase_trace[c][(j)][(k)] = clock64();                                                          \
+  } while (0)
+#else
+#define PHASE(j, k) \
+  do {              \
+  } while (0)
+#endif
+
 // ---------------------------------------------------------------------------------------------------------
 // mbarriers, named barriers, TMA
 // ---------------------------------------------------------------------------------------------------------
@@ -355,26 +373,34 @@ __global__ void __launch_bounds__(THREADS, 1)
 
   for (int j = 1; j < n_blocks; ++j) {
     turn_wait();
+    PHASE(j, PHASE_TURN);
     issue_s(j);
     rescale_o();
     issue_pv(j - 1);
     turn_pass();
+    PHASE(j, PHASE_ISSUED);
     if constexpr (OVERLAP) {
       wgmma_wait<1>();  // S_j done; P_{j-1} V_{j-1} may still run
       fence_regs(s_acc);
+      PHASE(j, PHASE_S_READY);
       release(k_empty(j % STAGES));
       softmax(j);
+      PHASE(j, PHASE_SOFTMAX_DONE);
       wgmma_wait<0>();
     } else {
       wgmma_wait<0>();
       fence_regs(s_acc);
+      PHASE(j, PHASE_S_READY);
       release(k_empty(j % STAGES));
       softmax(j);
+      PHASE(j, PHASE_SOFTMAX_DONE);
     }
     fence_regs(o_acc);
     fence_regs(p_frag);
+    PHASE(j, PHASE_PV_DONE);
     release(v_empty((j - 1) % STAGES));
     pack_p();
+    PHASE(j, PHASE_PACKED);
   }
 
   // Last P V. Consumer 1 passes no turn: consumer 0 has no further turn to take.

@@ -7,18 +7,15 @@
    outputs NaN-poisoned before each launch. Results: ``DIR/correctness_v3.csv``.
 3. Times every variant on the sweep of ``cupy_kernels.selfcheck`` (d = 64, 128; N = 512 .. 16k at 16k tokens;
    causal and not), outputs poisoned and L2 flushed before every run, the last run checked on a slice as
-   there. After each timed configuration a 20 us spin kernel on every SM reads ``clock64()`` against
-   ``%globaltimer``: ``probe_clock_mhz`` is the clock the SMs ran at when the timing window ended
-   (nvidia-smi's sampled clock overstates it under tensor load; see ``validation/probes/effective_clock.py``).
-   Results: ``DIR/v3_kernels_h200.csv`` (the columns of ``kernels_h200.csv`` plus ``pingpong``,
-   ``intra_wg_overlap`` and ``probe_clock_mhz``).
+   there. ``probe_clock_mhz`` is the SM clock inside the timed runs, counted by ``common.ClockTrace`` beside
+   them (nvidia-smi's sampled clock overstates it under tensor load). Results: ``DIR/v3_kernels_h200.csv`` (the
+   columns of ``kernels_h200.csv`` plus ``pingpong`` and ``intra_wg_overlap``).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -32,18 +29,7 @@ from cupy_kernels.v3 import launch
 
 VARIANTS = [(pingpong, overlap) for pingpong in (True, False) for overlap in (True, False)]  # (pingpong, overlap)
 CORRECTNESS_SHAPES = [(2, 3, 257), (1, 2, 640), (1, 1, 1), (1, 2, 128)]
-CSV_FIELDS = [*fa2_check.CSV_FIELDS, "pingpong", "intra_wg_overlap", "probe_clock_mhz"]
-PROBE_NS = 20_000
-PROBE = r"""
-extern "C" __global__ void clock_probe(unsigned long long* out, unsigned long long duration_ns) {
-  unsigned long long t0, t1;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  const long long c0 = clock64();
-  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1)); } while (t1 - t0 < duration_ns);
-  const long long c1 = clock64();
-  if (threadIdx.x == 0) { out[2 * blockIdx.x] = t1 - t0; out[2 * blockIdx.x + 1] = c1 - c0; }
-}
-"""
+CSV_FIELDS = [*fa2_check.CSV_FIELDS, "pingpong", "intra_wg_overlap"]
 
 
 def compile_all() -> float:
@@ -56,15 +42,6 @@ def compile_all() -> float:
     ]
     launch.precompile(names)
     return time.time() - t0
-
-
-def probe_clock_mhz(sm_count: int) -> float:
-    """Median over SMs of cycles per ns of a spin kernel launched now (one CTA per SM)."""
-    kernel = cp.RawKernel(PROBE, "clock_probe")
-    out = cp.zeros(2 * sm_count, dtype=cp.uint64)
-    kernel((sm_count,), (32,), (out, cp.uint64(PROBE_NS)))
-    pairs = out.get().reshape(sm_count, 2)
-    return statistics.median(1e3 * float(c) / float(t) for t, c in pairs)
 
 
 def check_correctness(out_dir: Path, quick: bool) -> bool:
@@ -108,8 +85,8 @@ def check_correctness(out_dir: Path, quick: bool) -> bool:
     return not failed
 
 
-def time_config(writer: Any, facts: dict[str, Any], clock: common.ClockSampler, flush: Any, n: int, d: int,
-                causal: bool, seed: int) -> list[dict[str, Any]]:  # fmt: skip
+def time_config(writer: Any, facts: dict[str, Any], clock: common.ClockSampler, trace: common.ClockTrace,
+                flush: Any, n: int, d: int, causal: bool, seed: int) -> list[dict[str, Any]]:  # fmt: skip
     b, h = fa2_check.TOKENS // n, fa2_check.HIDDEN // d
     q, k, v = (common.random_tensor((b, h, n, d), "bf16", seed + i) for i in range(3))
     rows = min(n, fa2_check.SLICE_ROWS)
@@ -129,8 +106,8 @@ def time_config(writer: Any, facts: dict[str, Any], clock: common.ClockSampler, 
             ),
             before=lambda: common.poison(o, lse),
             flush=flush,
+            clock=trace,
         )
-        probe = probe_clock_mhz(facts["sm_count"])
         if bool(cp.isnan(common.to_float32(o)).any()) or bool(cp.isnan(lse).any()):
             check = {"max_abs_err": float("nan"), "rel_err": float("nan"), "ok": False}
         else:
@@ -164,7 +141,7 @@ def time_config(writer: Any, facts: dict[str, Any], clock: common.ClockSampler, 
             "ok": check["ok"],
             "pingpong": pingpong,
             "intra_wg_overlap": overlap,
-            "probe_clock_mhz": f"{probe:.0f}",
+            "probe_clock_mhz": common.format_mhz(timing.probe_clock_mhz),
         }
         writer.writerow(row)
         out.append(row)
@@ -193,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if correct else 1
     flush = common.L2Flusher()
     clock = common.ClockSampler()
+    trace = common.ClockTrace()
     rows: list[dict[str, Any]] = []
     seqlens = (512, 4096) if args.quick else fa2_check.SEQLENS
     try:
@@ -202,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             for d in common.SUPPORTED_HEADDIMS:
                 for n in seqlens:
                     for causal in (False, True):
-                        rows += time_config(writer, facts, clock, flush, n, d, causal, 7 * n + d + int(causal))
+                        rows += time_config(writer, facts, clock, trace, flush, n, d, causal, 7 * n + d + int(causal))
                         f.flush()
     finally:
         clock.close()

@@ -10,7 +10,7 @@ from simgpu.arch import Arch
 from simgpu.engine import Engine, ctas_per_sm
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Wait
+from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Vector, Wait
 
 MB = 1_000_000  # 1 MB takes 1000 cycles at the toy HBM's 1000 B/cycle
 ISSUE = 1  # a TMA copy is one instruction: one issue cycle before the engine starts it
@@ -158,13 +158,31 @@ def test_pipes_slow_down_while_the_tensor_cores_run(toy_hopper: Arch) -> None:
     # 2 x 128 x 256 x 64 FLOP / 4096 = 1024 cycles beside 4800 ex2 (300 cycles alone, all inside the MMA).
     assert toy_hopper.contention is not None
     mufu_rate = toy_hopper.contention.mufu_rate_while_tensor_busy
-    mma = Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg", arrive="mma_done")
-    role = fixed(mma, Exp(16 * 300), Wait("mma_done"))
-    stats = Engine(toy_hopper).run([one_cta([role], [BarrierSpec("mma_done")])])
+    mma = Role("mma", 4, lambda tile: (Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg"),))
+    exps = Role("exp", 4, lambda tile: (Delay(10), Exp(16 * 300)))
+    stats = Engine(toy_hopper).run([one_cta([mma, exps])])
     assert stats.units["mufu"].busy_cycles == pytest.approx(300 / mufu_rate)
     assert stats.units["tensor"].busy_cycles == pytest.approx(1024)  # wgmma keeps its rate beside ex2
     free = toy_hopper.with_overrides({"contention": None})
-    assert Engine(free).run([one_cta([role], [BarrierSpec("mma_done")])]).units["mufu"].busy_cycles == 300
+    assert Engine(free).run([one_cta([mma, exps])]).units["mufu"].busy_cycles == 300
+
+
+def test_a_role_that_issues_an_async_mma_waits_until_the_tensor_cores_take_its_instructions(toy_hopper: Arch) -> None:
+    # wgmma m64n256k16 instructions of 2 x 64 x 256 x 16 / 4096 = 128 cycles each; an MMA of K = 64 is 4 of them
+    # (512 cycles). With a queue of q instructions the issuing role goes on once all but q + 1 have started.
+    mma = Mma(64, 256, 64, "bf16", a="smem", b="smem", acc="reg", arrive="done")
+    role = fixed(mma, Fma(128 * 1000), Wait("done"))
+
+    def cycles(queue: int | None) -> float:
+        arch = toy_hopper.with_overrides({"contention": None, "tensor_core.issue_queue_instructions": queue})
+        return Engine(arch).run([one_cta([role], [BarrierSpec("done")])]).cycles
+
+    # The FMA block (1000 cycles, longer than the MMA) starts when the role is released and ends the run. Without
+    # a hold it starts after the MMA's issue slot (4 instructions on 4 schedulers: 1 cycle).
+    assert cycles(None) == 1 + 1000
+    assert cycles(0) == pytest.approx(512 - 128 + 1000)
+    assert cycles(1) == pytest.approx(512 - 256 + 1000)
+    assert cycles(3) == 1 + 1000  # the whole MMA fits the queue
 
 
 def test_work_already_queued_on_a_pipe_is_stretched_by_a_later_mma(toy_hopper: Arch) -> None:
@@ -217,3 +235,15 @@ def test_a_run_far_over_the_event_budget_is_refused_before_it_starts(toy_hopper:
     with pytest.raises(EventBudgetError, match=r"needs about 1,000,000,000,000 ops"):
         Engine(toy_hopper).run([one_cta([huge])])
     assert time.perf_counter() - started < 1.0
+
+
+def test_one_warp_per_scheduler_overlaps_its_pipes_only_in_part(toy_hopper: Arch) -> None:
+    # 300 cycles of ex2 with 100 cycles each of FFMA and FMNMX: from 2 warps per scheduler the pipes overlap (the
+    # longest, 300); from one, in-order issue adds the fraction f of the others' 200 cycles.
+    arch = toy_hopper.with_overrides({"contention": None, "sm.single_warp_serial_fraction": 0.5})
+    op = Vector(fma=128 * 100, alu=64 * 100, ex2=16 * 300)
+    for warps, cycles in ((4, 300 + 0.5 * 200), (8, 300)):
+        role = Role("softmax", warps, lambda tile: (op,))
+        assert Engine(arch).run([one_cta([role])]).cycles == pytest.approx(cycles), warps
+    role = Role("softmax", 4, lambda tile: (op,))
+    assert Engine(arch.with_overrides({"sm.single_warp_serial_fraction": None})).run([one_cta([role])]).cycles == 300

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from experiments import fa4_scheduling, fa4_whatif
+from experiments import fa4_forward_gap, fa4_scheduling, fa4_whatif
 
 
 def test_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
@@ -23,8 +23,22 @@ def test_scheduling_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
     fa4_scheduling.main(["--quick", "--out", str(tmp_path)])
     with (tmp_path / "fa4_scheduling.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert {row["study"] for row in rows} == {"lpt", "deterministic"}
+    assert {row["study"] for row in rows} == {"lpt", "deterministic", "l2_latency"}
     tflops = {(row["causal"], row["seqlen"], row["variant"]): float(row["tflops"]) for row in rows}
     # Non-causal, one wave: the deterministic wavefront costs time.
     assert tflops["False", "512", "deterministic"] < tflops["False", "512", "non-deterministic"]
     assert (tmp_path / "fa4_scheduling.png").stat().st_size > 0
+
+
+def test_forward_gap_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
+    fa4_forward_gap.main(["--quick", "--out", str(tmp_path)])
+    with (tmp_path / "fa4_forward_gap.csv").open(encoding="utf-8") as handle:
+        rows = {row["point"]: row for row in csv.DictReader(handle)}
+    model = rows["model"]
+    # The traced row says where the steady state goes: the tensor cores work part of the time, and a softmax
+    # warpgroup's ops take part of the time between two of its blocks.
+    assert 0 < float(model["steady_tensor_share"]) < 1
+    assert 0 < float(model["softmax_ops_cycles_per_block"]) < float(model["softmax_period_cycles"])
+    # A longer MMA round trip can only slow the forward down.
+    assert float(rows["MMA round trip x2"]["tflops"]) <= float(model["tflops"])
+    assert (tmp_path / "fa4_forward_gap.png").stat().st_size > 0

@@ -105,6 +105,16 @@ def test_fp8_forward_runs_at_the_fp8_rate() -> None:
     assert fp8.tflops > bf16.tflops
 
 
+def test_a_small_persistent_grid_gives_every_work_item_its_own_cta() -> None:
+    # 1 x 4 heads x 512 rows: 8 work items for 148 SMs. FP8's deeper K/V ring lets a CTA's load warp issue all of a
+    # short item's loads at once and reach the next item at launch; every CTA slot is handed its first item before
+    # any role runs (FA4's schedulers start CTA i at item i), so FP8 is not left with half the CTAs.
+    options = {"rescale_fraction": 0.0}
+    bf16 = simulate("b200", "v4", Problem(1, 4, 512, 128), options, mode="exact")
+    fp8 = simulate("b200", "v4", Problem(1, 4, 512, 128, dtype="fp8"), options, mode="exact")
+    assert fp8.tflops > bf16.tflops
+
+
 def test_lpt_helps_causal() -> None:
     problem = Problem(1, 24, 1024, 128, causal=True)
     options = {"rescale_fraction": 0.0}
