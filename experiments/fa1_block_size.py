@@ -1,9 +1,10 @@
 """FA1 Fig. 2 (middle): FlashAttention-1 forward HBM accesses and runtime vs block size on A100.
 
 Setup as the paper: seqlen 1024, head dim 64, 16 heads, batch 64, A100. `block_n` (B_c) = 64, 128, 256, 512 and
-`block_m` (B_r) = min(B_c, d), lowered in steps of 16 where the CTA's shared memory would not fit (at 512 only 16 rows
-fit next to K_j and V_j). HBM bytes are given with L2 on (the prediction) and off (Algorithm 1's loop structure;
-exact and linear in batch, so simulated at batch 1 and scaled by 64). Writes a CSV, then a PNG drawn from it.
+`block_m` (B_r) = min(B_c, d), lowered in steps of 16 where the CTA's shared memory would not fit (K_j and V_j share
+one buffer, as in the released kernel, so B_r = 64 fits at every B_c here). HBM bytes are given with L2 on (the
+prediction) and off (the loop structure's count; exact and linear in batch, so simulated at batch 1 and scaled by
+64). Writes a CSV, then a PNG drawn from it.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def plot(csv_path: Path, png_path: Path) -> Path:
     blocks = [int(r["block_n"]) for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     left.plot(blocks, [float(r["hbm_gb"]) for r in rows], "o-", label="L2 on (prediction)")
-    left.plot(blocks, [float(r["hbm_gb_l2_off"]) for r in rows], "s--", label="L2 off (Algorithm 1 count)")
+    left.plot(blocks, [float(r["hbm_gb_l2_off"]) for r in rows], "s--", label="L2 off (loop count)")
     left.set_xscale("log", base=2)
     left.set_xlabel("block size B_c (keys)")
     left.set_ylabel("HBM accesses (GB)")

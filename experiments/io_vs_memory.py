@@ -9,7 +9,8 @@ arch's smem alone does not change v1's blocks. M starts at 64 KiB: below that, a
 padded, plus the 16 KiB split-K reduction buffer) does not fit in M.
 
 Each M is simulated with the L2 on (the prediction) and off (`l2.capacity_bytes=0`: the Algorithm 1 loop count),
-next to two closed forms of the same loop (non-causal, O, l, m in fp32 in HBM, as `algorithms/v1/schedule.py`):
+next to two closed forms of the same loop (non-causal, o_tmp and lse in fp32 in HBM, no state read in the first key
+block, as `algorithms/v1/schedule.py`):
 the exact count at the integer T_c = ceil(N / B_c), and Theorem 2's curve, the same count with B_c = M / (4 d e)
 taken as a real number, 4 e (e + 2f) N^2 d^2 / M + O(N d) per head. Standard attention (default A100, which it fits)
 is a flat reference: its S and P in HBM do not depend on M. Problem: A100, d = 64, one wave of 108 heads at N = 1024
@@ -41,11 +42,11 @@ def problem(quick: bool) -> Problem:
 def algorithm1_bytes(p: Problem, key_blocks: float) -> float:
     """HBM bytes (read + write) of v1's forward, not causal, with `key_blocks` (T_c) key blocks.
 
-    Reads: K, V once; per key block all of Q (e) and O, l, m (fp32); l, m once more for the LSE. Writes: O, l, m
-    initialized; per key block O (fp32, the output dtype on the last one), l, m; the LSE."""
+    Reads: K, V once; per key block all of Q (e), and from the second key block on o_tmp and lse (fp32). Writes: per
+    key block lse and O (fp32 o_tmp; the output dtype on the last one)."""
     n, d, e, f = p.seqlen_q, p.headdim, p.element_bytes, ACC_BYTES
-    read = 2 * n * d * e + key_blocks * (n * d * (e + f) + 2 * n * f) + 2 * n * f
-    write = n * d * f + 2 * n * f + key_blocks * (n * d * f + 2 * n * f) - n * d * (f - e) + n * LSE_BYTES
+    read = 2 * n * d * e + key_blocks * n * d * e + (key_blocks - 1) * n * (d * f + LSE_BYTES)
+    write = (key_blocks - 1) * n * d * f + n * d * e + key_blocks * n * LSE_BYTES
     return p.batch * p.heads * (read + write)
 
 

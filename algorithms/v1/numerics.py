@@ -1,21 +1,33 @@
-"""FlashAttention 1 numerics: Algorithm 1 loop order (K/V outer, Q inner) with O, l, m kept in HBM.
+"""FlashAttention 1 numerics: Algorithm 1 loop order (K/V outer, Q inner) with O and its statistic kept in HBM.
 
 Forward (FA1 Algorithm 1, with the causal block skipping of its block-sparse variant): for each K/V tile j,
-for each Q tile i that sees it, read Q_i, O_i, l_i, m_i, compute `P~ = exp(S_ij - m~)` against the tile's
-own row max, merge the statistics and write back the *normalized* `O_i = (l_i e^(m_i - m_new) O_i + e^(m~ -
-m_new) P~ V_j) / l_new`, l_i and m_i. Exponentials are exp2 on log2-scaled scores as in the CUDA kernel. O,
-l, m live in HBM in the accumulator dtype between steps (the FA1 kernel's fp32 `o_tmp`), and the last step
-of each Q tile writes O in the output dtype. P~ is rounded to the input dtype before `P~ V_j`. An epilogue
-forms `lse = m + log(l)` for the API. Backward: FA1 Algorithm 4 (`_numerics.flash_backward`, style "fa1").
+for each Q tile i that sees it, compute `P~ = exp(S_ij - m~)` against the tile's own row max, merge the
+statistics and write back the *normalized* `O_i = (l_i e^(m_i - m_new) O_i + e^(m~ - m_new) P~ V_j) / l_new`.
+Exponentials are exp2 on log2-scaled scores as in the CUDA kernel. P~ is rounded to the input dtype before
+`P~ V_j`. O lives in HBM in the accumulator dtype between steps (the FA1 kernel's fp32 `o_tmp`) and the last
+step of each Q tile writes O in the output dtype.
 
-Tile sizes from the on-chip memory `M` (option `sram_bytes`, default 100 KiB, counted in elements of the
-input dtype): `block_n = B_c = ceil(M / 4d)`, `block_m = B_r = min(ceil(M / 4d), d)`; options `block_m`,
-`block_n` override them. Ignored: dropout, the kernel's one-CTA-per-(batch, head) grid (it changes no
-number).
+HBM traffic is counted as the released FA1 kernel moves it (FA-repo `fmha_fprop_kernel_1xN.h`, `device_1xN_`
+with `Is_first` / `Is_last`), which keeps Algorithm 1's loop but not its line-2 initialization: the first key
+block reads no O and no statistic; the one statistic in HBM is the row's running log-sum-exp (fp32, read from
+the second key block on and written every step; `m` and `l` of Algorithm 1 are recovered from it on chip); the
+last key block a Q tile sees writes O in the output dtype instead of the fp32 `o_tmp`. The values here are
+computed from separate `l` and `m`, which is the same number. Backward: FA1 Algorithm 4
+(`_numerics.flash_backward`, style "fa1") for the values; its traffic as the released kernel
+(`fmha_dgrad_kernel_1xN_loop.h`) moves it: per inner step Q_i, dO_i, lse_i, D_i read; in the first key block
+O_i read and D_i = rowsum(dO_i * O_i) written; the fp32 `dq_tmp` read from the second key block on and written
+until the last, which writes dQ_i in the output dtype; dK_j, dV_j written once per key block.
+
+Tile sizes (`block_sizes`): by default the released kernel's (`kernel_tiles`: 16 query rows per inner step,
+256 keys per block at head dim <= 64 and seqlen_k > 128, else 128); with the option `sram_bytes` (on-chip memory
+`M`, counted in elements of the input dtype) Algorithm 1's `block_n = B_c = ceil(M / 4d)`,
+`block_m = B_r = min(ceil(M / 4d), d)`; options `block_m`, `block_n` override either. Ignored: dropout, the
+kernel's one-CTA-per-(batch, head) grid (it changes no number).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +42,7 @@ from .._numerics.options import parse_options, require_positive_int
 from .._numerics.precision import Precision, precision_of, round_to
 from .._numerics.stats import Tally
 
-__all__ = ["V1Options", "backward", "block_sizes", "forward"]
+__all__ = ["V1Options", "backward", "block_sizes", "forward", "kernel_tiles"]
 
 _ALGO = "v1"
 _LOG2E = float(np.log2(np.e))
@@ -39,9 +51,9 @@ _LN2 = float(np.log(2.0))
 
 @dataclass(frozen=True)
 class V1Options:
-    """On-chip memory size and optional explicit tile sizes."""
+    """Optional on-chip memory size (Algorithm 1's block sizes) and optional explicit tile sizes."""
 
-    sram_bytes: int = 100 * 1024
+    sram_bytes: int | None = None
     block_m: int | None = None
     block_n: int | None = None
 
@@ -58,9 +70,33 @@ def block_sizes(sram_bytes: int, headdim: int, element_bytes: int) -> tuple[int,
     return min(b_c, headdim), b_c
 
 
-def _blocks(opts: V1Options, headdim: int, prec: Precision) -> tuple[int, int]:
-    b_r, b_c = block_sizes(opts.sram_bytes, headdim, prec.input_bytes)
-    return opts.block_m or b_r, opts.block_n or b_c
+# The released kernel's tiles (FA-repo `fmha_fwd_hdim{32,64,128}.cu`, `fmha_bwd_hdim*.cu`:
+# FMHA_kernel_traits<S, D, STEP=16, ...>): 16 query rows per inner step; S = 256 keys at D <= 64 when seqlen_k > 128,
+# else 128.
+KERNEL_STEP_ROWS = 16
+KERNEL_WIDE_KEYS, KERNEL_NARROW_KEYS = 256, 128
+KERNEL_WIDE_MAX_HEADDIM = 64
+
+
+def kernel_tiles(headdim: int, seqlen_k: int) -> tuple[int, int]:
+    """`(block_m, block_n)` of the released FA1 kernel (forward and backward use the same)."""
+    wide = headdim <= KERNEL_WIDE_MAX_HEADDIM and seqlen_k > KERNEL_NARROW_KEYS
+    return KERNEL_STEP_ROWS, KERNEL_WIDE_KEYS if wide else KERNEL_NARROW_KEYS
+
+
+def tile_sizes(
+    headdim: int, seqlen_k: int, element_bytes: int, sram_bytes: int | None, block_m: int | None, block_n: int | None
+) -> tuple[int, int]:
+    """`(block_m, block_n)`: explicit options first, then Algorithm 1's from `sram_bytes`, else the kernel's."""
+    if sram_bytes is not None:
+        b_r, b_c = block_sizes(sram_bytes, headdim, element_bytes)
+    else:
+        b_r, b_c = kernel_tiles(headdim, seqlen_k)
+    return block_m or b_r, block_n or b_c
+
+
+def _blocks(opts: V1Options, headdim: int, seqlen_k: int, prec: Precision) -> tuple[int, int]:
+    return tile_sizes(headdim, seqlen_k, prec.input_bytes, opts.sram_bytes, opts.block_m, opts.block_n)
 
 
 def _exp2_gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -88,7 +124,7 @@ def forward(
     nk = k.shape[2]
     bh = b * h
     e_in, e_acc, e_out = prec.input_bytes, prec.acc_bytes, prec.storage_bytes
-    bm, bn = _blocks(opts, d, prec)
+    bm, bn = _blocks(opts, d, nk, prec)
     scale_log2 = acc.type(resolve_scale(scale, d) * _LOG2E)
     qa, ka, va = (x.astype(acc) for x in (q, k, v))  # (B, H, N, d) each
     q_tiles, k_tiles = tiles(nq, bm), tiles(nk, bn)
@@ -99,8 +135,6 @@ def forward(
     l_hbm = np.zeros((b, h, nq), dtype=acc)  # (B, H, Nq)
     m_hbm = np.full((b, h, nq), -np.inf, dtype=acc)  # (B, H, Nq)
     tally = Tally()
-    # line 2: O, l, m initialized in HBM: Nq*d + 2*Nq accumulator elements written
-    tally.add(hbm_write_bytes=bh * (nq * d + 2 * nq) * e_acc)
     for kt in k_tiles:
         c = kt.size
         # line 6: K_j, V_j loaded once per outer step: 2*c*d input bytes
@@ -113,8 +147,10 @@ def forward(
                 continue
             r, rows = qt.size, slice(qt.start, qt.stop)
             last_visit = kt.index == visits[qt.index][-1]
-            # line 8: Q_i, O_i, l_i, m_i read every inner step: r*d input + (r*d + 2*r) accumulator bytes
-            tally.add(hbm_read_bytes=bh * (r * d * e_in + (r * d + 2 * r) * e_acc))
+            # line 8: Q_i read every inner step (r*d input bytes); O_i and lse_i (r*d + r accumulator bytes) from
+            # the second key block on (the kernel's Is_first step starts from nothing)
+            first_visit = kt.index == visits[qt.index][0]
+            tally.add(hbm_read_bytes=bh * (r * d * e_in + (0 if first_visit else (r * d + r) * e_acc)))
             s = (qa[:, :, rows] @ k_j.swapaxes(-1, -2)) * scale_log2  # (B, H, r, c)
             visible = causal_tile_mask(qt, kt, nq, nk) if causal and tile_needs_mask(qt, kt, nq, nk) else None
             if visible is not None:
@@ -138,12 +174,13 @@ def forward(
             o_dtype = prec.storage if last_visit else acc
             o_hbm[:, :, rows] = round_to(o_new, o_dtype, acc)
             l_hbm[:, :, rows], m_hbm[:, :, rows] = l_new, m_new
-            # line 13: O_i (output dtype on the last visit, else accumulator dtype), l_i, m_i written back
-            tally.add(hbm_write_bytes=bh * (r * d * (e_out if last_visit else e_acc) + 2 * r * e_acc))
+            # line 13: O_i (output dtype on the last visit, else accumulator dtype) and lse_i written back
+            tally.add(hbm_write_bytes=bh * (r * d * (e_out if last_visit else e_acc) + r * e_acc))
+    # Q tiles that see no key (causal, seqlen_k < seqlen_q): O = 0 and lse = -inf written once
+    unseen = sum(qt.size for qt in q_tiles if not visits[qt.index])
+    tally.add(hbm_write_bytes=bh * unseen * (d * e_out + e_acc))
     with np.errstate(divide="ignore"):
         lse = np.where(l_hbm > 0, (m_hbm + np.log2(l_hbm)) * _LN2, -np.inf).astype(acc)  # (B, H, Nq)
-    # epilogue for the API: reads l, m, writes lse
-    tally.add(hbm_read_bytes=bh * 2 * nq * e_acc, hbm_write_bytes=bh * nq * e_acc)
     return with_stats((o_hbm.astype(prec.storage), lse), tally.freeze(), return_stats)
 
 
@@ -165,8 +202,39 @@ def backward(
     check_backward_inputs(_ALGO, q, o, lse, do)
     opts = parse_options(_ALGO, V1Options, options)
     prec = precision_of(q, k, v)
-    bm, bn = _blocks(opts, q.shape[-1], prec)
+    bm, bn = _blocks(opts, q.shape[-1], k.shape[2], prec)
     recipe = BackwardRecipe(block_m=bm, block_n=bn, style="fa1")
     scale = resolve_scale(scale, q.shape[-1])
     dq, dk, dv, stats = flash_backward(q, k, v, o, lse, do, causal, scale, recipe, prec)
+    read_bytes, write_bytes = _kernel_backward_bytes(q.shape, k.shape[2], causal, bm, bn, prec)
+    stats = dataclasses.replace(stats, hbm_read_bytes=read_bytes, hbm_write_bytes=write_bytes)
     return with_stats((dq, dk, dv), stats, return_stats)
+
+
+def _kernel_backward_bytes(
+    q_shape: tuple[int, ...], nk: int, causal: bool, bm: int, bn: int, prec: Precision
+) -> tuple[int, int]:
+    """HBM (read, write) bytes of the released FA1 backward kernel over the tiles Algorithm 4 visits."""
+    b, h, nq, d = q_shape
+    bh = b * h
+    e_in, e_acc, e_out = prec.input_bytes, prec.acc_bytes, prec.storage_bytes
+    read = write = 0
+    q_tiles = tiles(nq, bm)
+    seen = {
+        qt.index: [kt.index for kt in tiles(nk, bn) if not (causal and tile_fully_masked(qt, kt, nq, nk))]
+        for qt in q_tiles
+    }
+    for kt in tiles(nk, bn):
+        read += 2 * kt.size * d * e_in  # K_j, V_j once per key block
+        for qt in q_tiles:
+            if kt.index not in seen[qt.index]:
+                continue
+            r, first, last = qt.size, kt.index == seen[qt.index][0], kt.index == seen[qt.index][-1]
+            read += 2 * r * d * e_in + 2 * r * e_acc  # Q_i, dO_i; lse_i, D_i
+            # first key block: O_i read, D_i written; later ones: the fp32 dq_tmp_i read back
+            read += r * d * (e_out if first else e_acc)
+            write += r * e_acc if first else 0
+            write += r * d * (e_out if last else e_acc)  # dQ_i on the last visit, else dq_tmp_i
+        write += 2 * kt.size * d * e_out  # dK_j, dV_j once per key block
+    write += sum(qt.size for qt in q_tiles if not seen[qt.index]) * d * e_out  # dQ = 0 where no key is seen
+    return bh * read, bh * write

@@ -9,7 +9,7 @@ import pytest
 
 from algorithms import standard, v1, v2, v3, v4
 from algorithms._numerics.stats import NumericsStats
-from algorithms.v1.numerics import block_sizes
+from algorithms.v1.numerics import block_sizes, kernel_tiles
 
 from ._cases import BF16, inputs
 
@@ -76,15 +76,15 @@ def test_v1_block_sizes_and_algorithm_1_bytes():
     d, e, f = 64, 2, 4
     assert block_sizes(100 * 1024, d, e) == (64, 200)  # B_r = min(ceil(M/4d), d), B_c = ceil(M/4d)
     assert block_sizes(100 * 1024, 128, 8) == (25, 25)  # float64: M = 12800 elements
+    assert kernel_tiles(64, 1024) == (16, 256) and kernel_tiles(128, 1024) == (16, 128)  # the released kernel's
     nq = nk = 300
     q, k, v, _ = inputs(nq, nk, d, BF16)
     *_, s = v1.forward(q, k, v, return_stats=True)
-    tq, tk = math.ceil(nq / 64), math.ceil(nk / 200)
-    # K, V once; every (j, i): Q_i, O_i, l_i, m_i read; epilogue reads l, m
-    assert s.hbm_read_bytes == BH * (2 * nk * d * e + tk * (nq * d * e + (nq * d + 2 * nq) * f) + 2 * nq * f)
-    init = (nq * d + 2 * nq) * f
-    steps = (tk - 1) * nq * d * f + nq * d * e + tk * 2 * nq * f
-    assert s.hbm_write_bytes == BH * (init + steps + nq * f)
+    tq, tk = math.ceil(nq / 16), math.ceil(nk / 256)
+    # K, V once; every (j, i): Q_i read; from the second key block on O_i and lse_i read too
+    assert s.hbm_read_bytes == BH * (2 * nk * d * e + tk * nq * d * e + (tk - 1) * nq * (d + 1) * f)
+    # every (j, i): lse_i written; O_i in fp32 except on the last key block (output dtype)
+    assert s.hbm_write_bytes == BH * ((tk - 1) * nq * d * f + nq * d * e + tk * nq * f)
     assert s.blocks_total == BH * tq * tk
 
 

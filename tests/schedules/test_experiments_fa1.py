@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from experiments import fa1_block_size, gpt2_medium
+from experiments import fa1_block_size, gpt2_medium, v1_levels
 
 
-@pytest.mark.parametrize(("module", "name"), [(fa1_block_size, "fa1_block_size"), (gpt2_medium, "gpt2_medium")])
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [(fa1_block_size, "fa1_block_size"), (gpt2_medium, "gpt2_medium"), (v1_levels, "v1_levels")],
+)
 def test_quick_run_writes_csv_and_png(module: object, name: str, tmp_path: Path) -> None:
     module.main(["--quick", "--out", str(tmp_path)])  # type: ignore[attr-defined]
     with (tmp_path / f"{name}.csv").open(encoding="utf-8") as handle:

@@ -13,56 +13,66 @@ from simgpu import Problem, ResourceError, load_arch, roofline_cycles, simulate
 from tests.schedules._helpers import inputs, no_l2
 
 SHAPES = [
-    Problem(1, 2, 300, 64),  # B_r = 64, B_c = 200: partial blocks in both directions
+    Problem(1, 2, 300, 64),  # kernel tiles 16 x 256: partial blocks in both directions
     Problem(1, 2, 300, 64, causal=True),
-    Problem(2, 1, 200, 128, seqlen_k=333),  # B_r = B_c = 100
+    Problem(2, 1, 200, 128, seqlen_k=333),  # 16 x 128 at d = 128
     Problem(2, 1, 333, 128, seqlen_k=200, causal=True),  # the first query blocks see no key at all
+    Problem(1, 2, 300, 64, causal=True),  # with Algorithm 1's blocks from sram_bytes (below): 64 x 96
 ]
+OPTIONS = [{}, {}, {}, {}, {"sram_bytes": 48 * 1024}]
 
 
-def closed_form(problem: Problem, pass_: str) -> tuple[int, int]:
-    """(read, write) bytes of FA1 Algorithm 1 (fwd) or 4 (bwd) with O, l, m, dQ in fp32 in HBM."""
-    cfg = config(problem, {})
+def closed_form(problem: Problem, pass_: str, options: dict[str, int]) -> tuple[int, int]:
+    """(read, write) bytes of the released FA1 kernels' loops (Algorithm 1 / 4 order; fp32 o_tmp, dq_tmp, lse, D;
+    no initialization, the first key block reads no state, the last writes the output dtype)."""
+    cfg = config(problem, options)
     r, c = cfg.block_m, cfg.block_n
     nq, nk, d, bh = problem.seqlen_q, problem.nk, problem.headdim, problem.batch * problem.heads
     e, f = 2, 4  # 16-bit tensors, fp32 working state
-    visits = []  # (rows, last visit) of every inner step
+    visits = []  # (rows, first visit, last visit) of every inner step
+    unseen = 0  # query rows that see no key: their outputs are written once
     for i in range(ceil_div(nq, r)):
         rows = rows_in_block(nq, r, i)
         seen = key_blocks(problem, i * r, rows, c).visited
-        visits += [(rows, j == seen - 1) for j in range(seen)]
+        visits += [(rows, j == 0, j == seen - 1) for j in range(seen)]
+        unseen += 0 if seen else rows
     if pass_ == "fwd":
-        read = 2 * nk * d * e  # K, V once (line 6)
-        read += sum(rows * d * e + rows * d * f + 2 * rows * f for rows, _ in visits)  # Q_i, O_i, l_i, m_i (line 8)
-        read += 2 * nq * f  # l, m for the LSE
-        write = nq * d * f + 2 * nq * f  # O, l, m initialized (line 2)
-        write += sum(rows * d * (e if last else f) + 2 * rows * f for rows, last in visits)  # line 13
-        write += nq * 4  # LSE
+        read = 2 * nk * d * e  # K, V once
+        read += sum(rows * d * e + (0 if first else rows * d * f + rows * f) for rows, first, _ in visits)  # Q; O, lse
+        write = sum(rows * d * (e if last else f) + rows * f for rows, _, last in visits)  # O or o_tmp; lse
+        write += unseen * (d * e + f)  # O = 0, lse = -inf
     else:
         read = 2 * nk * d * e  # K, V once
-        read += sum(rows * d * (3 * e + f) + 2 * rows * f for rows, _ in visits)  # Q, O, dO, dQ (fp32), l, m
-        read += nq * d * f  # dQ accumulator, final conversion
-        write = nq * d * f  # dQ zeroed
-        write += sum(rows * d * f for rows, _ in visits)  # dQ_i written back
-        write += 2 * nk * d * e + nq * d * e  # dK, dV; dQ
+        # Q, dO, lse, D every step; O in the first key block, dq_tmp in the later ones
+        read += sum(rows * (2 * d * e + 2 * f) + rows * d * (e if first else f) for rows, first, _ in visits)
+        write = sum((rows * f if first else 0) + rows * d * (e if last else f) for rows, first, last in visits)
+        write += 2 * nk * d * e + unseen * d * e  # dK, dV; dQ = 0
     return bh * read, bh * write
 
 
-@pytest.mark.parametrize("problem", SHAPES, ids=str)
-def test_hbm_bytes_with_l2_off_equal_the_closed_form_and_the_numerics(problem: Problem) -> None:
+@pytest.mark.parametrize(("problem", "options"), list(zip(SHAPES, OPTIONS, strict=True)), ids=str)
+def test_hbm_bytes_with_l2_off_equal_the_closed_form_and_the_numerics(
+    problem: Problem, options: dict[str, int]
+) -> None:
     q, k, v = inputs(problem)
-    o, lse, fwd_stats = v1.forward(q, k, v, causal=problem.causal, return_stats=True)
+    o, lse, fwd_stats = v1.forward(q, k, v, causal=problem.causal, return_stats=True, **options)
     do = inputs(problem, seed=1)[0]
-    *_, bwd_stats = v1.backward(q, k, v, o, lse, do, causal=problem.causal, return_stats=True)
+    *_, bwd_stats = v1.backward(q, k, v, o, lse, do, causal=problem.causal, return_stats=True, **options)
     for pass_, stats in (("fwd", fwd_stats), ("bwd", bwd_stats)):
-        result = simulate(no_l2("a100"), "v1", dataclasses.replace(problem, pass_=pass_))
-        expected = closed_form(problem, pass_)
+        result = simulate(no_l2("a100"), "v1", dataclasses.replace(problem, pass_=pass_), options)
+        expected = closed_form(problem, pass_, options)
         assert (result.hbm_read_bytes, result.hbm_write_bytes) == expected
         assert (stats.hbm_read_bytes, stats.hbm_write_bytes) == expected
 
 
-def test_block_sizes_follow_the_on_chip_memory() -> None:
-    assert (config(Problem(1, 1, 128, 64), {}).block_m, config(Problem(1, 1, 128, 64), {}).block_n) == (64, 200)
+def test_block_sizes_are_the_kernels_or_follow_the_on_chip_memory() -> None:
+    kernel = {
+        (d, n): (config(Problem(1, 1, n, d), {}).block_m, config(Problem(1, 1, n, d), {}).block_n)
+        for d, n in ((64, 1024), (64, 128), (128, 1024))
+    }
+    assert kernel == {(64, 1024): (16, 256), (64, 128): (16, 128), (128, 1024): (16, 128)}
+    algorithm1 = config(Problem(1, 1, 128, 64), {"sram_bytes": 100 * 1024})
+    assert (algorithm1.block_m, algorithm1.block_n) == (64, 200)
     small = config(Problem(1, 1, 128, 64), {"sram_bytes": 32 * 1024})
     assert (small.block_m, small.block_n) == (64, 64)
     assert config(Problem(1, 1, 128, 64), {"block_m": 32, "block_n": 128}).block_n == 128
@@ -76,11 +86,12 @@ def test_bigger_blocks_move_fewer_bytes() -> None:
 
 
 def test_split_k_reduction_costs_shared_memory_traffic() -> None:
-    one = simulate("a100", "v1", Problem(1, 1, 512, 64), {"warps": 1})
-    four = simulate("a100", "v1", Problem(1, 1, 512, 64), {"warps": 4})
-    # Per inner step (3 key blocks x 8 query blocks of 64 rows), 3 more warps each write a 64 x 64 fp32 partial of
-    # P V and 64 partial row maxes and sums.
-    extra = 3 * 8 * 3 * (64 * 64 * 4 + 2 * 64 * 4)
+    problem = Problem(1, 1, 512, 64)
+    one = simulate("a100", "v1", problem, {"warps": 1})
+    four = simulate("a100", "v1", problem, {"warps": 4})
+    # Per inner step (2 key blocks x 32 query steps of 16 rows), 3 more warps each write 16 partial row maxes and a
+    # 16 x 64 fp32 partial of P V with its 16 partial row sums.
+    extra = 2 * 32 * 3 * (16 * 4 + 16 * 65 * 4)
     assert four.smem_write_bytes - one.smem_write_bytes == extra
 
 
