@@ -4,7 +4,10 @@ cycle ratio, whether every byte count agrees, and both wall times (CSV, then a P
 
 `python -m experiments.fast_vs_exact [--quick] [--out DIR]`; `--quick` runs the A100's cases of the first shape.
 `--large` instead compares full-size runs where fast mode is weakest (`fast_vs_exact_large.csv`): GPT-2 medium on
-the A100 (forward and backward, 1,024 heads) and standard attention whose S overflows L2.
+the A100 (forward and backward, 1,024 heads) and standard attention whose S overflows L2. `--prefix` checks the
+replay of a prefix of one head's tiles that long sequences take (`simgpu.fast_bytes`), made to apply at a size
+exact mode affords (4,096 tokens on 4 SMs) by lowering `HEAD_PREFIX_TILES` to 8 tiles: fast mode with and without
+it against exact mode (`fast_vs_exact_prefix.csv`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ import argparse
 import csv
 import time
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
+import simgpu.fast_bytes
 from experiments._common import OUT_DIR, save
 from simgpu import Problem, load_arch, simulate
 from simgpu.result import BYTE_FIELDS
@@ -44,6 +50,37 @@ LARGE = (
     ("a100", "standard", {"batch": 64, "heads": 16, "seqlen_q": 1024, "headdim": 64, "pass_": "fwd_bwd"}),
     ("a100", "standard", {"batch": 2, "heads": 8, "seqlen_q": 2048, "headdim": 64}),
 )
+
+
+# (arch, algo) of the --prefix check, each forward and backward, causal or not.
+PREFIX = (("h100", "standard"), ("h100", "v2"), ("h100", "v3"), ("b200", "v4"), ("a100", "v2"))
+
+
+def compare_prefix(arch_name: str, algo: str, pass_: str, causal: bool) -> dict[str, object]:
+    """Fast mode with a prefix replay of 8 tiles per head and without one (a whole head), against exact mode."""
+    arch = load_arch(arch_name, {"sms": 4})
+    problem = Problem(1, 2, 4096, 128, causal=causal, pass_=pass_)
+    exact = simulate(arch, algo, problem, mode="exact")
+    prefix_calls: list[int] = []
+    replay_prefix = simgpu.fast_bytes._head_prefix_bytes
+
+    def counted(*args: Any) -> Any:
+        prefix_calls.append(1)
+        return replay_prefix(*args)
+
+    with (
+        mock.patch.object(simgpu.fast_bytes, "HEAD_PREFIX_TILES", 8),
+        mock.patch.object(simgpu.fast_bytes, "_head_prefix_bytes", counted),
+    ):
+        prefix = simulate(arch, algo, problem)
+    with mock.patch.object(simgpu.fast_bytes, "HEAD_PREFIX_TILES", 10**9):
+        whole = simulate(arch, algo, problem)
+    row: dict[str, object] = {"arch": arch_name, "algo": algo, "pass": pass_, "causal": causal}
+    row["prefix_replayed"] = bool(prefix_calls)
+    for name in ("cycles", "hbm_read_bytes", "hbm_write_bytes", "l2_read_bytes"):
+        row[f"{name}_prefix_over_exact"] = getattr(prefix, name) / getattr(exact, name)
+        row[f"{name}_whole_over_exact"] = getattr(whole, name) / getattr(exact, name)
+    return row
 
 
 def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> dict[str, object]:
@@ -104,12 +141,41 @@ def plot(csv_path: Path, png_path: Path) -> None:
     plt.close(fig)
 
 
+def plot_prefix(csv_path: Path, png_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with csv_path.open(encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["prefix_replayed"] == "True"]
+    labels = [f"{r['arch']} {r['algo']} {r['pass']}{' c' if r['causal'] == 'True' else ''}" for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for offset, name in ((-0.2, "cycles"), (0.0, "hbm_read_bytes"), (0.2, "hbm_write_bytes")):
+        values = [100 * (float(r[f"{name}_prefix_over_exact"]) - 1) for r in rows]
+        ax.bar([n + offset for n in range(len(rows))], values, width=0.2, label=name)
+    ax.set_xticks(range(len(rows)), labels, rotation=60, fontsize=7)
+    ax.set_ylabel("fast (prefix replay) / exact - 1 (%)")
+    ax.set_title("replaying a prefix of one head's tiles, where it applies")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=140)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="the A100's cases of the first shape")
     parser.add_argument("--large", action="store_true", help="full-size runs instead of the grid")
+    parser.add_argument("--prefix", action="store_true", help="the prefix replay of long sequences, scaled down")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     args = parser.parse_args(argv)
+    if args.prefix:
+        prefix_cases = [
+            (arch, algo, pass_, causal) for arch, algo in PREFIX for pass_ in ("fwd", "bwd") for causal in (False, True)
+        ]
+        save([compare_prefix(*case) for case in prefix_cases], args.out, "fast_vs_exact_prefix", plot_prefix)
+        return
     if args.large:
         rows = [compare_on(arch, {}, algo, Problem(**sizes)) for arch, algo, sizes in LARGE]  # type: ignore[arg-type]
         save(rows, args.out, "fast_vs_exact_large", plot)

@@ -50,12 +50,42 @@ class ReplayBytes:
         )
 
 
+Record = tuple[int, str, tuple[str, Hashable], int]  # one access as the replay walks it: kind, tensor, L2 key, bytes
+
+
+def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
+    """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`)."""
+    return tuple(
+        (
+            _LOAD if isinstance(op, Load) else _ATOMIC if op.atomic else _STORE,
+            op.tensor,
+            (op.tensor, op.tile),
+            op.nbytes,
+        )
+        for op in ops
+    )
+
+
+def rehead(
+    tile_records: Sequence[Record], axes: int, source: tuple[object, ...], head: tuple[object, ...]
+) -> tuple[Record, ...] | None:
+    """A tile's records for the same tile of another head: every tile key, a tuple that begins with the `axes`
+    entries `source`, begins with `head` instead (a kernel's `head_axes` select memory only, and every schedule
+    keys its tiles so). None when a key does not begin so: the caller folds that tile itself."""
+    out = []
+    for kind, tensor, (_, tile), nbytes in tile_records:
+        if type(tile) is not tuple or tile[:axes] != source:
+            return None
+        out.append((kind, tensor, (tensor, head + tile[axes:]), nbytes))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class KernelAccesses:
-    """One kernel's tiles as the replay sees them: each tile's memory ops (in `simgpu.fold.memory_order`), and how
-    many tiles run at once."""
+    """One kernel's tiles as the replay sees them: each tile's access records (`records`, in
+    `simgpu.fold.memory_order`), and how many tiles run at once."""
 
-    accesses: Sequence[Sequence[Load | Store]]  # per tile
+    accesses: Sequence[Sequence[Record]]  # per tile
     slots: int
 
 
@@ -69,6 +99,7 @@ def replay(
     at most `carry_bytes` (the most recently used) stay resident."""
     hbm = Hbm(1.0, 0.0)
     l2 = L2(int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes), 1.0, 0.0, hbm)
+    actions = (l2.load, l2.store, l2.atomic)
 
     l2_bytes: dict[_Key, float] = defaultdict(float)
     read_bytes: dict[_Key, float] = defaultdict(float)  # HBM reads: the misses
@@ -76,30 +107,32 @@ def replay(
     for number, kernel in enumerate(kernels):
         if number and carry_bytes is not None:
             l2.shrink(0.0, carry_bytes)
+        sums: dict[tuple[str, int], list[float]] = {}  # per tensor and kind: L2 bytes, HBM reads, HBM writes
         for start in range(0, len(kernel.accesses), kernel.slots):
             wave = kernel.accesses[start : start + kernel.slots]
             touched: list[set[tuple[str, Hashable]]] = [set() for _ in wave]
             # One access from each tile in turn, as CTAs that start together and run the same program issue them.
-            for n, op in (access for group in zip_longest(*wave) for access in enumerate(group)):
-                if op is None:
+            for n, record in (access for group in zip_longest(*wave) for access in enumerate(group)):
+                if record is None:
                     continue
+                kind, tensor, key, nbytes = record
                 read, written = hbm.read_bytes, hbm.write_bytes
-                key = (op.tensor, op.tile)
-                if isinstance(op, Load):
-                    kind = _LOAD
-                    l2.load(0.0, key, op.nbytes)
-                elif op.atomic:
-                    kind = _ATOMIC
-                    l2.atomic(0.0, key, op.nbytes)
-                else:
-                    kind = _STORE
-                    l2.store(0.0, key, op.nbytes)
-                if key in touched[n]:
+                actions[kind](0.0, key, nbytes)
+                seen = touched[n]
+                if key in seen:
                     kind += _AGAIN
-                touched[n].add(key)
-                l2_bytes[number, op.tensor, kind] += op.nbytes
-                read_bytes[number, op.tensor, kind] += hbm.read_bytes - read
-                written_bytes[number, op.tensor] += hbm.write_bytes - written
+                else:
+                    seen.add(key)
+                counted = sums.get((tensor, kind))
+                if counted is None:
+                    counted = sums[tensor, kind] = [0.0, 0.0, 0.0]
+                counted[0] += nbytes
+                counted[1] += hbm.read_bytes - read
+                counted[2] += hbm.write_bytes - written
+        for (tensor, kind), (l2_sum, read_sum, written_sum) in sums.items():
+            l2_bytes[number, tensor, kind] += l2_sum
+            read_bytes[number, tensor, kind] += read_sum
+            written_bytes[number, tensor] += written_sum
     timed = hbm.read_bytes + hbm.write_bytes
     l2.flush()
     shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in kernels)

@@ -15,11 +15,13 @@ from simgpu import Problem, load_arch, simulate
 from simgpu.arch import Arch
 from simgpu.engine import Engine
 from simgpu.errors import EventBudgetError
-from simgpu.fast import _shared_schedule, run_fast
-from simgpu.fold import FoldSpec, fold_tile, mark_retouches
-from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Advance, Arrive, Exp, Fma, Load, Repeat, Store, Wait
-from simgpu.replay import KernelAccesses, replay
+from simgpu.fast import run_fast
+from simgpu.fast_plan import grid_prefix, plan_kernel
+from simgpu.fast_schedule import shared_schedule
+from simgpu.fold import FoldSpec, fold_tile, mark_retouches, outline
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
+from simgpu.ops import Advance, Arrive, Exp, Fma, Load, Op, Repeat, Store, Wait
+from simgpu.replay import KernelAccesses, records, rehead, replay
 from simgpu.result import BYTE_FIELDS
 from simgpu.units.fluid_l2 import FluidL2, MissShares, Retouch
 from simgpu.units.hbm import Hbm
@@ -59,6 +61,52 @@ def test_nested_loops_run_whole_in_the_kept_iterations() -> None:
     assert folded.full == (12, sum(10 + i for i in range(12)))
     assert folded.executed == (4, sum(10 + i for i in kept))
     assert len(folded.programs[0]) == sum(10 + i for i in kept)
+
+
+def test_widening_a_fold_equals_folding_with_one_period_more() -> None:
+    nested = Role("r", 4, lambda tile: (Fma(1), Repeat(30, lambda i: (Exp(i), Repeat(i % 3, lambda j: (Fma(j),))))))
+    other = Role("s", 1, lambda tile: (Repeat(31, lambda i: (Load("K", (tile, i), 64),)),))
+    story = kernel([nested, other])
+    spec = FoldSpec(keep=4, period=2)
+    base = fold_tile(story, 0, spec)
+    for side in ("head", "tail"):
+        widened, folded = base.widened(side, 2), fold_tile(story, 0, spec.variant(side))
+        assert (widened.programs, widened.executed, widened.full) == (folded.programs, folded.executed, folded.full)
+        assert widened.cut == folded.cut and [len(g) for g in widened.gaps] == [len(g) for g in folded.gaps]
+    short = fold_tile(kernel([Role("r", 4, lambda tile: (Repeat(5, lambda i: (Exp(i),)),))]), 0, spec)
+    assert short.widened("head", 2) is short  # nothing removed: nothing to widen
+
+
+def test_outlines_group_tiles_that_fold_alike() -> None:
+    # A causal-like loop of tile + 10 iterations whose last one is masked: tiles of one parity fold alike.
+    def program(tile: Hashable) -> Sequence[Op]:
+        count = int(tile) + 10  # type: ignore[call-overload]
+        return (Fma(1), Repeat(count, lambda i: (Exp(1 if i < count - 1 else 2),)))
+
+    role = Role("r", 4, program)
+    story = kernel([role], tiles=range(200))
+    spec = FoldSpec(keep=4, period=2)
+    outlines = [outline(story, t, spec) for t in (0, 2, 4, 1)]
+    assert outlines[0].key == outlines[1].key == outlines[2].key != outlines[3].key
+    assert [o.full - o.executed for o in outlines] == [fold_tile(story, t, spec).removed[0] for t in (0, 2, 4, 1)]
+    # More shapes than are folded one by one: the plan groups them and gets every kind and removal right.
+    plan = plan_kernel(load_arch("h100"), story)
+    folded = [fold_tile(story, t, spec) for t in range(200)]
+    assert len(plan.folded) < 10
+    assert plan.removed == tuple(f.removed for f in folded)
+    numbers: dict[object, int] = {}
+    assert plan.kinds == tuple(numbers.setdefault(f.signature(), len(numbers)) for f in folded)
+
+
+def test_rehead_moves_keys_to_another_head_or_refuses() -> None:
+    tile_records = records([Load("K", (0, 1, 5), 64), Store("O", (0, 1, 2), 32)])
+    assert rehead(tile_records, 2, (0, 1), (3, 0)) == records([Load("K", (3, 0, 5), 64), Store("O", (3, 0, 2), 32)])
+    assert rehead(records([Load("K", "shared", 64)]), 2, (0, 1), (3, 0)) is None
+
+
+def test_grid_prefix_is_the_grids_first_tiles() -> None:
+    grid = TileGrid((2, 3, 4))
+    assert grid_prefix(grid, 17) == [grid[n] for n in range(17)]
 
 
 def test_signature_ignores_tile_keys_only() -> None:
@@ -102,8 +150,8 @@ def test_retouches_are_marked_in_replay_order() -> None:
 
 def test_replay_counts_l2_hits_across_kernels() -> None:
     arch = load_arch("h100")
-    write = KernelAccesses([[Store("S", (0,), MB)]], slots=1)
-    read = KernelAccesses([[Load("S", (0,), MB), Load("S", (0,), MB)]], slots=1)
+    write = KernelAccesses([records([Store("S", (0,), MB)])], slots=1)
+    read = KernelAccesses([records([Load("S", (0,), MB), Load("S", (0,), MB)])], slots=1)
     cached = replay(arch, [write, read])
     assert (cached.hbm_read_bytes, cached.hbm_write_bytes, cached.l2_read_bytes) == (0, MB, 2 * MB)
     assert cached.shares[1]["S"] == MissShares(load=0.0, load_again=0.0)
@@ -116,16 +164,16 @@ def test_replay_counts_l2_hits_across_kernels() -> None:
 def test_shared_schedule_of_uniform_tiles_is_waves_of_the_period() -> None:
     # 10 tiles, 2 SMs x 1 slot: the first tile of a slot takes 120, later ones 100, bandwidth sharing no matter.
     times = np.array([[[[120.0, 100.0], [120.0, 100.0]]]])
-    assert _shared_schedule(2, 1, times, np.zeros(10, dtype=int)) == 120 + 4 * 100
+    assert shared_schedule(2, 1, times, np.zeros(10, dtype=int)) == 120 + 4 * 100
     # 10,000 waves are skipped, not walked: same answer.
-    assert _shared_schedule(2, 1, times, np.zeros(20_000, dtype=int)) == pytest.approx(120 + 9_999 * 100)
+    assert shared_schedule(2, 1, times, np.zeros(20_000, dtype=int)) == pytest.approx(120 + 9_999 * 100)
 
 
 def test_shared_schedule_shares_an_sm_between_its_resident_tiles() -> None:
     # One SM, 2 slots: a tile takes 100 alone and 150 beside another. Tiles A (work 1) and B: both at rate
     # 1/150 until both end at 150. Three tiles: the third starts alone at 150 and ends at 250.
     times = np.array([[[[100.0, 100.0], [100.0, 100.0]], [[150.0, 150.0], [150.0, 150.0]]]])
-    assert _shared_schedule(1, 2, times, np.zeros(3, dtype=int)) == pytest.approx(250.0)
+    assert shared_schedule(1, 2, times, np.zeros(3, dtype=int)) == pytest.approx(250.0)
 
 
 def toy_pipeline(iterations: int, tiles: int) -> Kernel:
@@ -168,26 +216,10 @@ def test_exact_mode_budget_error_points_to_fast_mode() -> None:
         simulate("h100", "v2", Problem(1, 16, 8192, 128), mode="exact", event_budget=1000)
 
 
-# These miss the 1% bound (fast / exact - 1 in cycles when last measured; see the issue note). v4's backward main
-# kernel: its few L2 misses per tile (Q, LSE, dQ atomics: 1 in 8) fall on whichever CTA touches a block first in
-# exact mode, and are spread evenly over every tile in fast mode. H100 v2 causal: two CTAs of one SM that start
-# together end together in fast mode (fluid sharing) but about a tenth of a tile apart in exact mode (the units
-# serve the first CTA's ops first), and the list schedule hands the last long tiles to different SMs.
-KNOWN_MISSES: dict[tuple[str, str, str, bool, int], str] = {
-    ("h100", "v2", "fwd", True, 0): "fast +5.7%: co-resident CTAs end together, not staggered",
-    ("h100", "v2", "fwd", True, 1): "fast -7.9%: co-resident CTAs end together, not staggered (tail wave)",
-    ("b200", "v4", "bwd", False, 0): "fast +1.1%: v4 backward's first-toucher misses spread over every tile",
-    ("b200", "v4", "bwd", True, 0): "fast +2.7%: the same, in a causal persistent schedule",
-}
-
-
-def _grid_param(case: tuple[str, str, str, bool, int]) -> object:
-    reason = KNOWN_MISSES.get(case)
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(*case, marks=marks, id="-".join(str(x) for x in case))
-
-
-@pytest.mark.parametrize(("arch_name", "algo", "pass_", "causal", "shape"), [_grid_param(case) for case in GRID])
+@pytest.mark.parametrize(
+    ("arch_name", "algo", "pass_", "causal", "shape"),
+    [pytest.param(*case, id="-".join(str(x) for x in case)) for case in GRID],
+)
 def test_fast_matches_exact(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> None:
     row = compare(arch_name, algo, pass_, causal, shape)
     assert row["bytes_equal"]

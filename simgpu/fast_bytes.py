@@ -1,0 +1,291 @@
+"""Fast mode's HBM and L2 bytes and L2 miss shares: the memory accesses of the first heads (or of the first tiles)
+replayed through the L2 model (`simgpu.replay`) at the base fold and at each fit variant, the removed iterations
+added back and the heads scaled up.
+
+Exact (equal to exact mode's bytes) while the whole run fits in L2. Ignored: for runs that overflow L2, that the
+replay sees the pressure of fewer heads, in their share of L2, than run side by side.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from simgpu.arch import Arch
+from simgpu.fast_plan import KernelPlan, grid_prefix, solve_removed
+from simgpu.fold import FoldedTile, fold_tile
+from simgpu.kernel import TileGrid
+from simgpu.replay import KernelAccesses, Record, ReplayBytes, rehead, replay
+from simgpu.units.fluid_l2 import MissShares
+
+REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
+REPLAY_ACCESSES = 40_000  # memory accesses a replay walks at most (more only when one head has more)
+HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is too large to replay whole
+Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
+
+
+def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.ndarray]:
+    """The replay's miss shares and its bytes with every removed iteration added back.
+
+    When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
+    heads replay, as many as fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2
+    pressure of the heads running beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow (fewer see their
+    share of L2), and their bytes scale by the number of heads. Between kernels only their share of
+    L2 carries over, as from one kernel to the next the whole run's data competes for it. Both are exact while
+    the whole run fits in L2. One head too large to replay whole replays a prefix of its tiles where that applies
+    (`_head_prefix_share`). Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and larger ones replay
+    the first f and 2f of every kernel's tiles through that share of L2 and extrapolate linearly."""
+    heads = _first_heads(arch, plans)
+    if heads is not None:
+        total, concurrent, replayed, tiles = heads
+        share = _head_prefix_share(arch, plans, tiles) if replayed == 1 else None
+        if share is not None:
+            return _head_prefix_bytes(arch, plans, tiles, share, concurrent, total)
+        folded = [_head_copies(plan, ts) for plan, ts in zip(plans, tiles, strict=True)]
+        # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
+        # pressure; between kernels the whole run's heads compete. The bytes of a removed iteration are fitted on
+        # the first head alone, in its share of L2 (heads are alike).
+        head = _head(tiles[0][0], plans[0].kernel.head_axes)
+        first = [
+            [n for n, tile in enumerate(ts) if _head(tile, plan.kernel.head_axes) == head]
+            for plan, ts in zip(plans, tiles, strict=True)
+        ]
+        fitted = _Replayed(
+            [[ts[n] for n in ns] for ts, ns in zip(tiles, first, strict=True)],
+            [[fs[n] for n in ns] for fs, ns in zip(folded, first, strict=True)],
+            1 / concurrent,
+            1 / total,
+        )
+        replay_set = _Replayed(tiles, folded, replayed / concurrent, replayed / total)
+        shares, some = _fold_replay(arch, plans, replay_set, fitted if replayed > 1 else None)
+        return shares, some * total / replayed
+    total_tiles = sum(len(plan.kernel.tiles) for plan in plans)
+    if total_tiles <= REPLAY_TILES:
+        return _prefix_bytes(arch, plans, [len(plan.kernel.tiles) for plan in plans], 1.0)
+    fraction = REPLAY_TILES / (2 * total_tiles)
+    counts = [[max(1, round(share * fraction * len(plan.kernel.tiles))) for plan in plans] for share in (1, 2)]
+    covered = [sum(c) / total_tiles for c in counts]
+    _, small = _prefix_bytes(arch, plans, counts[0], covered[0])
+    shares, large = _prefix_bytes(arch, plans, counts[1], covered[1])
+    return shares, large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])
+
+
+@dataclass(frozen=True)
+class _HeadCopy:
+    """A folded tile of one head taken for the same tile of another: its records with the head's keys."""
+
+    records: tuple[Record, ...]
+    removed: tuple[int, int]
+    executed: tuple[int, int]
+
+
+def _head_copies(
+    plan: KernelPlan, tiles: Sequence[Hashable], folded: dict[int, FoldedTile] | None = None
+) -> list[FoldedTile | _HeadCopy]:
+    """`tiles` folded at the base: a tile of a planned shape's head is that shape; one of another head is the
+    shape's records with that head's keys (`simgpu.replay.rehead`), or, where those do not carry over, folded.
+    `folded`: the shapes folded so far by position (the plan's by default), to which this adds the ones it folds."""
+    axes = plan.kernel.head_axes
+    positions = {tuple(source[axes:]): n for n, source in enumerate(plan.sources)}  # type: ignore[index]
+    if folded is None:
+        folded = dict(plan.folded)
+    out: list[FoldedTile | _HeadCopy] = []
+    for tile in tiles:
+        n = positions[tuple(tile[axes:])]  # type: ignore[index]
+        source, shape = plan.sources[n], folded.get(n)
+        if shape is None:
+            shape = folded[n] = fold_tile(plan.kernel, source, plan.spec)
+        if source == tile:
+            out.append(shape)
+            continue
+        copied = rehead(shape.records, axes, _head(source, axes), _head(tile, axes))
+        if copied is None:
+            out.append(fold_tile(plan.kernel, tile, plan.spec))
+        else:
+            out.append(_HeadCopy(copied, shape.removed, shape.executed))
+    return out
+
+
+def _first_heads(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[int, int, int, list[list[Hashable]]] | None:
+    """The number of heads, how many run side by side, how many to replay, and per kernel the replayed heads' tiles
+    in launch order; None unless every kernel has `head_axes` and the same heads, each with as many tiles."""
+    counts = set()
+    firsts = set()
+    per_head = []
+    for plan in plans:
+        kernel = plan.kernel
+        axes = kernel.head_axes
+        if not axes:
+            return None
+        firsts.add(_head(kernel.tiles[0], axes))
+        if isinstance(kernel.tiles, TileGrid):
+            counts.add(math.prod(kernel.tiles.shape[:axes]))
+            per_head.append(math.prod(kernel.tiles.shape[axes:]))
+            continue
+        sizes = Counter(_head(tile, axes) for tile in kernel.tiles)
+        if len(set(sizes.values())) != 1:
+            return None
+        counts.add(len(sizes))
+        per_head.append(len(kernel.tiles) // len(sizes))
+    if len(counts) != 1 or len(firsts) != 1:
+        return None
+    total = counts.pop()
+    if total == 1:
+        return None
+    # Enough heads to fill the chip's slots in every kernel, within budgets of replayed tiles and accesses.
+    needed = max(-(-arch.sms * plan.fit // n) for plan, n in zip(plans, per_head, strict=True))
+    accesses = sum(_planned_accesses(plan) for plan in plans)
+    replayed = max(1, min(total, needed, REPLAY_TILES // sum(per_head), REPLAY_ACCESSES // max(1, accesses)))
+    tiles: list[list[Hashable]] = []
+    for plan in plans:
+        kernel, axes = plan.kernel, plan.kernel.head_axes
+        if isinstance(kernel.tiles, TileGrid):
+            tiles.append(grid_prefix(kernel.tiles, replayed * math.prod(kernel.tiles.shape[axes:])))
+            continue
+        chosen: dict[tuple[object, ...], None] = {}
+        for tile in kernel.tiles:
+            if len(chosen) == replayed and _head(tile, axes) not in chosen:
+                continue
+            chosen.setdefault(_head(tile, axes))
+        tiles.append([tile for tile in kernel.tiles if _head(tile, axes) in chosen])
+    return total, min(total, needed), replayed, tiles
+
+
+def _planned_accesses(plan: KernelPlan) -> int:
+    """The memory accesses of a tile of each shape, a shape left unfolded counted as its kind's representative."""
+    kinds = {kind: len(plan.representative(kind).records) for kind in dict.fromkeys(plan.kinds)}
+    return sum(len(plan.folded[n].records) if n in plan.folded else kinds[kind] for n, kind in enumerate(plan.kinds))
+
+
+def _head_prefix_share(arch: Arch, plans: Sequence[KernelPlan], tiles: Sequence[Sequence[Hashable]]) -> float | None:
+    """The share of one head's tiles that a prefix replay (`_head_prefix_bytes`) covers: `HEAD_PREFIX_TILES` tiles
+    or more, a wave of the chip's CTA slots in every kernel (tiles reuse one another's data: the first wave brings
+    it into L2). None where a prefix does not apply: unless every kernel is of uniform tiles with folded loops, or
+    when the share would be half a head or more. The bytes of standard attention's score tiles, which overflow
+    L2, are far from linear in a prefix of them, so are those of causal tiles (a prefix holds the longest or the
+    shortest rows), and so are those of a kernel replayed whole beside another's prefix (backward's preprocessing
+    reads or leaves in L2 what the prefix did not write)."""
+    per_head = [len(ts) for ts in tiles]
+    if not all(plan.sides and len(set(zip(plan.kinds, plan.removed, strict=True))) == 1 for plan in plans):
+        return None
+    waves = [arch.sms * plan.fit / n for plan, n in zip(plans, per_head, strict=True)]
+    share = max(HEAD_PREFIX_TILES / sum(per_head), *waves)
+    return share if share < 0.5 else None
+
+
+def _head_prefix_bytes(
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    tiles: Sequence[Sequence[Hashable]],
+    share: float,
+    concurrent: int,
+    total: int,
+) -> tuple[Shares, np.ndarray]:
+    """The bytes of a run whose one head has too many tiles to replay whole (long sequences): the first `share`
+    and half that share of the head's tiles in every kernel replay (`_head_prefix_share`), each with its removed
+    iterations added back (`_fold_replay`); the bytes extrapolate linearly in the share of tiles replayed (past
+    the first wave, further tiles of a head reuse what it brought into L2 alike) and scale by the number of
+    heads."""
+    per_head = [len(ts) for ts in tiles]
+    counts = [[max(1, round(part * n)) for n in per_head] for part in (share / 2, share)]
+    covered = [sum(count) / sum(per_head) for count in counts]
+    replays = []
+    known = [dict(plan.folded) for plan in plans]  # the smaller prefix's tiles are the larger's first ones
+    for count in counts:
+        firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
+        folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)]
+        replays.append(_fold_replay(arch, plans, _Replayed(firsts, folded, 1 / concurrent, 1 / total)))
+    (_, small), (shares, large) = replays
+    return shares, (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
+
+
+def _head(tile: Hashable, axes: int) -> tuple[object, ...]:
+    return tuple(tile[:axes])  # type: ignore[index]
+
+
+def _prefix_bytes(
+    arch: Arch, plans: Sequence[KernelPlan], counts: Sequence[int], capacity_share: float
+) -> tuple[Shares, np.ndarray]:
+    """Replay the first `counts[k]` tiles of kernel k (all kernels in order, sharing L2)."""
+    tiles = [list(plan.kernel.tiles[:count]) for plan, count in zip(plans, counts, strict=True)]
+    folded = [[fold_tile(plan.kernel, tile, plan.spec) for tile in ts] for plan, ts in zip(plans, tiles, strict=True)]
+    return _fold_replay(arch, plans, _Replayed(tiles, folded, capacity_share))
+
+
+@dataclass(frozen=True)
+class _Replayed:
+    """Tiles to replay: per kernel, the tiles in launch order and folded at the base; the share of L2 they see, and
+    the share of it kept from one kernel to the next (None: all of it)."""
+
+    tiles: Sequence[Sequence[Hashable]]
+    folded: Sequence[Sequence[FoldedTile | _HeadCopy]]
+    capacity_share: float
+    carry_share: float | None = None
+
+    def accesses(self, arch: Arch, plans: Sequence[KernelPlan]) -> list[KernelAccesses]:
+        return [_accesses(arch, plan, folded) for plan, folded in zip(plans, self.folded, strict=True)]
+
+    def replay(self, arch: Arch, accesses: Sequence[KernelAccesses]) -> ReplayBytes:
+        capacity = arch.l2.capacity_bytes * self.capacity_share
+        carry = None if self.carry_share is None else arch.l2.capacity_bytes * self.carry_share
+        return replay(arch, accesses, capacity, carry)
+
+
+def _fold_replay(
+    arch: Arch, plans: Sequence[KernelPlan], replayed: _Replayed, fitted: _Replayed | None = None
+) -> tuple[Shares, np.ndarray]:
+    """Replay `replayed` at the base fold; fit the bytes of one removed iteration per kernel from replays of
+    `fitted` (by default the same tiles) at the base and with one more period per fit variant; return the base's
+    miss shares and its bytes with the removed iterations added back."""
+    accesses = replayed.accesses(arch, plans)
+    base = replayed.replay(arch, accesses)
+    full = np.array(base.vector())
+    fit = replayed if fitted is None else fitted
+    fit_accesses = accesses if fitted is None else fit.accesses(arch, plans)
+    fit_base = np.array((base if fitted is None else fit.replay(arch, fit_accesses)).vector())
+    costs = _removed_cost(arch, plans, fit, fit_accesses, fit_base)
+    for tiles, per_iteration in zip(replayed.folded, costs, strict=True):
+        if per_iteration is not None:
+            removed = [sum(tile.removed[d] for tile in tiles) for d in (0, 1)]
+            full += np.asarray(removed, dtype=float) @ per_iteration
+    return base.shares, full
+
+
+def _removed_cost(
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    fit: _Replayed,
+    fit_accesses: Sequence[KernelAccesses],
+    fit_base: np.ndarray,
+) -> list[np.ndarray | None]:
+    """Per kernel, the bytes of one removed top-level and nested iteration (rows), from replays of `fit` with one
+    more period kept per fit variant against its base replay; None for kernels that remove none."""
+    costs: list[np.ndarray | None] = []
+    for k, plan in enumerate(plans):
+        if not plan.sides:
+            costs.append(None)
+            continue
+        added, deltas = [], []
+        for side in plan.sides:
+            more = [
+                base.widened(side, plan.spec.period)
+                if isinstance(base, FoldedTile)
+                else fold_tile(plan.kernel, tile, plan.spec.variant(side))
+                for tile, base in zip(fit.tiles[k], fit.folded[k], strict=True)
+            ]
+            variant = list(fit_accesses)
+            variant[k] = _accesses(arch, plan, more)
+            added.append(
+                [sum(t.executed[d] - b.executed[d] for t, b in zip(more, fit.folded[k], strict=True)) for d in (0, 1)]
+            )
+            deltas.append(np.array(fit.replay(arch, variant).vector()) - fit_base)
+        costs.append(solve_removed(added, deltas))
+    return costs
+
+
+def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[FoldedTile | _HeadCopy]) -> KernelAccesses:
+    return KernelAccesses([tile.records for tile in tiles], arch.sms * plan.fit)

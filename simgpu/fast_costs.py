@@ -1,0 +1,240 @@
+"""Fast mode's class costs: what a tile of each kind costs, from one SM running the kind's representative.
+
+One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a
+row, alone (all of the chip's HBM and L2 bandwidth) and with every SM busy: the time to a slot's first tile, per
+further tile, and the per-tile busy cycles and bytes. With every SM busy, a slot's first tiles, which start together
+and queue for the same loads, get an equal share of the bandwidth; further tiles, which that queue has staggered, get
+what the other SMs leave (processor sharing: each uses what it used alone), at least an equal share. L2 hits come
+from the replay's miss shares (`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to
+hold its share of misses, and is at least the time HBM and L2 take to serve its bytes at the SM's share. A removed
+iteration's cost is fitted from runs of the fit variants (`simgpu.fold`).
+
+Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
+takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from simgpu.arch import Arch
+from simgpu.engine import Engine, RunStats
+from simgpu.fast_plan import KernelPlan, solve_removed
+from simgpu.fold import FoldedTile
+from simgpu.kernel import Role
+from simgpu.ops import Load, Op
+from simgpu.units.fluid_l2 import MissShares
+
+MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average its spread misses over
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a tile of a class costs, as a vector: time to the end of a slot's first tile, time of each further
+    tile, then the additive metrics (busy cycles, bytes, ops). `base` is the folded tile's; the rows of `slopes`
+    are the cost of one removed top-level iteration and of one nested iteration inside it."""
+
+    base: np.ndarray
+    slopes: np.ndarray
+
+    def of(self, removed: Sequence[int]) -> np.ndarray:
+        cost: np.ndarray = self.base + np.asarray(removed, dtype=float) @ self.slopes
+        return cost
+
+
+@dataclass(frozen=True)
+class _Run:
+    """A representative SM's run: the cost vector (`Cost`), the ops simulated, and the share of the chip's HBM or
+    L2 bandwidth that it used."""
+
+    vector: np.ndarray
+    ops: int
+    demand: float
+
+
+def class_costs(
+    arch: Arch,
+    plan: KernelPlan,
+    clock_hz: float,
+    event_budget: int,
+    shares: Mapping[str, MissShares],
+    names: Sequence[str],
+) -> tuple[dict[int, tuple[Cost, ...]], int]:
+    """Per kind of tiles (`KernelPlan.kinds`), per number of CTAs at once on an SM (1 to fit) and per bandwidth
+    share (every SM busy, or this SM alone): simulate the kind's representative (the tile with the most iterations
+    removed) in that many slots of one SM, at the base fold and at each fit variant of the kernel. Returns the costs,
+    in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the ops simulated."""
+    representatives = {kind: plan.representative(kind) for kind in dict.fromkeys(plan.kinds)}
+    simulated_costs: dict[tuple[int, int, bool], Cost] = {}
+    ops = 0
+    for kind, base in representatives.items():
+        variants = [base.widened(side, plan.spec.period) for side in plan.sides]
+        added = [[v.executed[d] - base.executed[d] for d in (0, 1)] for v in variants]
+        fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit
+        demand: dict[int, float] = {}
+        # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
+        for ctas, alone in itertools.product(_occupancies(plan.fit), (True, False)):
+            first_share, share = (1.0, 1.0) if alone else _busy_shares(arch.sms, demand[ctas])
+            run = _representative(arch, plan, base, (ctas, first_share, share), clock_hz, event_budget, shares, names)
+            demand.setdefault(ctas, run.demand)
+            ops += run.ops
+            slopes = np.zeros((2, len(run.vector)))
+            if fitted:
+                deltas = []
+                for variant in variants:
+                    more = _representative(
+                        arch, plan, variant, (ctas, share, share), clock_hz, event_budget, shares, names
+                    )
+                    ops += more.ops
+                    deltas.append(more.vector - run.vector)
+                slopes = solve_removed(added, deltas)
+                # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
+                # further one.
+                slopes[:, 0] = slopes[:, 1]
+            simulated_costs[kind, ctas, alone] = Cost(run.vector, slopes)
+    costs = {
+        kind: tuple(
+            _interpolated(simulated_costs, kind, ctas, alone)
+            for ctas, alone in itertools.product(range(1, plan.fit + 1), (False, True))
+        )
+        for kind in representatives
+    }
+    return costs, ops
+
+
+def _constant(program: Sequence[Op]) -> Callable[[Hashable], Sequence[Op]]:
+    """A role program that runs `program` for whatever tile it is given."""
+    return lambda _tile: program
+
+
+def _occupancies(fit: int) -> list[int]:
+    """The numbers of resident CTAs simulated: 1, 2 and `fit`; the others are interpolated (a simulated SM with
+    k CTAs costs k times the ops, and an SM's time grows about linearly in its CTAs once a unit saturates)."""
+    return sorted({1, min(2, fit), fit})
+
+
+def _interpolated(costs: Mapping[tuple[int, int, bool], Cost], kind: int, ctas: int, alone: bool) -> Cost:
+    """The cost of a kind with `ctas` CTAs resident, linear between the nearest simulated occupancies."""
+    simulated = sorted(k for c, k, a in costs if c == kind and a == alone)
+    above = min(k for k in simulated if k >= ctas)
+    below = max(k for k in simulated if k <= ctas)
+    if above == below:
+        return costs[kind, ctas, alone]
+    t = (ctas - below) / (above - below)
+    low, high = costs[kind, below, alone], costs[kind, above, alone]
+    return Cost(low.base + t * (high.base - low.base), low.slopes + t * (high.slopes - low.slopes))
+
+
+def _representative(
+    arch: Arch,
+    plan: KernelPlan,
+    tile: FoldedTile,
+    setting: tuple[int, float, float],
+    clock_hz: float,
+    event_budget: int,
+    shares: Mapping[str, MissShares],
+    names: Sequence[str],
+) -> _Run:
+    """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row with
+    `share` of the chip's bandwidth, and once with `first_share` (unless equal), `setting = (ctas, first_share,
+    share)`: the cost vector (time to the first tiles' end after the launch at `first_share`, time of a further
+    tile, metrics per tile), the ops run and the bandwidth used. A further tile takes at least the time the chip's
+    HBM and L2 need to serve its bytes at `share` (its write-backs load HBM though no access waits for them)."""
+    ctas, first_share, share = setting
+    roles = tuple(
+        Role(role.name, role.warps, _constant(program))
+        for role, program in zip(plan.kernel.roles, tile.marked, strict=True)
+    )
+
+    def run(rounds: int, bandwidth_share: float) -> RunStats:
+        kernel = replace(plan.kernel, tiles=range(ctas * rounds), roles=roles)
+        engine = Engine(
+            arch,
+            clock_hz,
+            None,
+            event_budget,
+            sms=1,
+            miss_shares=shares,
+            max_ctas_per_sm=ctas,
+            bandwidth_share=bandwidth_share,
+        )
+        return engine.run([kernel])
+
+    more = _rounds(tile, shares, ctas)
+    once, later = run(1, share), run(1 + more, share)
+    first = once if first_share == share else run(1, first_share)
+    launch = arch.kernel_launch_s * clock_hz
+    served = max(later.units[unit].busy_cycles - once.units[unit].busy_cycles for unit in ("hbm", "l2"))
+    period = max(later.cycles - once.cycles, served) / more
+    metrics = (_metrics(later, names) - _metrics(once, names)) / (ctas * more)
+    vector = np.concatenate(([first.cycles - launch, period], metrics))
+    ops = once.ops + later.ops + (first.ops if first is not once else 0)
+    return _Run(vector, ops, _demand(arch, clock_hz, once, later))
+
+
+def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> int:
+    """Further rounds to average a round's time over: enough that each tensor's misses, spread evenly over its
+    accesses (`simgpu.units.fluid_l2`), come out at their share (one whole cycle of the rarest), at most
+    `MAX_ROUNDS`. A single round would hold the rarest misses once or not at all."""
+    accessed: dict[tuple[str, int], int] = {}
+    for op in tile.accesses:
+        kind = 0 if isinstance(op, Load) else 2 if op.atomic else 1
+        accessed[op.tensor, kind] = accessed.get((op.tensor, kind), 0) + 1
+    per_round = [
+        ctas * count * miss.kinds(False)[kind]
+        for (tensor, kind), count in accessed.items()
+        if (miss := shares.get(tensor)) is not None and 0 < miss.kinds(False)[kind] < 1
+    ]
+    return min(MAX_ROUNDS, max(1, math.ceil(1 / min(per_round)))) if per_round else 1
+
+
+def _busy_shares(sms: int, demand: float) -> tuple[float, float]:
+    """An SM's bandwidth share while every SM is busy: for the first tiles, which start together and queue for the
+    same loads, an equal share; for further tiles, which the queue has staggered, what the other SMs leave (each
+    uses `demand` of the chip's bandwidth when alone; a processor-sharing server), but at least an equal share."""
+    equal = 1.0 / sms
+    return equal, max(equal, 1.0 - (sms - 1) * demand)
+
+
+def _demand(arch: Arch, clock_hz: float, once: RunStats, later: RunStats) -> float:
+    """The share of the chip's HBM or L2 bandwidth (the larger) that the further rounds of `later` used."""
+    period = later.cycles - once.cycles
+    if period <= 0:
+        return 0.0
+    hbm = (later.units["hbm"].amount - once.units["hbm"].amount) / arch.hbm_bytes_per_cycle(clock_hz)
+    l2 = (later.units["l2"].amount - once.units["l2"].amount) / arch.l2_bytes_per_cycle(clock_hz)
+    return max(hbm, l2) / period
+
+
+def metric_names(arch: Arch) -> tuple[str, ...]:
+    units = tuple(Engine(arch, arch.clock_hz, sms=1).sms[0].servers())
+    return (
+        *(f"busy:{u}" for u in units),
+        *(f"amount:{u}" for u in units),
+        "smem_read",
+        "smem_write",
+        "tmem_read",
+        "tmem_write",
+        "tensor_native",
+        "ops",
+    )
+
+
+def _metrics(stats: RunStats, names: Sequence[str]) -> np.ndarray:
+    values = {
+        "smem_read": stats.smem_read_bytes,
+        "smem_write": stats.smem_write_bytes,
+        "tmem_read": stats.tmem_read_bytes,
+        "tmem_write": stats.tmem_write_bytes,
+        "tensor_native": stats.tensor_activity * stats.cycles,
+        "ops": float(stats.ops),
+    }
+    for unit, totals in stats.units.items():
+        values[f"busy:{unit}"] = totals.busy_cycles
+        values[f"amount:{unit}"] = totals.amount
+    return np.array([values.get(name, 0.0) for name in names])
