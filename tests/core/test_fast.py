@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from experiments.fast_vs_exact import GRID, compare
-from simgpu import Problem, load_arch, simulate
+from simgpu import GemmProblem, Problem, load_arch, simulate
 from simgpu.arch import Arch
 from simgpu.engine import Engine
 from simgpu.errors import EventBudgetError
@@ -261,3 +261,10 @@ def test_fast_bytes_equal_exact_bytes_when_standard_scores_approach_l2() -> None
     exact = simulate(arch, "standard", problem, mode="exact")
     fast = simulate(arch, "standard", problem, mode="fast")
     assert fast.hbm_read_bytes == pytest.approx(exact.hbm_read_bytes, abs=0.5)
+
+
+@pytest.mark.xfail(strict=True, reason="fast mode 248,375 cycles vs exact 268,510 (-7.5%): below the roofline")
+def test_fast_mode_predicts_the_default_hopper_gemm() -> None:
+    # The persistent wgmma GEMM with clusters of 2 at 4096^3 on the H100: 512 C tiles on 132 SMs (3.9 per CTA).
+    # Fast mode's list schedule finishes it under the tensor roofline, so the API refuses the result.
+    simulate("h100", "gemm", GemmProblem(4096, 4096, 4096, "bf16"))
