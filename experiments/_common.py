@@ -27,6 +27,11 @@ def parse_args(doc: str | None, quick_help: str, argv: list[str] | None) -> argp
     return parser.parse_args(argv)
 
 
+def print_row(row: Mapping[str, object]) -> None:
+    """One result row on one line, floats to 4 significant digits (the experiments' console output)."""
+    print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+
+
 def save(rows: Sequence[Mapping[str, object]], out: Path, name: str, plot: Callable[[Path, Path], object]) -> Path:
     """CSV first, then the PNG drawn from that CSV (never from memory), as every experiment does."""
     csv_path = write_csv(out / f"{name}.csv", rows)

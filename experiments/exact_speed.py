@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from experiments._common import parse_args, save
+from experiments._common import parse_args, print_row, save
 
 ARCHS = ("a100", "h100", "h200", "b200")
 ALGOS = ("standard", "v1", "v2")
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(__doc__, "a100, seqlen 256, batch 4, forward only", argv)
     rows = run(args.quick)
     for row in rows:
-        print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+        print_row(row)
     save(rows, args.out, "exact_speed", plot)
 
 

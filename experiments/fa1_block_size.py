@@ -13,7 +13,7 @@ import csv
 from pathlib import Path
 
 from algorithms.v1.schedule import config, forward_kernel
-from experiments._common import parse_args, save
+from experiments._common import parse_args, print_row, save
 from simgpu import Problem, load_arch, simulate
 
 BLOCKS = (64, 128, 256, 512)
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(__doc__, "batch 1, 4 heads, seqlen 256", argv)
     rows = run(args.quick)
     for row in rows:
-        print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+        print_row(row)
     save(rows, args.out, "fa1_block_size", plot)
 
 

@@ -16,7 +16,7 @@ import csv
 import json
 from pathlib import Path
 
-from experiments._common import OUT_DIR, save
+from experiments._common import OUT_DIR, print_row, save
 from simgpu import GemmProblem, simulate
 
 VALIDATION = Path(__file__).resolve().parents[1] / "validation" / "h200"
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
                 "sim_wall_s": result.sim_wall_s,
             }
         )
-        print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in rows[-1].items()))
+        print_row(rows[-1])
     save(rows, args.out, "gemm_ceiling_h200", plot)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from experiments._common import parse_args, save
+from experiments._common import parse_args, print_row, save
 from simgpu import Problem, load_arch, simulate
 
 PUBLISHED = {"standard": (40.3, 41.7), "v1": (4.4, 7.3)}  # (HBM GB, runtime ms), FA1 §4 / Fig. 2
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(__doc__, "batch 1, 4 heads, seqlen 256 (no comparison)", argv)
     rows = run(args.quick)
     for row in rows:
-        print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+        print_row(row)
     save(rows, args.out, "gpt2_medium", plot)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from experiments._common import parse_args, save
+from experiments._common import parse_args, print_row, save
 from simgpu import Problem, load_arch, simulate
 
 ARCH = "a100"
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(__doc__, "two small shapes per set, forward only", argv)
     rows = run(args.quick)
     for row in rows:
-        print(", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+        print_row(row)
     save(rows, args.out, "v1_levels", plot)
 
 
