@@ -7,7 +7,10 @@ dependency chain (`simgpu.latency`): a delay of the role that occupies no unit. 
 section the tensor cores and the lane pipes slow each other down while both are busy (`simgpu.units.contention`).
 An async MMA (wgmma) holds the role that issues it until the tensor cores have taken all but
 `tensor_core.issue_queue_instructions` + 1 of its instructions (`async_release`): measured on the H200, a warpgroup
-issuing S = QK^T and PV back to back is held for about their whole tensor-core time.
+issuing S = QK^T and PV back to back is held for about their whole tensor-core time. A role with at most one warp
+per scheduler issues in order, so its elementwise op lasts at least its longest pipe's span plus
+`sm.single_warp_serial_fraction` of its other pipes' spans (spans from the op's start, so they include waiting behind
+other roles' work on a pipe); like a latency floor, that wait occupies no unit.
 Ignored: instruction caches, and
 the warp schedulers' interleaving of co-resident roles on one unit (each unit serves whole ops in FIFO order).
 """
