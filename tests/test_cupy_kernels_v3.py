@@ -31,12 +31,14 @@ def instantiations() -> list[str]:
 
 
 @cache
-def compile_report() -> str:
-    """ptxas -v report of fwd.cu with every instantiation (taking a kernel's address instantiates it)."""
+def compile_report(prefix: str = "", names: tuple[str, ...] | None = None) -> str:
+    """ptxas -v report of fwd.cu (after `prefix` lines) with `names` instantiated (default: every instantiation;
+    taking a kernel's address instantiates it)."""
     with tempfile.TemporaryDirectory() as tmp:
         wrapper = Path(tmp) / "instantiate.cu"
-        lines = [f'#include "{launch.SOURCE}"']
-        lines += [f"static void* const kernel_{i} = (void*)&{name};" for i, name in enumerate(instantiations())]
+        lines = [prefix, f'#include "{launch.SOURCE}"']
+        chosen = instantiations() if names is None else list(names)
+        lines += [f"static void* const kernel_{i} = (void*)&{name};" for i, name in enumerate(chosen)]
         wrapper.write_text("\n".join(lines) + "\n")
         cmd = [NVCC, "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-Xptxas", "-v",
                "-diag-suppress", "177", "-o", str(Path(tmp) / "out.cubin"), str(wrapper)]  # fmt: skip
@@ -135,3 +137,16 @@ def test_launcher_rejects_bad_inputs() -> None:
         launch.forward(q, q, q, scale=-1.0)
     with pytest.raises(ValueError, match="shape"):
         launch.forward(q, q[:, :, :8].copy(), q)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_the_phase_traced_build_compiles_cleanly() -> None:
+    # validation/probes/v3_phases.py compiles fwd.cu with FA3_PHASE_TRACE: the non-causal variants it times.
+    prefix = "\n".join(f"#define {k} {v}" for k, v in (("FA3_PHASE_TRACE", ""), ("FA3_TRACE_X", 3),
+                                                       ("FA3_TRACE_Y", 40), ("FA3_TRACE_BLOCKS", 128)))  # fmt: skip
+    names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, pp, ov) for d in (64, 128) for pp in FLAGS
+                  for ov in FLAGS)  # fmt: skip
+    report = compile_report(prefix, names)
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert len(spills) == 8 and all(s == ("0", "0") for s in spills), report
+    assert "warning" not in report.lower(), report
