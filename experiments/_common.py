@@ -19,11 +19,14 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, object]]) -> Path:
     return path
 
 
-def parse_args(doc: str | None, quick_help: str, argv: list[str] | None) -> argparse.Namespace:
-    """The two flags every experiment takes: `--quick` (small shapes, for tests) and `--out`."""
+def parse_args(doc: str | None, quick_help: str, argv: list[str] | None, jobs: bool = False) -> argparse.Namespace:
+    """The two flags every experiment takes: `--quick` (small shapes, for tests) and `--out`; with `jobs`, also
+    `--jobs` (worker processes, default 1)."""
     parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--out", type=Path, default=OUT_DIR)
+    if jobs:
+        parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     return parser.parse_args(argv)
 
 

@@ -18,7 +18,6 @@ then `fa4_forward_gap.png`.
 
 from __future__ import annotations
 
-import argparse
 import csv
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -135,11 +134,8 @@ def plot(csv_path: Path, png_path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    jobs_parser = argparse.ArgumentParser(add_help=False)
-    jobs_parser.add_argument("--jobs", type=int, default=1)
-    known, rest = jobs_parser.parse_known_args(argv)
-    args = parse_args(__doc__, "1 x 4 heads, seqlen 2048, two points", rest)
-    rows = run(args.quick, known.jobs)
+    args = parse_args(__doc__, "1 x 4 heads, seqlen 2048, two points", argv, jobs=True)
+    rows = run(args.quick, args.jobs)
     for row in rows:
         print(f"{row['point']:24} {float(str(row['tflops'])):7.0f} TFLOP/s  bound by {row['bottleneck']}")
     save(rows, args.out, "fa4_forward_gap", plot)

@@ -16,7 +16,6 @@ deterministic / non-deterministic ratio per sequence length). `--jobs N` runs th
 
 from __future__ import annotations
 
-import argparse
 import csv
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -141,11 +140,8 @@ def plot(csv_path: Path, png_path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    jobs_parser = argparse.ArgumentParser(add_help=False)
-    jobs_parser.add_argument("--jobs", type=int, default=1)
-    known, rest = jobs_parser.parse_known_args(argv)
-    args = parse_args(__doc__, "1k tokens, 4 heads, seqlen 256 and 512", rest)
-    rows = run(args.quick, known.jobs)
+    args = parse_args(__doc__, "1k tokens, 4 heads, seqlen 256 and 512", argv, jobs=True)
+    rows = run(args.quick, args.jobs)
     for row in rows:
         causal = "causal" if row["causal"] else "non-causal"
         print(f"{row['study']:13} {row['pass']:4} {causal:10} {row['seqlen']:>6} {row['variant']:24}", end="")
