@@ -13,6 +13,7 @@ really ran at, counted in SM cycles by a probe warp running beside them. Nothing
 
 from __future__ import annotations
 
+import csv
 import functools
 import re
 import statistics
@@ -492,6 +493,15 @@ def time_gpu(
     probe_mhz = clock.stop() if clock is not None else float("nan")
     p10, p90 = np.percentile(times, [10, 90])
     return Timing(float(np.median(times)), float(p10), float(p90), len(times), t_start, t_end, probe_mhz)
+
+
+def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """A CSV of `rows` (the first row's keys as header), its folder made if needed: the probes' raw output."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def attention_flops(batch: int, heads: int, seqlen: int, headdim: int, causal: bool, pass_: str) -> float:

@@ -84,6 +84,8 @@ class Sm:
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None
         self.latency = arch.latency
+        self._single_warp_serial = arch.sm.single_warp_serial_fraction  # read once: `_elementwise` is a hot path
+        self._schedulers = arch.sm.warp_schedulers
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
         self._elementwise_counts: dict[tuple[object, ...], tuple[float, float, float, float, float]] = {}
         self._mma_plans: dict[Mma, _MmaPlan] = {}
@@ -156,8 +158,8 @@ class Sm:
         if hardware:
             ends.append(self.mufu.ex2(now, hardware, warps))
         done = max(max(ends), now + floor)
-        serial = self.arch.sm.single_warp_serial_fraction
-        if serial is not None and warps <= self.arch.sm.warp_schedulers and len(ends) > 2:
+        serial = self._single_warp_serial
+        if serial is not None and warps <= self._schedulers and len(ends) > 2:
             spans = [end - now for end in ends[1:]]  # the pipes' spans (issue slots are not a pipe)
             longest = max(spans)
             done = max(done, now + longest + serial * (sum(spans) - longest))

@@ -10,7 +10,6 @@ Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validatio
 
 from __future__ import annotations
 
-import csv
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -60,11 +59,7 @@ def main() -> None:
                 )
                 print(rows[-1], flush=True)
     sampler.close()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with (out_dir / "clock_trace_check_h200.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    common.write_rows(out_dir / "clock_trace_check_h200.csv", rows)
     print("gpu:", common.gpu_facts())
 
 

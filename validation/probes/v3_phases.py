@@ -13,7 +13,6 @@ Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validatio
 
 from __future__ import annotations
 
-import csv
 import statistics
 import sys
 from collections.abc import Callable
@@ -47,7 +46,6 @@ def runner(tensors: tuple[cp.ndarray, ...], pingpong: bool, overlap: bool) -> Ca
 
 def main() -> None:
     out_dir = Path(sys.argv[1])
-    out_dir.mkdir(parents=True, exist_ok=True)
     flush, trace = common.L2Flusher(), common.ClockTrace()
     rows, summary = [], []
     for d in common.SUPPORTED_HEADDIMS:
@@ -87,11 +85,8 @@ def main() -> None:
                             "plain_clock_mhz": plain.probe_clock_mhz, "traced_clock_mhz": traced.probe_clock_mhz,
                             **{f"{k}_cycles": statistics.median(x) for k, x in intervals.items()}})  # fmt: skip
             print(summary[-1], flush=True)
-    for name, table in (("v3_phases_h200.csv", rows), ("v3_phases_summary_h200.csv", summary)):
-        with (out_dir / name).open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(table[0]))
-            writer.writeheader()
-            writer.writerows(table)
+    common.write_rows(out_dir / "v3_phases_h200.csv", rows)
+    common.write_rows(out_dir / "v3_phases_summary_h200.csv", summary)
     print("gpu:", common.gpu_facts())
 
 
