@@ -206,7 +206,9 @@ __device__ __forceinline__ void load_rows_async(u16* smem, const u16* gmem, int 
 
 // C[MG][N/8][4] = A B^T with A rows a_row0.. (16 * MG rows, K columns) of a tile stored [m][k] and B all N
 // rows of a tile stored [n][k]. Used for S = Q K^T (and, in the backward, S^T = K Q^T, dP^T = V dO^T).
-template <int MG, int N, int K, bool IS_BF16>
+// A_AHEAD: load the next k step's A fragments during the current one (4 * MG more live registers; the backward at
+// d = 128 has no room for them).
+template <int MG, int N, int K, bool IS_BF16, bool A_AHEAD = true>
 __device__ __forceinline__ void gemm_abt_ss(float (&c)[MG][N / 8][4], u32 a_base, int lda, int a_row0,
                                             u32 b_base, int ldb, int lane) {
 #pragma unroll
@@ -214,21 +216,52 @@ __device__ __forceinline__ void gemm_abt_ss(float (&c)[MG][N / 8][4], u32 a_base
 #pragma unroll
     for (int nt = 0; nt < N / 8; ++nt) zero_acc(c[mg][nt]);
   }
-  // Not unrolled: the k steps only touch registers through compile-time n indices, and a rolled loop
-  // keeps ptxas from hoisting every step's ldmatrix at once (which spills at d = 128).
+  // Software-pipelined as FA2's gemm (CUTLASS): the fragments of the next n16 tile, and at the last n16 tile of a
+  // k step those of the next k step, are loaded before the current mmas are issued, so no ldmatrix latency
+  // (~29 cycles) sits between two mmas of a warp. Without it one warp per scheduler issued S = Q K^T at ~1/3 of
+  // the tensor pipe's rate (validation/h200/v2_phases_summary_h200.csv, 2026-12-01). The k loop stays rolled: its
+  // steps touch registers only through compile-time n indices, and a rolled loop keeps ptxas from hoisting every
+  // step's ldmatrix at once (which spills at d = 128). The last step's look-ahead re-reads its own fragments
+  // (k_next is clamped) instead of branching.
+  u32 a[MG][4], b[4];
+  if constexpr (A_AHEAD) {
+#pragma unroll
+    for (int mg = 0; mg < MG; ++mg) load_a(a[mg], a_base, lda, a_row0 + mg * 16, 0, lane);
+  }
+  load_b(b, b_base, ldb, 0, 0, lane);
 #pragma unroll 1
   for (int k0 = 0; k0 < K; k0 += 16) {
-    u32 a[MG][4];
+    const int k_next = min(k0 + 16, K - 16);
+    u32 a_next[MG][4];
+    if constexpr (!A_AHEAD) {
 #pragma unroll
-    for (int mg = 0; mg < MG; ++mg) load_a(a[mg], a_base, lda, a_row0 + mg * 16, k0, lane);
+      for (int mg = 0; mg < MG; ++mg) load_a(a[mg], a_base, lda, a_row0 + mg * 16, k0, lane);
+    }
 #pragma unroll
     for (int n0 = 0; n0 < N; n0 += 16) {
-      u32 b[4];
-      load_b(b, b_base, ldb, n0, k0, lane);
+      u32 b_next[4];
+      if (n0 + 16 < N) {
+        load_b(b_next, b_base, ldb, n0 + 16, k0, lane);
+      } else {
+        if constexpr (A_AHEAD) {
+#pragma unroll
+          for (int mg = 0; mg < MG; ++mg) load_a(a_next[mg], a_base, lda, a_row0 + mg * 16, k_next, lane);
+        }
+        load_b(b_next, b_base, ldb, 0, k_next, lane);
+      }
 #pragma unroll
       for (int mg = 0; mg < MG; ++mg) {
         mma16816<IS_BF16>(c[mg][n0 / 8], a[mg], b[0], b[1]);
         mma16816<IS_BF16>(c[mg][n0 / 8 + 1], a[mg], b[2], b[3]);
+      }
+#pragma unroll
+      for (int e = 0; e < 4; ++e) b[e] = b_next[e];
+    }
+    if constexpr (A_AHEAD) {
+#pragma unroll
+      for (int mg = 0; mg < MG; ++mg) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) a[mg][e] = a_next[mg][e];
       }
     }
   }

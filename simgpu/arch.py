@@ -38,6 +38,7 @@ NonNegativeInt = Annotated[int, Field(ge=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
 Fraction = Annotated[float, Field(gt=0, le=1)]
+UnitInterval = Annotated[float, Field(ge=0, le=1)]
 
 
 class _Node(BaseModel):
@@ -95,12 +96,16 @@ class AluSpec(_Node):
 
 
 class SmemSpec(_Node):
-    """Shared memory of one SM: capacity, the opt-in limit per CTA, and the read/write port bandwidth."""
+    """Shared memory of one SM: capacity, the opt-in limit per CTA, and the read/write port bandwidth.
+
+    `cp_async_write_port_fraction`, `tma_write_port_fraction`: the share of the port's bandwidth that a byte landing
+    from that copy engine takes from the reads beside it (0: none, the FA4 roofline's convention; 1: a full byte)."""
 
     capacity_bytes: PositiveInt
     per_cta_bytes: PositiveInt
     bandwidth_bytes_per_cycle: PositiveFloat
-    copy_engine_writes_use_port: bool
+    cp_async_write_port_fraction: UnitInterval
+    tma_write_port_fraction: UnitInterval
 
 
 class TmemSpec(_Node):

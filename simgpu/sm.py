@@ -78,9 +78,8 @@ class Sm:
         self.mufu = Mufu(arch.mufu.ex2_per_cycle, parts, rec, contention)
         self.fma = LanePipe("fma", arch.fma.fp32_per_cycle, parts, rec, contention)
         self.alu = LanePipe("alu", arch.alu.ops_per_cycle, parts, rec, contention)
-        self.smem = SharedMemory(
-            arch.smem.bandwidth_bytes_per_cycle, arch.smem.copy_engine_writes_use_port, rec, contention
-        )
+        shares = {"cp_async": arch.smem.cp_async_write_port_fraction, "tma": arch.smem.tma_write_port_fraction}
+        self.smem = SharedMemory(arch.smem.bandwidth_bytes_per_cycle, shares, rec, contention)
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None
         self.latency = arch.latency
@@ -202,7 +201,7 @@ class Sm:
         access = self.l2.load(issued, (op.tensor, op.tile), op.nbytes)
         if op.engine == "ldg":
             return access.ready
-        return max(access.ready, self.smem.copy_in(issued, op.nbytes))
+        return max(access.ready, self.smem.copy_in(issued, op.nbytes, op.engine))
 
     def _store(self, op: Store, now: float, warps: int) -> float:
         issued = self._copy_issue(now, op.engine, op.nbytes, warps)

@@ -39,11 +39,12 @@ def launched_instantiations() -> dict[Path, list[str]]:
     return {path: sorted(set(batch)) for path, batch in names.items()}
 
 
-def compile_report(source: Path, names: list[str]) -> str:
-    """ptxas -v report of `source` with `names` instantiated (taking a kernel's address instantiates it)."""
+def compile_report(source: Path, names: list[str], prefix: str = "") -> str:
+    """ptxas -v report of `source` (after `prefix` lines) with `names` instantiated (taking a kernel's address
+    instantiates it)."""
     with tempfile.TemporaryDirectory() as tmp:
         wrapper = Path(tmp) / "instantiate.cu"
-        lines = [f'#include "{source}"']
+        lines = [prefix, f'#include "{source}"']
         lines += [f"static void* const kernel_{i} = (void*)&{name};" for i, name in enumerate(names)]
         wrapper.write_text("\n".join(lines) + "\n")
         cmd = [NVCC, "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-Xptxas", "-v",
@@ -72,6 +73,28 @@ def test_every_launched_instantiation_compiles_without_spills(source: str) -> No
     assert len(entries) == count, report
     assert len(spills) == count, report
     assert all(stores == "0" and loads == "0" for stores, loads in spills), report
+
+
+PROBES = common.KERNEL_DIR.parent / "validation" / "probes"
+FA2_TRACE = "#define FA2_PHASE_TRACE\n#define FA2_TRACE_X 3\n#define FA2_TRACE_Y 40\n#define FA2_TRACE_SLOTS 128"
+PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate them
+    "v2_phases": (v2.FWD_SOURCE, FA2_TRACE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),
+    "v2_gemm_rate": (PROBES / "v2_gemm_rate.cu", "", ["s_gemm<64, 128, 2>", "pv_gemm<64, 128, 2>",
+                     "s_gemm<128, 64, 1>", "pv_gemm<128, 64, 1>", "mma_distinct<8>", "mma_distinct<16>"]),
+    "cta_launch": (PROBES / "cta_launch.cu", "", ["turnaround", "chase"]),
+    "smem_port": (PROBES / "smem_port.cu", "", [f"smem_port<{mode}>" for mode in range(4)]),
+    "smem_read": (PROBES / "smem_read.cu", "", [f"smem_read<{k}, {ilp}>" for k in range(3) for ilp in (1, 2, 4, 8)]),
+}  # fmt: skip
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+@pytest.mark.parametrize("probe", sorted(PROBE_BUILDS))
+def test_the_probe_kernels_compile_without_spills_or_warnings(probe: str) -> None:
+    source, prefix, names = PROBE_BUILDS[probe]
+    report = compile_report(source, names, prefix)
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert len(spills) == len(names) and all(s == ("0", "0") for s in spills), report
+    assert "warning" not in report.lower(), report
 
 
 def test_sources_expand_their_includes_once() -> None:

@@ -144,9 +144,10 @@ __global__ void __launch_bounds__(WARPS * 32)
     const float* delta_i = delta_s + slot * BLOCK_M;
     const int q_row0 = i * BLOCK_M;
 
-    // S^T = K Q^T, then P^T in place.
+    // S^T = K Q^T, then P^T in place. At d = 128 the dK and dV accumulators leave no registers for loading the
+    // next k step's K fragments ahead (A_AHEAD; it spills), so only the Q fragments are loaded one tile ahead.
     float p[1][MT][4];
-    gemm_abt_ss<1, BLOCK_M, D, IS_BF16>(p, smem_addr(k_s), LD, warp_key0, q_base, LD, lane);
+    gemm_abt_ss<1, BLOCK_M, D, IS_BF16, (D <= 64)>(p, smem_addr(k_s), LD, warp_key0, q_base, LD, lane);
     const bool masked = q_row0 + BLOCK_M > n || k_row0 + BLOCK_N > n || (IS_CAUSAL && q_row0 < k_row0 + BLOCK_N - 1);
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
@@ -170,7 +171,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 
     // dP^T = V dO^T, then dS^T = P^T (dP^T - Delta) in place.
     float ds[1][MT][4];
-    gemm_abt_ss<1, BLOCK_M, D, IS_BF16>(ds, smem_addr(v_s), LD, warp_key0, do_base, LD, lane);
+    gemm_abt_ss<1, BLOCK_M, D, IS_BF16, (D <= 64)>(ds, smem_addr(v_s), LD, warp_key0, do_base, LD, lane);
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll

@@ -20,15 +20,47 @@
 // Outputs: O (B, H, N, D) in the input dtype, LSE (B, H, N) fp32 in natural log.
 #include "../common.cuh"
 
+// Phase timestamps of one CTA, for validation/probes/v2_phases.py only: compiled in when the source is prefixed
+// with FA2_PHASE_TRACE (and FA2_TRACE_X, FA2_TRACE_Y, FA2_TRACE_SLOTS), else STAMP and PIN are empty. Lane 0 of
+// every warp of CTA (FA2_TRACE_X, FA2_TRACE_Y) writes clock64() at the PH_* points of slot j * PASSES + pass of
+// key tile j. PIN makes a stamp wait for the registers it names (an empty asm that reads and writes them), so
+// that "max done" means S has arrived and "exp done" means P is packed.
+enum Phase { PH_TOP = 0, PH_SYNCED, PH_S_ISSUED, PH_MAX_DONE, PH_EXP_DONE, PH_PV_ISSUED, PHASES };
+#ifdef FA2_PHASE_TRACE
+__device__ long long fa2_phase_trace[4][FA2_TRACE_SLOTS][PHASES];
+__device__ __forceinline__ void pin(float& x) { asm volatile("" : "+f"(x)::"memory"); }
+__device__ __forceinline__ void pin(u32& x) { asm volatile("" : "+r"(x)::"memory"); }
+template <typename T, int N>
+__device__ __forceinline__ void pin(T (&a)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) pin(a[i]);
+}
+#define PIN(x) pin(x)
+#define STAMP(slot, k)                                                                                    \
+  do {                                                                                                    \
+    if (threadIdx.x % 32 == 0 && threadIdx.x / 32 < 4 && blockIdx.x == FA2_TRACE_X &&                     \
+        blockIdx.y == FA2_TRACE_Y && (slot) < FA2_TRACE_SLOTS)                                            \
+      fa2_phase_trace[threadIdx.x / 32][(slot)][(k)] = clock64();                                         \
+  } while (0)
+#else
+#define PIN(x) \
+  do {         \
+  } while (0)
+#define STAMP(slot, k) \
+  do {                 \
+  } while (0)
+#endif
+
 // One K/V tile for MGS m16 groups of a warp: S = Q K^T, mask, online softmax, O += P V.
 // `row0`: first row of these groups within the CTA's Q tile; `q_row0`/`k_col0`: global row of the Q tile and
 // column of the K tile. MASKED: this tile crosses the diagonal (causal) or the end of the sequence (a
-// template parameter, so the unmasked steady state carries no mask code or registers).
+// template parameter, so the unmasked steady state carries no mask code or registers). `trace_slot`: where the
+// phase trace writes (unused without FA2_PHASE_TRACE).
 template <int D, int BLOCK_N, int MGS, bool MASKED, bool IS_CAUSAL, bool IS_BF16>
 __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float (&row_max)[MGS][2],
                                             float (&row_sum)[MGS][2], u32 q_base, int row0, u32 k_base,
                                             u32 v_base, int q_row0, int k_col0, int n,
-                                            float scale_log2, int lane) {
+                                            float scale_log2, int lane, int trace_slot) {
   constexpr int LD = D + SMEM_PAD;
   constexpr int NT = BLOCK_N / 8;  // n8 tiles of S per m16 group
   constexpr int DT = D / 8;        // n8 tiles of O per m16 group
@@ -38,6 +70,7 @@ __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float
   // S = Q K^T (raw, unscaled scores)
   float s[MGS][NT][4];
   gemm_abt_ss<MGS, BLOCK_N, D, IS_BF16>(s, q_base, LD, row0, k_base, LD, lane);
+  STAMP(trace_slot, PH_S_ISSUED);
 
   if constexpr (MASKED) {
     // Column c of row r is kept iff c < limit(r) = n, or min(n, r + 1) when causal.
@@ -81,6 +114,9 @@ __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float
       }
     }
   }
+  PIN(mx_scaled);
+  PIN(o_acc);
+  STAMP(trace_slot, PH_MAX_DONE);
   u32 p[MGS][NT / 2][4];  // P rounded to 16 bits, as A fragments of the P V product
 #pragma unroll
   for (int mg = 0; mg < MGS; ++mg) {
@@ -95,9 +131,12 @@ __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float
 #pragma unroll
     for (int kt = 0; kt < NT / 2; ++kt) acc_to_a<IS_BF16>(p[mg][kt], s[mg][2 * kt], s[mg][2 * kt + 1]);
   }
+  PIN(p);
+  STAMP(trace_slot, PH_EXP_DONE);
 
   // O += P V, P straight from registers.
   gemm_ab_rs<MGS, BLOCK_N, D, IS_BF16>(o_acc, p, v_base, lane);
+  STAMP(trace_slot, PH_PV_ISSUED);
 }
 
 // Grid (ceil(N / BLOCK_M), batch * heads), WARPS * 32 threads, dynamic shared memory
@@ -162,8 +201,10 @@ __global__ void __launch_bounds__(WARPS * 32)
   }
 
   for (int j = 0; j < n_blocks; ++j) {
+    STAMP(j * PASSES, PH_TOP);
     cp_async_wait<STAGES - 2>();
     __syncthreads();
+    STAMP(j * PASSES, PH_SYNCED);
     {
       const int j_next = j + STAGES - 1;
       if (j_next < n_blocks) {
@@ -183,11 +224,11 @@ __global__ void __launch_bounds__(WARPS * 32)
       if (j < n_unmasked) {
         attend_tile<D, BLOCK_N, MGS, false, IS_CAUSAL, IS_BF16>(o_acc[ps], row_max[ps], row_sum[ps], smem_addr(q_s),
                                                                row0, k_base, v_base, q_row0, k_col0, n,
-                                                               scale_log2, lane);
+                                                               scale_log2, lane, j * PASSES + ps);
       } else {
         attend_tile<D, BLOCK_N, MGS, true, IS_CAUSAL, IS_BF16>(o_acc[ps], row_max[ps], row_sum[ps], smem_addr(q_s),
                                                               row0, k_base, v_base, q_row0, k_col0, n,
-                                                              scale_log2, lane);
+                                                              scale_log2, lane, j * PASSES + ps);
       }
     }
   }

@@ -1,9 +1,11 @@
 """Shared memory of one SM: capacity (checked at CTA placement) and one port at a fixed bytes-per-cycle rate.
 
-MMA operands read from smem and thread-issued ld/st.shared use the port. Whether copy-engine writes (TMA,
-cp.async) also use it is the arch parameter `smem.copy_engine_writes_use_port` (the FA4 roofline counts operand
-reads only). Beside busy tensor cores the thread-issued traffic runs slower (`simgpu.units.contention`). Ignored:
-bank conflicts (a schedule that has them should ask for more bytes).
+MMA operands read from smem and thread-issued ld/st.shared use the port. A copy landing in smem (cp.async, TMA)
+takes the share `smem.cp_async_write_port_fraction` or `smem.tma_write_port_fraction` of a byte per byte written
+(measured on the H200: reads lose 0.69 B/clk per B/clk of cp.async writes beside them and 0.31 per B/clk of bulk
+copies; the FA4 roofline counts operand reads only, a fraction of 0). Beside busy tensor cores the thread-issued
+traffic runs slower (`simgpu.units.contention`). Ignored: bank conflicts (a schedule that has them should ask for
+more bytes).
 """
 
 from __future__ import annotations
@@ -13,17 +15,17 @@ from simgpu.units.server import Server, SpanRecorder
 
 
 class SharedMemory:
-    __slots__ = ("contention", "copy_writes_use_port", "read_bytes", "server", "write_bytes")
+    __slots__ = ("contention", "copy_write_shares", "read_bytes", "server", "write_bytes")
 
     def __init__(
         self,
         bytes_per_cycle: float,
-        copy_writes_use_port: bool,
+        copy_write_shares: dict[str, float],
         recorder: SpanRecorder | None,
         contention: Contention | None = None,
     ) -> None:
         self.server = Server("smem", bytes_per_cycle, recorder)
-        self.copy_writes_use_port = copy_writes_use_port
+        self.copy_write_shares = copy_write_shares  # copy engine -> port share per byte written
         self.read_bytes = 0.0
         self.write_bytes = 0.0
         self.contention = contention
@@ -38,7 +40,8 @@ class SharedMemory:
             return self.server.reserve(now, read_bytes + write_bytes)
         return self.contention.reserve_pipe("smem", now, read_bytes + write_bytes)
 
-    def copy_in(self, now: float, nbytes: float) -> float:
-        """Bytes written by a copy engine (TMA or cp.async) landing in smem."""
+    def copy_in(self, now: float, nbytes: float, engine: str) -> float:
+        """Bytes written by a copy engine (`engine`: "tma" or "cp_async") landing in smem."""
         self.write_bytes += nbytes
-        return self.server.reserve(now, nbytes) if self.copy_writes_use_port else now
+        share = self.copy_write_shares[engine]
+        return self.server.reserve(now, share * nbytes) if share else now

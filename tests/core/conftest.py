@@ -6,11 +6,15 @@ import pytest
 
 from simgpu.arch import Arch, load_arch
 
-# 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory or dependency) or launch gaps, one SM.
+# 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory or dependency) or launch gaps, copies
+# that land in smem without taking its port, one SM.
 TOY = {
     "sms": 1,
     "clock_hz": 1.0e9,
     "kernel_launch_s": 0.0,
+    "sm.cta_launch_cycles": 0,
+    "smem.cp_async_write_port_fraction": 0.0,
+    "smem.tma_write_port_fraction": 0.0,
     "hbm.bandwidth_bytes_per_s": 1.0e12,
     "hbm.achievable_fraction": 1.0,
     "hbm.latency_cycles": 0,

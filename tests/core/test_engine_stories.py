@@ -247,3 +247,17 @@ def test_one_warp_per_scheduler_overlaps_its_pipes_only_in_part(toy_hopper: Arch
         assert Engine(arch).run([one_cta([role])]).cycles == pytest.approx(cycles), warps
     role = Role("softmax", 4, lambda tile: (op,))
     assert Engine(arch.with_overrides({"sm.single_warp_serial_fraction": None})).run([one_cta([role])]).cycles == 300
+
+
+@pytest.mark.parametrize("engine", ["cp_async", "tma"])
+def test_a_copy_landing_in_smem_takes_its_engines_share_of_the_port(toy_hopper: Arch, engine: str) -> None:
+    # 128,000 bytes land in smem: at 128 B/cycle the port would need 1000 cycles for them; a copy engine takes its
+    # measured share of that (0 under the FA4 roofline's convention), and the bytes count as written either way.
+    shares = {"smem.cp_async_write_port_fraction": 0.75, "smem.tma_write_port_fraction": 0.25}
+    arch = toy_hopper.with_overrides({**shares, "contention": None})
+    stats = Engine(arch).run([one_cta([fixed(Load("K", 0, 128_000, engine=engine))])])  # type: ignore[arg-type]
+    assert stats.units["smem"].busy_cycles == pytest.approx(shares[f"smem.{engine}_write_port_fraction"] * 1000)
+    convention = arch.with_overrides({f"smem.{engine}_write_port_fraction": 0.0})
+    assert (
+        Engine(convention).run([one_cta([fixed(Load("K", 0, 128_000, engine=engine))])]).units["smem"].busy_cycles == 0
+    )

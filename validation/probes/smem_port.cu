@@ -1,0 +1,125 @@
+// Do copies landing in shared memory take the port that ldmatrix reads use? (validation/probes/smem_port.py)
+//
+// One CTA per SM of 8 warps. Warps 0-3 read: `iters` x 8 ldmatrix.x4 each (512 contiguous bytes per warp and
+// instruction, conflict-free) from a 16 KiB region, and time themselves. Warps 4-7 write, until the readers are
+// done, into a separate 64 KiB region from an L2-resident buffer, by MODE:
+//   0: nothing (the readers alone);
+//   1: cp.async 16-byte copies by all 128 writer threads, 8 per thread per round, one commit group in flight;
+//   2: cp.async.bulk (the TMA engine) from one thread, 4 stages of 16 KiB on mbarriers;
+//   3: nothing, and the 4 reader warps read the same 512 bytes at each step instead of 4 different ones.
+// The writers count the bytes that landed; out[3 * cta] = reader cycles, out[3 * cta + 1] = bytes written,
+// out[3 * cta + 2] = writer cycles.
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+__device__ __forceinline__ u64 cycles_now() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
+  return t;
+}
+
+constexpr int READ_BYTES = 16 * 1024;
+constexpr int WRITE_BYTES = 64 * 1024;
+constexpr int BULK_CHUNK = 16 * 1024;
+
+template <int MODE>
+__global__ void __launch_bounds__(256, 1)
+    smem_port(const char* __restrict__ src, u32 src_mask, int iters, u32* sink, u64* out) {
+  extern __shared__ __align__(128) char smem[];  // READ_BYTES + WRITE_BYTES
+  __shared__ volatile int done;
+  __shared__ __align__(8) u64 full[4];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const u32 base = static_cast<u32>(__cvta_generic_to_shared(smem));
+  const u32 bars = static_cast<u32>(__cvta_generic_to_shared(full));
+  if (threadIdx.x == 0) {
+    done = 0;
+    for (int s = 0; s < 4; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bars + 8 * s));
+    asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
+  }
+  for (int i = threadIdx.x; i < READ_BYTES / 4; i += blockDim.x) reinterpret_cast<u32*>(smem)[i] = i * 2654435761u;
+  __syncthreads();
+  const u64 start = cycles_now();
+  if (warp < 4) {
+    u32 acc = 0;
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int chunk = (it * 8 + j) * 4 + (MODE == 3 ? 0 : warp);  // 512-byte chunks of the 16 KiB region
+        const u32 addr = base + (chunk * 512 + lane * 16) % READ_BYTES;
+        u32 r0, r1, r2, r3;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                     : "r"(addr));
+        acc ^= r0 ^ r1 ^ r2 ^ r3;
+      }
+    }
+    if (acc == 0x9E3779B9u) *sink = acc;
+    asm volatile("bar.sync 1, 128;");
+    if (threadIdx.x == 0) {
+      out[3 * blockIdx.x] = cycles_now() - start;
+      done = 1;
+    }
+    return;
+  }
+  u64 bytes = 0;
+  const u32 wbase = base + READ_BYTES;
+  const int t = threadIdx.x - 128;
+  if constexpr (MODE == 1) {
+    for (int round = 0; !done; ++round) {
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const int slot = k * 128 + t;  // 16-byte slots, 1024 per round: 16 KiB
+        const u64 offset = (static_cast<u64>(round) * 1024 + slot) * 16 + blockIdx.x * 65536ull;
+        const char* from = src + (offset & src_mask);
+        const u32 to = wbase + ((round % 4) * 16384 + slot * 16);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
+      }
+      asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+      bytes += 8 * 16;
+    }
+  } else if constexpr (MODE == 2) {
+    if (t == 0) {
+      auto issue = [&](int c) {
+        const u32 bar = bars + 8 * (c % 4);
+        const char* from = src + (((static_cast<u64>(c) * gridDim.x + blockIdx.x) * BULK_CHUNK) & src_mask);
+        asm volatile(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n\t"
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%2], [%3], %1, [%0];" ::"r"(bar),
+            "n"(BULK_CHUNK), "r"(wbase + (c % 4) * BULK_CHUNK), "l"(from)
+            : "memory");
+      };
+      for (int c = 0; c < 4; ++c) issue(c);
+      int c = 4;
+      for (; !done; ++c) {
+        const u32 bar = bars + 8 * (c % 4);
+        const u32 parity = static_cast<u32>((c / 4 - 1) & 1);
+        asm volatile(
+            "{\n\t.reg .pred p;\n"
+            "WAIT_%=:\n\t"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+            "@!p bra WAIT_%=;\n\t}" ::"r"(bar),
+            "r"(parity)
+            : "memory");
+        bytes += BULK_CHUNK;
+        issue(c);
+      }
+      for (int k = c; k < c + 4; ++k) {  // drain the copies in flight before the CTA exits
+        const u32 bar = bars + 8 * (k % 4);
+        const u32 parity = static_cast<u32>((k / 4 - 1) & 1);
+        asm volatile(
+            "{\n\t.reg .pred p;\n"
+            "WAIT_%=:\n\t"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+            "@!p bra WAIT_%=;\n\t}" ::"r"(bar),
+            "r"(parity)
+            : "memory");
+      }
+    }
+  }
+  asm volatile("bar.sync 2, 128;");
+  if (t == 0) {
+    out[3 * blockIdx.x + 2] = cycles_now() - start;
+  }
+  // bytes: sum over the writer threads (MODE 1: each thread counts its own; MODE 2: thread 0 counts all).
+  atomicAdd(reinterpret_cast<unsigned long long*>(&out[3 * blockIdx.x + 1]), bytes);
+}
