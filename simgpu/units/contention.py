@@ -4,10 +4,11 @@ port's thread-issued traffic (Hopper).
 While the tensor cores and a lane pipe are busy at once, each runs at a measured fraction of its own rate
 (`simgpu.arch.ContentionRates`: the H200's overlap microbenchmark, `cupy_kernels/calibrate/overlap.cu`). Units are
 FIFO reservation servers whose completion times are fixed when an op is reserved, so the slowing is applied as soon
-as an overlap becomes known: a new reservation on one side is slowed over the time the other side is already
-reserved for, and the other side's pending work is stretched over the new reservation's time
-(`Server.slow_pending`). A completion time already handed out stays, and the stretch delays the work queued behind
-it, so a unit's throughput over a run is right while one op can finish early by at most its overlap. The rates are
+as an overlap becomes known: from the new reservation's start, the work pending on both sides runs at the two
+fractions until the side with less of it (in slowed time) is done, and the rest of the other side's work at its
+full rate (`share_window`: the fluid answer for the work reserved so far). A completion time already handed out
+stays, and the stretch delays the work queued behind it, so a unit's throughput over a run is right while one op
+can finish early by at most its overlap. The rates are
 those of the instruction that last reserved the tensor cores (the native wgmma / tcgen05, or mma.sync's legacy
 path). The smem port takes part with the traffic that passes through registers (ldmatrix, ld/st.shared); copy-engine
 writes are not slowed, and on the archs with contention rates they do not use the port. Ignored: the ALU pipe's
@@ -57,11 +58,11 @@ class Contention:
             return now
         start = max(now, pipe.busy_until)
         end = pipe.reserve(now, amount, share)
-        tensor_pending = tensor.busy_until
-        if tensor_pending <= start:
+        if tensor.busy_until <= start:
             return end
-        pipe.slow_pending(start, tensor_pending, self._pipe_rates[self.instruction][name])
-        tensor.slow_pending(start, end, self._tensor_rates[self.instruction][name])
+        share_window(
+            start, pipe, self._pipe_rates[self.instruction][name], tensor, self._tensor_rates[self.instruction][name]
+        )
         return pipe.busy_until
 
     def reserve_tensor(self, instruction: str, now: float, flops: float, share: float) -> float:
@@ -71,11 +72,22 @@ class Contention:
             return now
         self.instruction = instruction
         start = max(now, self.tensor.busy_until)
-        end = self.tensor.reserve(now, flops, share)
+        self.tensor.reserve(now, flops, share)
         pipe_rates, tensor_rates = self._pipe_rates[instruction], self._tensor_rates[instruction]
         for name, pipe in self.pipes.items():
-            pipe_pending = pipe.busy_until
-            if pipe_pending > start:
-                self.tensor.slow_pending(start, pipe_pending, tensor_rates[name])
-                pipe.slow_pending(start, end, pipe_rates[name])
+            if pipe.busy_until > start:
+                share_window(start, self.tensor, tensor_rates[name], pipe, pipe_rates[name])
         return self.tensor.busy_until
+
+
+def share_window(start: float, a: Server, a_fraction: float, b: Server, b_fraction: float) -> None:
+    """From `start`, the work pending on `a` and on `b` (their reserved time after `start`, at full rate) runs at
+    `a_fraction` and `b_fraction` of the full rates while both have work, then the rest at the full rate: extend
+    both units' reservations to those ends."""
+    a_work, b_work = a.busy_until - start, b.busy_until - start
+    if a_work <= 0 or b_work <= 0:
+        return
+    a_alone, b_alone = a_work / a_fraction, b_work / b_fraction  # each one's end if the other stayed busy
+    overlap = min(a_alone, b_alone)
+    a.extend_to(start + overlap + a_work - a_fraction * overlap)
+    b.extend_to(start + overlap + b_work - b_fraction * overlap)

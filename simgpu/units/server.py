@@ -43,15 +43,12 @@ class Server:
             self.recorder(self.name, start, end)
         return end
 
-    def slow_pending(self, start: float, window_end: float, fraction: float) -> None:
-        """Stretch the work reserved on this unit after `start` as if it ran at `fraction` of the rate until
-        `window_end` (another unit competing for the same issue and register-file bandwidth, `simgpu.units.contention`).
-        Completion times already handed out stay; the work queued behind them starts later."""
-        if fraction >= 1.0 or self.busy_until <= start or window_end <= start:
+    def extend_to(self, end: float) -> None:
+        """Move the end of the work reserved on this unit to `end` (later only): another unit competing for the
+        same issue and register-file bandwidth slowed it (`simgpu.units.contention`). Completion times already
+        handed out stay; the work queued behind them starts later."""
+        if end <= self.busy_until:
             return
-        work = self.busy_until - start
-        window = window_end - start
-        end = start + work / fraction if work <= fraction * window else window_end + work - fraction * window
         if self.recorder is not None:
             self.recorder(self.name, self.busy_until, end)
         self.busy_cycles += end - self.busy_until

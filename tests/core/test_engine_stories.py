@@ -202,7 +202,8 @@ def test_work_already_queued_on_a_pipe_is_stretched_by_a_later_mma(toy_hopper: A
 def test_mma_sync_and_ffma_slow_each_other_down(toy_hopper: Arch) -> None:
     # mma.sync reads all its operands from the register file: beside a busy FMA pipe the tensor cores run at
     # `tensor_rate_while_fma_busy` and the FMA pipe at the legacy path's `fma_rate_while_tensor_busy`. A long
-    # mma.sync (2 x 64 x 256 x 512 FLOP at 2730 FLOP/cycle) starts first; 500 cycles of FFMA join it.
+    # mma.sync (2 x 64 x 256 x 512 FLOP at 2730 FLOP/cycle) starts first; 500 cycles of FFMA join it, take 500 / f_fma
+    # cycles beside it, and the tensor cores run at f_tensor for that long.
     assert toy_hopper.contention is not None and toy_hopper.contention.mma_sync is not None
     rates = toy_hopper.contention.mma_sync
     mma = Role("mma", 4, lambda tile: (Mma(64, 256, 512, "bf16", a="reg", b="reg", instruction="mma_sync"),))
@@ -210,13 +211,14 @@ def test_mma_sync_and_ffma_slow_each_other_down(toy_hopper: Arch) -> None:
     stats = Engine(toy_hopper).run([one_cta([mma, ffma])])
     assert stats.units["fma"].busy_cycles == pytest.approx(500 / rates.fma_rate_while_tensor_busy)
     alone = 2 * 64 * 256 * 512 / 2730
-    assert stats.units["tensor"].busy_cycles == pytest.approx(alone + (1 - rates.tensor_rate_while_fma_busy) * 500)
+    beside = 500 / rates.fma_rate_while_tensor_busy
+    assert stats.units["tensor"].busy_cycles == pytest.approx(alone + (1 - rates.tensor_rate_while_fma_busy) * beside)
 
 
 def test_ldmatrix_traffic_and_mma_sync_slow_each_other_down(toy_hopper: Arch) -> None:
     # Thread-issued smem traffic (ldmatrix) passes through the register file as mma.sync's operands do: beside a
     # long mma.sync, 500 cycles of port traffic run at `smem_rate_while_tensor_busy` and stretch the mma.sync by
-    # (1 - tensor_rate_while_smem_busy) x 500 cycles.
+    # (1 - tensor_rate_while_smem_busy) x their slowed time.
     assert toy_hopper.contention is not None and toy_hopper.contention.mma_sync is not None
     rates = toy_hopper.contention.mma_sync
     mma = Role("mma", 4, lambda tile: (Mma(64, 256, 512, "bf16", a="reg", b="reg", instruction="mma_sync"),))
@@ -224,7 +226,8 @@ def test_ldmatrix_traffic_and_mma_sync_slow_each_other_down(toy_hopper: Arch) ->
     stats = Engine(toy_hopper).run([one_cta([mma, loads])])
     assert stats.units["smem"].busy_cycles == pytest.approx(500 / rates.smem_rate_while_tensor_busy)
     alone = 2 * 64 * 256 * 512 / 2730
-    assert stats.units["tensor"].busy_cycles == pytest.approx(alone + (1 - rates.tensor_rate_while_smem_busy) * 500)
+    beside = 500 / rates.smem_rate_while_tensor_busy
+    assert stats.units["tensor"].busy_cycles == pytest.approx(alone + (1 - rates.tensor_rate_while_smem_busy) * beside)
 
 
 def test_a_run_far_over_the_event_budget_is_refused_before_it_starts(toy_hopper: Arch) -> None:

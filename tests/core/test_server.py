@@ -1,36 +1,46 @@
-"""The reservation server's contention stretch (`Server.slow_pending`): exact arithmetic on both branches."""
+"""Two units' work sharing a window at reduced rates (`simgpu.units.contention.share_window`): exact arithmetic on
+both branches, and the reservation server's `extend_to`."""
 
 from __future__ import annotations
 
 import pytest
 
+from simgpu.units.contention import share_window
 from simgpu.units.server import Server
 
 
-def reserved(until: float) -> Server:
-    server = Server("pipe", 1.0)
+def reserved(name: str, until: float) -> Server:
+    server = Server(name, 1.0)
     server.reserve(0.0, until)
     return server
 
 
-def test_pending_work_inside_the_window_runs_at_the_fraction() -> None:
-    server = reserved(100.0)  # 40 cycles of work pending after t = 60
-    server.slow_pending(60.0, 200.0, 0.5)  # the window outlasts the slowed work: 40 / 0.5
-    assert server.busy_until == 140.0
-    assert server.busy_cycles == 140.0
+def test_the_unit_with_less_slowed_work_finishes_first_and_the_other_then_runs_at_full_rate() -> None:
+    tensor, pipe = reserved("tensor", 100.0), reserved("fma", 70.0)  # from t = 20: 80 and 50 cycles of work
+    share_window(20.0, tensor, 0.25, pipe, 0.5)
+    # The pipe alone-beside-the-tensor would end at 20 + 50 / 0.5 = 120, the tensor at 20 + 80 / 0.25 = 340: the pipe
+    # ends at 120, having let the tensor do 0.25 x 100 = 25 of its 80; the other 55 run at full rate after 120.
+    assert (pipe.busy_until, tensor.busy_until) == (120.0, 175.0)
+    assert (pipe.busy_cycles, tensor.busy_cycles) == (120.0, 175.0)
 
 
-def test_pending_work_beyond_the_window_runs_at_full_rate_after_it() -> None:
-    server = reserved(100.0)
-    server.slow_pending(0.0, 50.0, 0.5)  # 25 cycles of work done in the window, the other 75 after it
-    assert server.busy_until == 125.0
-    assert server.busy_cycles == 125.0
+def test_the_overlap_ends_when_the_first_unit_is_done_whichever_it_is() -> None:
+    tensor, pipe = reserved("tensor", 30.0), reserved("fma", 200.0)  # from t = 0: 30 and 200 cycles of work
+    share_window(0.0, tensor, 0.5, pipe, 0.8)
+    # The tensor ends first, at 30 / 0.5 = 60; the pipe did 0.8 x 60 = 48 of its 200 by then, the rest after.
+    assert (tensor.busy_until, pipe.busy_until) == (60.0, 212.0)
 
 
-@pytest.mark.parametrize(("start", "window_end", "fraction"), [(100.0, 200.0, 0.5), (0.0, 0.0, 0.5), (0.0, 50.0, 1.0)])
-def test_nothing_pending_no_window_or_no_contention_changes_nothing(
-    start: float, window_end: float, fraction: float
-) -> None:
-    server = reserved(100.0)
-    server.slow_pending(start, window_end, fraction)
+@pytest.mark.parametrize("start", [100.0, 150.0])
+def test_a_unit_with_nothing_pending_after_the_start_changes_nothing(start: float) -> None:
+    tensor, pipe = reserved("tensor", 100.0), reserved("fma", 300.0)
+    share_window(start, tensor, 0.5, pipe, 0.5)
+    assert (tensor.busy_until, pipe.busy_until) == (100.0, 300.0)
+
+
+def test_extend_to_only_moves_the_end_later() -> None:
+    server = reserved("pipe", 100.0)
+    server.extend_to(90.0)
     assert (server.busy_until, server.busy_cycles) == (100.0, 100.0)
+    server.extend_to(130.0)
+    assert (server.busy_until, server.busy_cycles) == (130.0, 130.0)
