@@ -6,6 +6,10 @@ Rows:
 - model:       archs/b200.yaml as it is, with SM 0 traced: the share of the steady state (middle 60% of SM 0's
                tensor activity) in which the tensor cores work, and, per key block and Q tile, the cycles the softmax
                warpgroup spends in its ops and the cycles between two of its blocks;
+- single-warp overlap: `sm.single_warp_serial_fraction` set to null, the model before this parameter was given to
+               the B200: a role with one warp per scheduler (each softmax warpgroup) overlapping its pipes fully.
+               archs/b200.yaml takes Hopper's measured 0.54 (the H200's softmax microbenchmark), unchanged: the
+               difference between this row and `model` is what that unit rule costs the forward;
 - sensitivity: one unpublished parameter changed at a time (each marked `[?]` in archs/b200.yaml): the async MMA
                round trip `latency.mma_async_cycles` (Hopper's 56) x2 and x4, the TMEM port
                `tmem.bandwidth_bytes_per_cycle` (512) /2 and /4, and the dependency latencies of the lane pipes and
@@ -34,13 +38,18 @@ UNITS = ("tensor", "mufu", "fma", "alu", "issue", "smem", "tmem")
 STEADY = (0.2, 0.8)  # the part of SM 0's tensor activity taken as the steady state
 SOFTMAX_OPS_PER_BLOCK = 2 + 2 * SOFTMAX_CHUNKS  # S from TMEM, row max, then per chunk its exps and its P to TMEM
 LATENCY_KEYS = ("fma_cycles", "alu_cycles", "mufu_cycles", "shuffle_cycles", "smem_cycles")
+FULL_OVERLAP = "single warp overlaps fully"  # the row without the single-warp rule
+
+
+def _format(value: object) -> str:
+    return "null" if value is None else f"{value:g}"
 
 
 def points(quick: bool) -> list[tuple[str, Mapping[str, Any]]]:
     base = load_arch("b200")
     assert base.latency is not None and base.tmem is not None  # b200.yaml has both sections
     mma, tmem = base.latency.mma_async_cycles, base.tmem.bandwidth_bytes_per_cycle
-    out: list[tuple[str, Mapping[str, Any]]] = [("model", {})]
+    out: list[tuple[str, Mapping[str, Any]]] = [("model", {}), (FULL_OVERLAP, {"sm.single_warp_serial_fraction": None})]
     if quick:
         return [*out, ("MMA round trip x2", {"latency.mma_async_cycles": 2 * mma})]
     lane_latencies = {f"latency.{key}": 2 * getattr(base.latency, key) for key in LATENCY_KEYS}
@@ -73,7 +82,7 @@ def _row(point: tuple[str, Mapping[str, Any]], quick: bool) -> dict[str, object]
     result = simulate(arch, "v4", problem, {}, mode="exact", trace=trace)
     row: dict[str, object] = {
         "point": label,
-        "overrides": " ".join(f"{k}={v:g}" for k, v in overrides.items()),
+        "overrides": " ".join(f"{k}={_format(v)}" for k, v in overrides.items()),
         "seqlen": problem.seqlen_q,
         "batch": problem.batch,
         "heads": problem.heads,
@@ -124,7 +133,7 @@ def plot(csv_path: Path, png_path: Path) -> Path:
     bounds = " / ".join(r["bottleneck"] for r in rows)
     ax.set_title(
         f"FA4 forward on B200, bf16 d=128, {r0['batch']}x{r0['heads']} heads, seqlen {r0['seqlen']}: "
-        f"sensitivity to unpublished parameters\nbound by (left to right): {bounds}",
+        f"the model, its single-warp rule off,\nand unpublished parameters changed; bound by (left to right): {bounds}",
         fontsize=9,
     )
     fig.tight_layout()

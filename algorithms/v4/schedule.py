@@ -42,14 +42,21 @@ epilogue (4 warps). Five MMAs per Q tile:
 issued in FA4's 1-CTA order: S(i), then dK(i-1) and dQ(i-1) while the compute warps turn S(i) into P(i), then dP(i)
 and dV(i) while they turn dP(i) into dS(i); dK and dQ of the last Q tile close the item. Q_i's buffer is free once
 dK(i) has read it, dO_i's once dV(i) has. TMEM: S/P, dP/dS, dV, dK take 4 x 128 columns; dQ_i is accumulated over
-dP's columns (FA4's `tmem_dQ_offset = tmem_dP_offset`), so dP(i+1) waits until the dq warps have drained dQ_i. (FA4's
-2-CTA kernel keeps one Q buffer and re-reads Q transposed for dK; the model gives `two_cta` the 1-CTA order and
-rings.) The dq warps load their share of dQ_i (fp32) from TMEM into registers and release TMEM, then stage it in
-smem chunk by chunk (FA-repo `dQacc_reduce`: chunks of 32 columns through 2 smem buffers, `_dq_staging`; the chunks
-save FA4 the 32 KiB that hold its second Q buffer); a TMA reduce-add adds each chunk to the accumulator in HBM/L2
-(fp32 atomics) as soon as it is written, and the TMA's smem read is charged to the port. A buffer is reused once
-its add has read it (FA's `cp_async_bulk_wait_group(stages - 1, read=True)`; the role's own Smem read op stands for
-that read); deterministic, once its add has completed (`read=False`), waited for `stages - 1` chunks later.
+dP's columns (FA4's `tmem_dQ_offset = tmem_dP_offset`), so dP(i+1) waits until the dq warps have drained dQ_i.
+With `two_cta`, FA4's 2-CTA kernel (d <= 128): the pair's MMAs split their query-side B operand by rows for S^T and
+dP^T and by columns for dK and dV, so the load warp brings, into one buffer each, half of Q_i's rows (with LSE_i),
+half of dO_i's rows (with D_i), half of Q_i's columns and half of dO_i's columns (FA4's load order), and K once
+more, split by columns, for dQ. The MMA order is S(i), dK(i-1), dP(i), dQ(i-1), dV(i): dQ(i-1) waits until both
+CTAs' halves of dS(i-1) have been exchanged, and dK(i-1) only for dS^T in TMEM. dQ's TMEM columns overlap S's, so
+S(i+1) waits until the dq warps have drained dQ(i-1). The buffers of the rows are free once S^T(i) and dP^T(i) have
+read them, those of the columns once dK(i) and dV(i) have. (The leader CTA's MMA warp issues for the pair: each CTA
+here issues its half of every pair MMA.) The dq warps load their share of dQ_i (fp32) from TMEM into registers and
+release TMEM, then stage it in smem chunk by chunk (FA-repo `dQacc_reduce`: chunks of 32 columns through 2 smem
+buffers, `_dq_staging`; the chunks save FA4 the 32 KiB that hold its second Q buffer); a TMA reduce-add adds each
+chunk to the accumulator in HBM/L2 (fp32 atomics) as soon as it is written, and the TMA's smem read is charged to
+the port. A buffer is reused once its add has read it (FA's `cp_async_bulk_wait_group(stages - 1, read=True)`; the
+role's own Smem read op stands for that read); deterministic, once its add has completed (`read=False`), waited for
+`stages - 1` chunks later.
 `two_cta` (needs clusters): pairs of CTAs on adjacent key blocks; each CTA sends half of its dS to its peer
 through DSMEM (an smem read at the sender and an smem write at the receiver: both directions charged to every
 CTA), and the pair reduces dQ_i in its MMA, so each CTA stages and adds only half of dQ_i's rows.
@@ -495,7 +502,9 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     r, c = cfg.block_m, cfg.block_n  # Q tile rows, key block rows (the M of the KV-side MMAs)
     n_kv = ceil_div(problem.nk, c)
     n_q = ceil_div(problem.seqlen_q, r)
-    q_stages = 2  # FA4's 1-CTA rings: Q_i (with LSE_i) double-buffered, dO_i (with D_i) single (`Q_stage`, `dO_stage`)
+    # FA4's rings (`Q_stage`, `dO_stage`): 1-CTA, Q_i (with LSE_i) double-buffered and dO_i (with D_i) single; 2-CTA,
+    # one buffer each for the rows and for the columns of Q_i and of dO_i.
+    q_stages = 1 if cfg.two_cta else 2
     dq_share = 2 if cfg.two_cta else 1  # a 2-CTA pair reduces dQ_i in its MMA: each CTA adds half of the rows
     dq_columns, dq_buffers = _dq_staging(cfg)
     dq_chunks = ceil_div(d // dq_share, dq_columns)
@@ -515,6 +524,20 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         def step(k: int) -> Sequence[Op]:
             i = start + k
             rows = rows_in_block(problem.seqlen_q, r, i)
+            if cfg.two_cta:  # FA4's 2-CTA order [LSE | Q | D | dO^T | Q^T | dO], each a half of the pair's operand
+                half = rows * d * eb // 2
+                return (
+                    Wait("q_empty"),
+                    Load("LSE", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
+                    Load("Q", (b, h, i), half, arrive="q_full"),  # rows of Q_i for S^T
+                    Wait("do_empty"),
+                    Load("D", (b, h, i), rows * ACC_BYTES, arrive="do_full"),
+                    Load("dO", (b, h, i), half, arrive="do_full"),  # rows of dO_i for dP^T
+                    Wait("qt_empty"),
+                    Load("Q", (b, h, i), half, arrive="qt_full"),  # columns of Q_i for dK
+                    Wait("dov_empty"),
+                    Load("dO", (b, h, i), half, arrive="dov_full"),  # columns of dO_i for dV
+                )
             return (
                 Wait("q_empty"),
                 Load("Q", (b, h, i), rows * d * eb, arrive="q_full"),
@@ -526,10 +549,13 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
                 Advance(("do_empty", "do_full")),
             )
 
+        # 2-CTA: K again, split by columns across the pair, as the dQ MMA's B operand (FA4's `Kt`).
+        k_t = (Load("K", (b, h, j), kv, arrive="kv_full"),) if cfg.two_cta else ()
         return (
             Wait("kv_empty"),
             Load("K", (b, h, j), kv, arrive="kv_full"),
             Load("V", (b, h, j), kv, arrive="kv_full"),
+            *k_t,
             Repeat(n_q - start, step),
         )
 
@@ -540,7 +566,9 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     s_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="s_full", b_share=pair)  # smem: K (c d) + Q_i (r d)
     dp_t = Mma(c, r, d, problem.dtype, acc="tmem", arrive="dp_full", b_share=pair)  # smem: V (c d) + dO_i (r d)
     # P^T from TMEM; smem: dO_i (r d), whose buffer is free once this MMA has read it.
-    dv = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="do_empty", b_share=pair)
+    dv = Mma(
+        c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="dov_empty" if cfg.two_cta else "do_empty", b_share=pair
+    )
     dk = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", b_share=pair)  # dS^T from TMEM; smem: Q_i (r d)
     dk_last = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="dkv_full", b_share=pair)
     dq = Mma(r, d, c, problem.dtype, acc="tmem", arrive="dq_full")  # smem: dS (r c) + K (c d)
@@ -564,27 +592,69 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
         return (Wait("kv_full"), Repeat(n, step), Wait("ds_full"), dk_last, dq)
 
+    def mma_two_cta(tile: Hashable) -> Sequence[Op]:
+        # FA4's 2-CTA main loop (d <= 128): S(k), dK(k-1), dP(k), then dQ(k-1) once both CTAs' halves of dS(k-1) have
+        # been exchanged, then dV(k); dK and dQ of the last Q tile close the item. dQ's TMEM columns overlap S's
+        # (FA4's `tmem_dQ_offset = tmem_S_offset + d / 2`), so S(k) waits until the dq warps have drained dQ(k-2).
+        # The leader CTA's MMA warp issues for the pair; each CTA here issues its half of every pair MMA.
+        *_, start = visits(tile)
+        n = n_q - start
+        if not n:
+            return (Wait("kv_full"),)
+
+        def step(k: int) -> Sequence[Op]:
+            previous = (Wait("qt_full"), Wait("dst_full"), dk) if k else ()
+            return (
+                Wait("q_full"), *((Wait("dq_empty"),) if k else ()), s_t,
+                *previous,
+                Wait("do_full"), dp_t,
+                *((Wait("ds_full"), dq) if k else ()),
+                Wait("dov_full"), Wait("p_full"), *((Wait("dkv_empty"),) if k == 0 else ()), dv,
+            )  # fmt: skip
+
+        return (
+            Wait("kv_full"), Repeat(n, step),
+            Wait("qt_full"), Wait("dst_full"), dk_last, Wait("ds_full"), Wait("dq_empty"), dq,
+        )  # fmt: skip
+
     def compute(tile: Hashable) -> Sequence[Op]:
         _, _, j, start = visits(tile)
         scores = r * c
-        exchange = (Smem(read_bytes=scores * eb / 2, write_bytes=scores * eb / 2),) if cfg.two_cta else ()
+        # dS is ready for the dQ MMA once written (1-CTA), or once the DSMEM copy of half of it to the peer CTA (FA4's
+        # `cpasync_bulk_s2cluster` from `sdS_xchg`, completing on the pair's mbarrier) has landed: an smem read at the
+        # sender and a write at the receiver, both charged to every CTA (the pair is symmetric). The compute warps
+        # issue the copy and go on.
+        if cfg.two_cta:
+            ds_ready: tuple[Op, ...] = (
+                Smem(read_bytes=scores * eb / 2, write_bytes=scores * eb / 2, arrive="ds_full"),
+            )
+        else:
+            ds_ready = (Arrive("ds_full"),)
+
+        # 2-CTA: the Q_i rows' buffer is free once S^T has read it, that of dO_i's rows once dP^T has; dK may start
+        # once dS^T is in TMEM, dQ only once dS has been exchanged.
+        s_read = (Arrive("q_empty"),) if cfg.two_cta else ()
+        dp_read = (Arrive("do_empty"),) if cfg.two_cta else ()
+        ds_t_written = (Arrive("dst_full"),) if cfg.two_cta else ()
 
         def step(k: int) -> Sequence[Op]:
             mask = 2 * scores if masked(j, start + k) else 0
             return (
                 Wait("s_full"),
+                *s_read,
                 Tmem(read_bytes=scores * ACC_BYTES),
                 Vector(fma=scores, alu=0.5 * scores + mask, ex2=scores),  # P = exp2(S scale - LSE), to 16 bits
                 Tmem(write_bytes=scores * eb),  # P^T for the dV MMA
                 Arrive("p_full"),
                 Wait("dp_full"),
+                *dp_read,
                 Tmem(read_bytes=scores * ACC_BYTES),
                 Vector(fma=2 * scores, alu=0.5 * scores),  # dS = P (dP - D), to 16 bits
                 Tmem(write_bytes=scores * eb),  # dS^T for the dK MMA
+                *ds_t_written,
                 Wait("ds_empty"),
                 Smem(write_bytes=scores * eb),  # dS for the dQ MMA's A operand
-                *exchange,  # 2-CTA: half of dS to the peer CTA through DSMEM, half of the peer's dS in
-                Arrive("ds_full"),
+                *ds_ready,
             )
 
         return (Repeat(n_q - start, step),)
@@ -624,8 +694,8 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
             ops: list[Op] = [
                 Wait("dq_full"),
                 Arrive("ds_empty"),  # the dQ MMA has read dS
-                Arrive("q_empty"),  # ... and dK before it has read Q_i
-                Advance(("q_empty",)),
+                # ... and dK before it has read Q_i (2-CTA: the Q_i columns' buffer; its rows' went after S^T)
+                *((Arrive("qt_empty"),) if cfg.two_cta else (Arrive("q_empty"), Advance(("q_empty",)))),
                 Tmem(read_bytes=r * d * ACC_BYTES / dq_share),  # all of this CTA's dQ_i into registers
                 Arrive("dq_empty"),
             ]
@@ -673,13 +743,13 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
     roles = (
         Role("load", 1, load),
-        Role("mma", 1, mma),
+        Role("mma", 1, mma_two_cta if cfg.two_cta else mma),
         Role("compute", 2 * WARPGROUP, compute),
         Role("dq", WARPGROUP, dq_role),
         Role("epilogue", WARPGROUP, epilogue),
     )
     barriers = (
-        BarrierSpec("kv_full", arrivals=2),
+        BarrierSpec("kv_full", arrivals=3 if cfg.two_cta else 2),  # K, V (2-CTA: and K's columns again)
         BarrierSpec("kv_empty", initial_phases=1),
         BarrierSpec("q_full", arrivals=2, slots=q_stages),
         BarrierSpec("q_empty", initial_phases=1, slots=q_stages),
@@ -695,11 +765,19 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         BarrierSpec("dkv_full"),
         BarrierSpec("dkv_empty", initial_phases=1),
         BarrierSpec("dq_added", slots=dq_buffers),  # deterministic: a chunk's reduce-add has completed
+        # 2-CTA: the Q_i columns and dO_i columns rings, and dS^T in TMEM (dK's operand) before dS is exchanged
+        BarrierSpec("qt_full"),
+        BarrierSpec("qt_empty", initial_phases=1),
+        BarrierSpec("dov_full"),
+        BarrierSpec("dov_empty", initial_phases=1),
+        BarrierSpec("dst_full"),
     )
     threads = 32 * sum(role.warps for role in roles)
     # smem: K, V; the Q_i ring and dO_i; dS (r x c); the dQ staging buffers (fp32); LSE_i (per Q slot), D_i.
-    smem = 2 * c * d * eb + (q_stages + 1) * r * d * eb + r * c * eb + dq_buffers * r * dq_columns * ACC_BYTES
-    smem += (q_stages + 1) * r * ACC_BYTES
+    # 2-CTA: K's columns again; halves of Q_i and dO_i by rows and by columns; the peer's half of dS (`sdS_xchg`).
+    operands = 2 * r * d * eb if cfg.two_cta else (q_stages + 1) * r * d * eb
+    smem = (3 if cfg.two_cta else 2) * c * d * eb + operands + r * c * eb + dq_buffers * r * dq_columns * ACC_BYTES
+    smem += (q_stages + 1) * r * ACC_BYTES + (c * r // 2 * eb if cfg.two_cta else 0)
     return Kernel(
         name="v4_bwd",
         tiles=tuple(tiles),

@@ -125,3 +125,44 @@ def test_backward_mma_warp_issues_in_fa4s_order() -> None:
         "S", "dK", "dQ", "drained", "dP", "dV",
         "dK", "dQ",
     ]  # fmt: skip
+
+
+def test_two_cta_backward_issues_in_fa4s_two_cta_order() -> None:
+    # FA4's 2-CTA main loop (d <= 128): S(k), dK(k-1), dP(k), dQ(k-1), dV(k); dK and dQ of the last Q tile close the
+    # item. dQ waits for the exchanged dS, dK only for dS^T in TMEM; S(k) waits until dQ(k-2) has left TMEM (dQ's
+    # columns overlap S's), and dP waits for nothing the dq warps do.
+    kernel = backward(Problem(1, 1, 384, 128, pass_="bwd"), two_cta=True)
+    mma = next(role for role in kernel.roles if role.name == "mma")
+    names = {"s_full": "S", "dp_full": "dP", "dov_empty": "dV", "dq_full": "dQ", "dkv_full": "dK", None: "dK"}
+    waits = {"dq_empty": "drained", "ds_full": "exchanged", "dst_full": "dS^T"}
+    order = []
+    for op in flat(mma.program(kernel.tiles[0])):
+        if isinstance(op, Mma):
+            order.append(names[op.arrive])  # type: ignore[index]
+        elif isinstance(op, Wait) and op.barrier in waits:
+            order.append(waits[op.barrier])  # type: ignore[index]
+    assert order == [
+        "S", "dP", "dV",
+        "drained", "S", "dS^T", "dK", "dP", "exchanged", "dQ", "dV",
+        "drained", "S", "dS^T", "dK", "dP", "exchanged", "dQ", "dV",
+        "dS^T", "dK", "exchanged", "drained", "dQ",
+    ]  # fmt: skip
+
+
+def test_two_cta_backward_loads_each_query_side_operand_as_two_halves() -> None:
+    # Each CTA of the pair holds half of Q_i and of dO_i by rows (S^T, dP^T) and half by columns (dK, dV): four
+    # one-buffer rings whose bytes add up to the 1-CTA kernel's Q_i and dO_i; K comes once more for dQ.
+    problem = Problem(1, 1, 384, 128, pass_="bwd")
+    bytes_per_tile = 128 * 128 * 2
+    for two_cta in (False, True):
+        kernel = backward(problem, two_cta=two_cta)
+        load = next(role for role in kernel.roles if role.name == "load")
+        ops = [op for op in flat(load.program(kernel.tiles[0])) if isinstance(op, Load)]
+        operand = {name: sum(op.nbytes for op in ops if op.tensor == name) for name in ("Q", "dO", "K")}
+        assert operand == {
+            "Q": 3 * bytes_per_tile,
+            "dO": 3 * bytes_per_tile,
+            "K": (2 if two_cta else 1) * bytes_per_tile,
+        }
+        rings = {op.arrive for op in ops if op.tensor in ("Q", "dO")}
+        assert rings == ({"q_full", "do_full", "qt_full", "dov_full"} if two_cta else {"q_full", "do_full"})
