@@ -3,8 +3,9 @@ lengths 1k..128k (16k total tokens where the batch allows, heads 16, d = 128), f
 where exact mode is affordable, exact mode's events (unit ops) per second, and a 1,000-point sweep with 2 workers.
 
 `python -m benchmarks.simspeed [--quick] [--out DIR]` (or `make bench`) writes `simspeed.csv`,
-`simspeed_sweep.csv` and `simspeed.png` (from the CSVs). Times are medians of repeated predictions in this one
-process after a warm-up run; a case whose warm-up takes longer than `SLOW_S` is timed once. Exact mode runs where
+`simspeed_sweep.csv` and `simspeed.png` (from the CSVs); `--quick` writes `simspeed_quick*` instead. Times are
+medians of repeated predictions in this one process after a warm-up run (each computed from scratch: nothing is
+cached between predictions); a case whose warm-up takes longer than `SLOW_S` is timed once. Exact mode runs where
 its estimated ops are under the budget.
 """
 
@@ -13,7 +14,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import os
 import platform
+import resource
 import signal
 import statistics
 import subprocess
@@ -69,7 +72,7 @@ def measure(arch_name: str, algo: str, pass_: str, seqlen: int, quick: bool) -> 
     problem = problem_for(seqlen, pass_)
     row: dict[str, object] = {"arch": arch_name, "algo": algo, "pass": pass_, "seqlen": seqlen, "batch": problem.batch}
     try:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         with _time_limit(CASE_LIMIT_S):
             fast = simulate(arch, algo, problem, mode="fast")
     except SimgpuError as err:
@@ -77,15 +80,19 @@ def measure(arch_name: str, algo: str, pass_: str, seqlen: int, quick: bool) -> 
     except _OverLimit:
         return {**row, "error": f"over {CASE_LIMIT_S} s"}
     warm_up_s = time.perf_counter() - started
-    times = [warm_up_s]
+    times, cpu_times = [warm_up_s], [time.process_time() - started_cpu]
     if warm_up_s < SLOW_S:
-        times = []
+        times, cpu_times = [], []
         for _ in range(2 if quick else REPEATS):
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.process_time()
             simulate(arch, algo, problem, mode="fast")
             times.append(time.perf_counter() - started)
+            cpu_times.append(time.process_time() - started_cpu)
     row.update(
         fast_median_s=statistics.median(times),
+        # This process's CPU time: on a machine shared with other jobs, wall time also counts their share.
+        fast_cpu_median_s=statistics.median(cpu_times),
+        load1=os.getloadavg()[0],
         fast_runs=len(times),
         cycles_fast=fast.cycles,
         tflops_fast=fast.tflops,
@@ -142,12 +149,23 @@ def sweep_seconds(jobs: int, quick: bool) -> dict[str, object]:
         spec_path.write_text(yaml.safe_dump(spec), encoding="utf-8")
         command = [sys.executable, "-m", "simgpu", "sweep", str(spec_path), "-j", str(jobs)]
         command += ["--out", str(Path(folder) / "sweep.csv")]
-        started = time.perf_counter()
+        started, children = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(command, check=True, capture_output=True)
         seconds = time.perf_counter() - started
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_s = used.ru_utime + used.ru_stime - children.ru_utime - children.ru_stime
         with (Path(folder) / "sweep.csv").open(encoding="utf-8") as handle:
             points = sum(1 for _ in csv.DictReader(handle))
-    return {"points": points, "jobs": jobs, "seconds": seconds, "seconds_per_point": seconds / points}
+    # CPU seconds of the sweep's processes over the workers: its wall time on a machine of its own (the machine the
+    # benchmark runs on is shared; load1 says how busy it was).
+    return {
+        "points": points,
+        "jobs": jobs,
+        "seconds": seconds,
+        "seconds_per_point": seconds / points,
+        "cpu_seconds_per_worker": cpu_s / jobs,
+        "load1": os.getloadavg()[0],
+    }
 
 
 def plot(csv_path: Path, png_path: Path) -> None:
@@ -215,7 +233,8 @@ def main(argv: list[str] | None = None) -> None:
                     print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
                     if "error" in row:
                         break  # the algorithm does not run on this arch at any length
-    csv_path = args.out / "simspeed.csv"
+    stem = "simspeed_quick" if args.quick else "simspeed"
+    csv_path = args.out / f"{stem}.csv"
     write_rows(csv_path, rows)
     engine = [engine_rate(arch, "v2", 4096) for arch in archs]
     sweep = sweep_seconds(2, args.quick)
@@ -225,8 +244,8 @@ def main(argv: list[str] | None = None) -> None:
         "python": platform.python_version(),
         "machine": platform.machine(),
     }
-    write_rows(args.out / "simspeed_sweep.csv", [summary])
-    plot(csv_path, args.out / "simspeed.png")
+    write_rows(args.out / f"{stem}_sweep.csv", [summary])
+    plot(csv_path, args.out / f"{stem}.png")
     print(summary)
 
 

@@ -64,6 +64,14 @@ def load_source(path: Path, _seen: set[Path] | None = None) -> str:
     return _INCLUDE.sub(expand, text).replace("#pragma once", "")
 
 
+def module_with_defines(
+    path: Path, defines: dict[str, object], names: list[str], options: tuple[str, ...] = NVRTC_OPTIONS
+) -> Any:
+    """A RawModule of `path` compiled with `#define NAME VALUE` lines before it (the probes' traced builds)."""
+    prefix = "".join(f"#define {name} {value}\n" for name, value in defines.items())
+    return cp.RawModule(code=prefix + load_source(path), options=options, name_expressions=names)
+
+
 @functools.cache
 def _module(path: Path, names: tuple[str, ...]) -> Any:
     return cp.RawModule(code=load_source(path), options=NVRTC_OPTIONS, name_expressions=names)

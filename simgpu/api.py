@@ -2,8 +2,9 @@
 
 It resolves the arch and the algorithm, validates the options against the algorithm's declared names, asks the
 algorithm for its kernels, runs the engine, applies the power-limited clock when the arch has one (one re-run at
-the lowered clock), and checks the model's invariants before returning: cycles never below the roofline bound,
-HBM bytes never below the compulsory traffic. A violated invariant is an InternalError, never a result.
+the lowered clock; in fast mode only its timing runs again), and checks the model's invariants before returning:
+cycles never below the roofline bound, HBM bytes never below the compulsory traffic. A violated invariant is an
+InternalError, never a result.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from simgpu.arch import Arch, load_arch
 from simgpu.clock import power_limited_clock_hz
 from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine, RunStats
 from simgpu.errors import InternalError, OptionError, ProblemError
-from simgpu.fast import run_fast
+from simgpu.fast import FastPlan, plan_fast, run_fast
 from simgpu.kernel import Kernel
 from simgpu.problem import AnyProblem, GemmProblem, Problem
 from simgpu.registry import load_algorithm
@@ -78,14 +79,16 @@ def simulate(
         kernels = tuple(replace(kernel, tiles=kernel.tiles[:1]) for kernel in kernels)
         mode = "exact"
     clock_hz = arch.clock_hz
-    stats = _run(arch, kernels, clock_hz, mode, trace, event_budget)
+    # Fast mode's folds and L2 replay do not depend on the clock: a re-run at the power-limited clock reuses them.
+    planned = plan_fast(arch, kernels) if mode == "fast" else None
+    stats = _run(arch, kernels, clock_hz, planned, trace, event_budget)
     if arch.power is not None:
         lowered = power_limited_clock_hz(arch, stats.tensor_activity)
         if abs(lowered - clock_hz) > CLOCK_TOLERANCE * clock_hz:
             clock_hz = lowered
             if trace is not None:
                 trace.spans.clear()
-            stats = _run(arch, kernels, clock_hz, mode, trace, event_budget)
+            stats = _run(arch, kernels, clock_hz, planned, trace, event_budget)
     if not per_tile:  # one tile of a problem is not the whole problem: its bounds do not apply
         _check_invariants(arch, algo, problem, stats, clock_hz)
     return make_result(
@@ -103,10 +106,16 @@ def simulate(
 
 
 def _run(
-    arch: Arch, kernels: tuple[Kernel, ...], clock_hz: float, mode: str, trace: Trace | None, event_budget: int
+    arch: Arch,
+    kernels: tuple[Kernel, ...],
+    clock_hz: float,
+    planned: FastPlan | None,
+    trace: Trace | None,
+    event_budget: int,
 ) -> RunStats:
-    if mode == "fast":
-        return run_fast(arch, kernels, clock_hz, event_budget)
+    """Fast mode when `planned` (its clock-independent part) is given, else exact mode."""
+    if planned is not None:
+        return run_fast(arch, kernels, clock_hz, event_budget, planned)
     return Engine(arch, clock_hz, trace, event_budget).run(kernels)
 
 

@@ -2,9 +2,11 @@
 
 Three reductions, checked against exact mode by the tests (`tests/core/test_fast.py`, `experiments/fast_vs_exact`):
 
-1. Steady state (`simgpu.fold`): long loops keep a few iterations at each end; the cost of a removed iteration
-   (and of the nested iterations it holds) is fitted from runs with one more period kept, and added back per tile.
-   A removed iteration lies past a slot's start-up, so it costs a slot's first tile what it costs a further one.
+1. Steady state (`simgpu.fold`): long loops keep a few iterations at each end, and so do nested loops in kernels
+   of one role (v1); the cost of a removed iteration (and of the nested iterations it holds) is fitted from runs
+   with one more period kept, and added back per tile. A removed iteration lies past a slot's start-up, so it costs
+   a slot's first tile what it costs a further one; a round of tiles takes at least what its busiest unit (and its
+   share of HBM and L2, past the first round) is busy for.
 2. Symmetry: tiles whose folded programs are equal up to memory keys form a class (`simgpu.fast_plan`; past 64
    tile positions per head, grouped by their outlines, `simgpu.fold.outline`, and a few of each group folded). One SM
    runs the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident (other counts
@@ -20,7 +22,8 @@ Three reductions, checked against exact mode by the tests (`tests/core/test_fast
    uneven (causal, LPT) work come out of one schedule. Full waves of one class are skipped whole.
 
 HBM and L2 bytes (`simgpu.fast_bytes`) come from replaying the memory accesses of the first heads through the L2
-model (`simgpu.replay`), at the base fold and at each fit variant, extrapolated the same way and scaled by heads:
+model (`simgpu.replay`), at the base fold (nested loops whole) and at each fit variant, extrapolated the same way and
+scaled by heads (none of this depends on the clock: `plan_fast` does it once for a run re-timed at another clock):
 equal to exact mode's while the run fits in L2. Heads beyond the first replay the first head's folded tiles with
 their own keys; a head too large to replay whole (long sequences), when every kernel's tiles are uniform,
 replays a prefix of its tiles, twice, and extrapolates linearly. Ignored (the measured misses in
@@ -34,26 +37,48 @@ than run side by side.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.engine import RunStats, UnitTotals
 from simgpu.errors import ScheduleError
-from simgpu.fast_bytes import replayed_bytes
+from simgpu.fast_bytes import Shares, replayed_bytes
 from simgpu.fast_costs import class_costs, metric_names
 from simgpu.fast_plan import KernelPlan, plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.kernel import Kernel
 
-__all__ = ["run_fast"]
+__all__ = ["FastPlan", "plan_fast", "run_fast"]
 
 
-def run_fast(arch: Arch, kernels: Sequence[Kernel], clock_hz: float, event_budget: int) -> RunStats:
+@dataclass(frozen=True)
+class FastPlan:
+    """What fast mode learns without timing anything, the same at any clock: the kernels' plans (folds, classes)
+    and the L2 replay's miss shares and bytes. A run re-timed at another clock (the power-limited clock,
+    `simgpu.api`) reuses it."""
+
+    plans: tuple[KernelPlan, ...]
+    shares: Shares
+    bytes_full: np.ndarray
+
+
+def plan_fast(arch: Arch, kernels: Sequence[Kernel]) -> FastPlan:
     if not kernels:
         raise ScheduleError("nothing to run: no kernels")
-    plans = [plan_kernel(arch, kernel) for kernel in kernels]
+    plans = tuple(plan_kernel(arch, kernel) for kernel in kernels)
     shares, bytes_full = replayed_bytes(arch, plans)
+    return FastPlan(plans, shares, bytes_full)
+
+
+def run_fast(
+    arch: Arch, kernels: Sequence[Kernel], clock_hz: float, event_budget: int, planned: FastPlan | None = None
+) -> RunStats:
+    """Fast mode's run of `kernels` at `clock_hz`; `planned`: their `plan_fast` (made here when not given)."""
+    if planned is None:
+        planned = plan_fast(arch, kernels)
+    plans, shares, bytes_full = planned.plans, planned.shares, planned.bytes_full
     names = metric_names(arch)
     launch = arch.kernel_launch_s * clock_hz
     kernel_cycles: list[float] = []
@@ -63,7 +88,7 @@ def run_fast(arch: Arch, kernels: Sequence[Kernel], clock_hz: float, event_budge
         costs, simulated = class_costs(arch, plan, clock_hz, event_budget, shares[number], names)
         ops += simulated
         # Tiles cost alike when their shapes fold alike and lose as many iterations: one cost class each.
-        classes: dict[tuple[int, tuple[int, int]], int] = {}
+        classes: dict[tuple[int, tuple[int, ...]], int] = {}
         shapes = zip(plan.kinds, plan.removed, strict=True)
         class_of_shape = np.array([classes.setdefault(shape, len(classes)) for shape in shapes])
         vectors = np.zeros((len(classes), 2 * plan.fit, len(names) + 2))  # class, setting, cost vector

@@ -19,7 +19,7 @@ from simgpu.arch import Arch
 from simgpu.fast_plan import KernelPlan, grid_prefix, solve_removed
 from simgpu.fold import FoldedTile, fold_tile
 from simgpu.kernel import TileGrid
-from simgpu.replay import KernelAccesses, Record, ReplayBytes, rehead, replay
+from simgpu.replay import HeadTemplate, KernelAccesses, Record, ReplayBytes, head_template, reheaded, replay
 from simgpu.units.fluid_l2 import MissShares
 
 REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
@@ -39,13 +39,14 @@ def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.
     the whole run fits in L2. One head too large to replay whole replays a prefix of its tiles where that applies
     (`_head_prefix_share`). Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and larger ones replay
     the first f and 2f of every kernel's tiles through that share of L2 and extrapolate linearly."""
-    heads = _first_heads(arch, plans)
+    known = [_replay_folded(plan) for plan in plans]  # shapes folded for the replay so far, by position
+    heads = _first_heads(arch, plans, known)
     if heads is not None:
         total, concurrent, replayed, tiles = heads
         share = _head_prefix_share(arch, plans, tiles) if replayed == 1 else None
         if share is not None:
-            return _head_prefix_bytes(arch, plans, tiles, share, concurrent, total)
-        folded = [_head_copies(plan, ts) for plan, ts in zip(plans, tiles, strict=True)]
+            return _head_prefix_bytes(arch, plans, tiles, share, concurrent, total, known)
+        folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
         # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
         # pressure; between kernels the whole run's heads compete. The bytes of a removed iteration are fitted on
         # the first head alone, in its share of L2 (heads are alike).
@@ -79,8 +80,8 @@ class _HeadCopy:
     """A folded tile of one head taken for the same tile of another: its records with the head's keys."""
 
     records: tuple[Record, ...]
-    removed: tuple[int, int]
-    executed: tuple[int, int]
+    removed: tuple[int, ...]
+    executed: tuple[int, ...]
 
 
 def _head_copies(
@@ -92,25 +93,31 @@ def _head_copies(
     axes = plan.kernel.head_axes
     positions = {tuple(source[axes:]): n for n, source in enumerate(plan.sources)}  # type: ignore[index]
     if folded is None:
-        folded = dict(plan.folded)
+        folded = _replay_folded(plan)
+    spec = plan.replay_spec
     out: list[FoldedTile | _HeadCopy] = []
+    templates: dict[int, HeadTemplate | None] = {}  # per shape: its records without their head
     for tile in tiles:
         n = positions[tuple(tile[axes:])]  # type: ignore[index]
         source, shape = plan.sources[n], folded.get(n)
         if shape is None:
-            shape = folded[n] = fold_tile(plan.kernel, source, plan.spec)
+            shape = folded[n] = fold_tile(plan.kernel, source, spec)
         if source == tile:
             out.append(shape)
             continue
-        copied = rehead(shape.records, axes, _head(source, axes), _head(tile, axes))
-        if copied is None:
-            out.append(fold_tile(plan.kernel, tile, plan.spec))
+        if n not in templates:
+            templates[n] = head_template(shape.records, axes, _head(source, axes))
+        template = templates[n]
+        if template is None:
+            out.append(fold_tile(plan.kernel, tile, spec))
         else:
-            out.append(_HeadCopy(copied, shape.removed, shape.executed))
+            out.append(_HeadCopy(reheaded(template, _head(tile, axes)), shape.removed, shape.executed))
     return out
 
 
-def _first_heads(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[int, int, int, list[list[Hashable]]] | None:
+def _first_heads(
+    arch: Arch, plans: Sequence[KernelPlan], known: Sequence[Mapping[int, FoldedTile]]
+) -> tuple[int, int, int, list[list[Hashable]]] | None:
     """The number of heads, how many run side by side, how many to replay, and per kernel the replayed heads' tiles
     in launch order; None unless every kernel has `head_axes` and the same heads, each with as many tiles."""
     counts = set()
@@ -138,7 +145,7 @@ def _first_heads(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[int, int, int
         return None
     # Enough heads to fill the chip's slots in every kernel, within budgets of replayed tiles and accesses.
     needed = max(-(-arch.sms * plan.fit // n) for plan, n in zip(plans, per_head, strict=True))
-    accesses = sum(_planned_accesses(plan) for plan in plans)
+    accesses = sum(_planned_accesses(plan, folded) for plan, folded in zip(plans, known, strict=True))
     replayed = max(1, min(total, needed, REPLAY_TILES // sum(per_head), REPLAY_ACCESSES // max(1, accesses)))
     tiles: list[list[Hashable]] = []
     for plan in plans:
@@ -155,10 +162,21 @@ def _first_heads(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[int, int, int
     return total, min(total, needed), replayed, tiles
 
 
-def _planned_accesses(plan: KernelPlan) -> int:
-    """The memory accesses of a tile of each shape, a shape left unfolded counted as its kind's representative."""
-    kinds = {kind: len(plan.representative(kind).records) for kind in dict.fromkeys(plan.kinds)}
-    return sum(len(plan.folded[n].records) if n in plan.folded else kinds[kind] for n, kind in enumerate(plan.kinds))
+def _replay_folded(plan: KernelPlan) -> dict[int, FoldedTile]:
+    """The plan's folded shapes by position, folded as the replay folds them (`KernelPlan.replay_spec`)."""
+    if not plan.nested:
+        return dict(plan.folded)
+    return {n: fold_tile(plan.kernel, plan.sources[n], plan.replay_spec) for n in plan.folded}
+
+
+def _planned_accesses(plan: KernelPlan, folded: Mapping[int, FoldedTile]) -> int:
+    """The memory accesses of a tile of each shape (`folded`: the plan's shapes folded for the replay), a shape left
+    unfolded counted as its kind's representative."""
+    representatives = {}
+    for kind in dict.fromkeys(plan.kinds):
+        best = max((n for n in folded if plan.kinds[n] == kind), key=lambda n: (sum(plan.removed[n]), -n))
+        representatives[kind] = len(folded[best].records)
+    return sum(len(folded[n].records) if n in folded else representatives[kind] for n, kind in enumerate(plan.kinds))
 
 
 def _head_prefix_share(arch: Arch, plans: Sequence[KernelPlan], tiles: Sequence[Sequence[Hashable]]) -> float | None:
@@ -170,7 +188,7 @@ def _head_prefix_share(arch: Arch, plans: Sequence[KernelPlan], tiles: Sequence[
     shortest rows), and so are those of a kernel replayed whole beside another's prefix (backward's preprocessing
     reads or leaves in L2 what the prefix did not write)."""
     per_head = [len(ts) for ts in tiles]
-    if not all(plan.sides and len(set(zip(plan.kinds, plan.removed, strict=True))) == 1 for plan in plans):
+    if not all(plan.replay_sides and len(set(zip(plan.kinds, plan.removed, strict=True))) == 1 for plan in plans):
         return None
     waves = [arch.sms * plan.fit / n for plan, n in zip(plans, per_head, strict=True)]
     share = max(HEAD_PREFIX_TILES / sum(per_head), *waves)
@@ -184,6 +202,7 @@ def _head_prefix_bytes(
     share: float,
     concurrent: int,
     total: int,
+    known: Sequence[dict[int, FoldedTile]],
 ) -> tuple[Shares, np.ndarray]:
     """The bytes of a run whose one head has too many tiles to replay whole (long sequences): the first `share`
     and half that share of the head's tiles in every kernel replay (`_head_prefix_share`), each with its removed
@@ -194,7 +213,7 @@ def _head_prefix_bytes(
     counts = [[max(1, round(part * n)) for n in per_head] for part in (share / 2, share)]
     covered = [sum(count) / sum(per_head) for count in counts]
     replays = []
-    known = [dict(plan.folded) for plan in plans]  # the smaller prefix's tiles are the larger's first ones
+    # `known`: the shapes folded so far; the smaller prefix's tiles are the larger's first ones.
     for count in counts:
         firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
         folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)]
@@ -212,7 +231,9 @@ def _prefix_bytes(
 ) -> tuple[Shares, np.ndarray]:
     """Replay the first `counts[k]` tiles of kernel k (all kernels in order, sharing L2)."""
     tiles = [list(plan.kernel.tiles[:count]) for plan, count in zip(plans, counts, strict=True)]
-    folded = [[fold_tile(plan.kernel, tile, plan.spec) for tile in ts] for plan, ts in zip(plans, tiles, strict=True)]
+    folded = [
+        [fold_tile(plan.kernel, tile, plan.replay_spec) for tile in ts] for plan, ts in zip(plans, tiles, strict=True)
+    ]
     return _fold_replay(arch, plans, _Replayed(tiles, folded, capacity_share))
 
 
@@ -250,7 +271,7 @@ def _fold_replay(
     costs = _removed_cost(arch, plans, fit, fit_accesses, fit_base)
     for tiles, per_iteration in zip(replayed.folded, costs, strict=True):
         if per_iteration is not None:
-            removed = [sum(tile.removed[d] for tile in tiles) for d in (0, 1)]
+            removed = np.sum([tile.removed for tile in tiles], axis=0)
             full += np.asarray(removed, dtype=float) @ per_iteration
     return base.shares, full
 
@@ -266,21 +287,21 @@ def _removed_cost(
     more period kept per fit variant against its base replay; None for kernels that remove none."""
     costs: list[np.ndarray | None] = []
     for k, plan in enumerate(plans):
-        if not plan.sides:
+        if not plan.replay_sides:
             costs.append(None)
             continue
         added, deltas = [], []
-        for side in plan.sides:
+        for side in plan.replay_sides:
             more = [
                 base.widened(side, plan.spec.period)
                 if isinstance(base, FoldedTile)
-                else fold_tile(plan.kernel, tile, plan.spec.variant(side))
+                else fold_tile(plan.kernel, tile, plan.replay_spec.variant(side))
                 for tile, base in zip(fit.tiles[k], fit.folded[k], strict=True)
             ]
             variant = list(fit_accesses)
             variant[k] = _accesses(arch, plan, more)
             added.append(
-                [sum(t.executed[d] - b.executed[d] for t, b in zip(more, fit.folded[k], strict=True)) for d in (0, 1)]
+                list(np.sum([t.executed for t in more], axis=0) - np.sum([b.executed for b in fit.folded[k]], axis=0))
             )
             deltas.append(np.array(fit.replay(arch, variant).vector()) - fit_base)
         costs.append(solve_removed(added, deltas))

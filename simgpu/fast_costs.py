@@ -37,13 +37,25 @@ MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average it
 class Cost:
     """What a tile of a class costs, as a vector: time to the end of a slot's first tile, time of each further
     tile, then the additive metrics (busy cycles, bytes, ops). `base` is the folded tile's; the rows of `slopes`
-    are the cost of one removed top-level iteration and of one nested iteration inside it."""
+    are the cost of one removed top-level iteration and of one nested iteration of each kind
+    (`FoldedTile.executed`). `ctas` tiles run at once; `bounds` are the positions of the per-tile busy cycles of
+    the SM's units (`bounds[0]`) and of its HBM and L2 share (`bounds[1]`)."""
 
     base: np.ndarray
     slopes: np.ndarray
+    ctas: float
+    bounds: tuple[tuple[int, ...], tuple[int, ...]]
 
     def of(self, removed: Sequence[int]) -> np.ndarray:
+        """The cost with `removed` iterations added back. A round of `ctas` tiles takes at least what its busiest
+        unit is busy for: a linear fit from folds whose start-up hides a little less behind longer loops (a tile's
+        store behind its MMAs) would otherwise extrapolate a removed iteration below its own work. The HBM share's
+        busy cycles bound further tiles only: they include write-backs that a slot's first tiles do not wait for."""
         cost: np.ndarray = self.base + np.asarray(removed, dtype=float) @ self.slopes
+        units, shared = self.bounds
+        floor = self.ctas * float(cost[list(units)].max())
+        cost[0] = max(cost[0], floor)
+        cost[1] = max(cost[1], floor, self.ctas * float(cost[list(shared)].max()))
         return cost
 
 
@@ -70,11 +82,15 @@ def class_costs(
     removed) in that many slots of one SM, at the base fold and at each fit variant of the kernel. Returns the costs,
     in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the ops simulated."""
     representatives = {kind: plan.representative(kind) for kind in dict.fromkeys(plan.kinds)}
+    bounds = (
+        tuple(2 + n for n, name in enumerate(names) if name.startswith("busy:")),
+        tuple(2 + n for n, name in enumerate(names) if name.startswith("served:")),
+    )
     simulated_costs: dict[tuple[int, int, bool], Cost] = {}
     ops = 0
     for kind, base in representatives.items():
         variants = [base.widened(side, plan.spec.period) for side in plan.sides]
-        added = [[v.executed[d] - base.executed[d] for d in (0, 1)] for v in variants]
+        added = [[now - before for now, before in zip(v.executed, base.executed, strict=True)] for v in variants]
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit
         demand: dict[int, float] = {}
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
@@ -83,7 +99,7 @@ def class_costs(
             run = _representative(arch, plan, base, (ctas, first_share, share), clock_hz, event_budget, shares, names)
             demand.setdefault(ctas, run.demand)
             ops += run.ops
-            slopes = np.zeros((2, len(run.vector)))
+            slopes = np.zeros((len(base.executed), len(run.vector)))
             if fitted:
                 deltas = []
                 for variant in variants:
@@ -96,7 +112,7 @@ def class_costs(
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
                 # further one.
                 slopes[:, 0] = slopes[:, 1]
-            simulated_costs[kind, ctas, alone] = Cost(run.vector, slopes)
+            simulated_costs[kind, ctas, alone] = Cost(run.vector, slopes, ctas, bounds)
     costs = {
         kind: tuple(
             _interpolated(simulated_costs, kind, ctas, alone)
@@ -127,7 +143,8 @@ def _interpolated(costs: Mapping[tuple[int, int, bool], Cost], kind: int, ctas: 
         return costs[kind, ctas, alone]
     t = (ctas - below) / (above - below)
     low, high = costs[kind, below, alone], costs[kind, above, alone]
-    return Cost(low.base + t * (high.base - low.base), low.slopes + t * (high.slopes - low.slopes))
+    base, slopes = low.base + t * (high.base - low.base), low.slopes + t * (high.slopes - low.slopes)
+    return Cost(base, slopes, ctas, low.bounds)
 
 
 def _representative(
@@ -222,6 +239,8 @@ def metric_names(arch: Arch) -> tuple[str, ...]:
         "tmem_write",
         "tensor_native",
         "ops",
+        "served:hbm",
+        "served:l2",
     )
 
 
@@ -236,5 +255,6 @@ def _metrics(stats: RunStats, names: Sequence[str]) -> np.ndarray:
     }
     for unit, totals in stats.units.items():
         values[f"busy:{unit}"] = totals.busy_cycles
+        values[f"served:{unit}"] = totals.busy_cycles  # the HBM and L2 shares' busy cycles, for `Cost.bounds`
         values[f"amount:{unit}"] = totals.amount
     return np.array([values.get(name, 0.0) for name in names])

@@ -11,13 +11,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
-from simgpu.fold import FoldedTile, FoldSpec, fold_tile, kernel_period, outline
+from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Repeat
 
@@ -32,12 +32,20 @@ class KernelPlan:
     kernel: Kernel
     fit: int
     spec: FoldSpec
-    sides: tuple[str, ...]  # the fit variants: one period more next to the head (and the tail, for nested loops)
+    sides: tuple[str, ...]  # the fit variants: one period more next to the head, the tail or in nested loops
+    nested: bool  # whether nested loops were folded (then the L2 replay folds its tiles without: `replay_spec`)
+    replay_sides: tuple[str, ...]  # the fit variants of the replay's folds
     sources: tuple[Hashable, ...]  # one tile per shape key, in launch order of first appearance
     kinds: tuple[int, ...]  # per shape, the number of its signature (shapes of one kind cost alike)
-    removed: tuple[tuple[int, int], ...]  # per shape, the (top-level, nested) iterations its fold removes
+    removed: tuple[tuple[int, ...], ...]  # per shape, the iterations its fold removes (`FoldedTile.removed`)
     folded: Mapping[int, FoldedTile]  # the shapes folded, by position: all, or a few of each outline (see below)
     index: np.ndarray  # per tile in launch order: the position of its shape
+
+    @property
+    def replay_spec(self) -> FoldSpec:
+        """The fold of the L2 replay's tiles: nested loops whole. A folded nested loop touches fewer distinct keys
+        than the whole one, so the replay would see its working set fit in L2 where the whole run's does not."""
+        return replace(self.spec, nested=False)
 
     def representative(self, kind: int) -> FoldedTile:
         """The folded shape of `kind` with the most iterations removed (the first such)."""
@@ -53,7 +61,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     spec = FoldSpec(KEEP_ITERATIONS, kernel_period(kernel))
     index, sources = _shapes(kernel)
     folded: dict[int, FoldedTile] = {}
-    removed: list[tuple[int, int]] = [(0, 0)] * len(sources)
+    counts = NESTED + len(NESTED_SIDES)
+    removed: list[tuple[int, ...]] = [(0,) * counts] * len(sources)
     groups: list[list[int]] = [[n] for n in range(len(sources))]
     outlines = []
     # Programs without loops fold as cheaply as they outline: only looped ones are grouped.
@@ -72,7 +81,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
             folded[n] = fold_tile(kernel, sources[n], spec)
         alike = len(group) == 1 or (
             len({folded[n].signature() for n in ends}) == 1
-            and all(not folded[n].full[1] and folded[n].executed[0] == outlines[n].executed for n in ends)
+            and all(not sum(folded[n].full[NESTED:]) and folded[n].executed[0] == outlines[n].executed for n in ends)
         )
         if not alike:
             for n in group:
@@ -81,7 +90,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         for n in group:
             shape = folded.get(n)
             if shape is None:
-                removed[n] = (outlines[n].full - outlines[n].executed, 0)
+                removed[n] = (outlines[n].full - outlines[n].executed, *(0,) * (counts - 1))
                 kinds[n] = group_kind
             else:
                 removed[n] = shape.removed
@@ -93,10 +102,20 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
             most[kind] = n
     for n in most.values():
         folded.setdefault(n, fold_tile(kernel, sources[n], spec))
-    sides: tuple[str, ...] = ()
-    if any(top for top, _ in removed):
-        sides = ("head", "tail") if any(shape.full[1] for shape in folded.values()) else ("head",)
-    return KernelPlan(kernel, fit, spec, sides, tuple(sources), tuple(kinds), tuple(removed), folded, index)
+    top_removed = any(shape[0] for shape in removed)
+    has_nested = any(sum(shape.full[NESTED:]) for shape in folded.values())
+    replay_sides: tuple[str, ...] = ()
+    if top_removed:
+        replay_sides = ("head", "tail") if has_nested else ("head",)
+    kinds_folded = [any(shape.nested_removed[k] for shape in folded.values()) for k in range(len(NESTED_SIDES))]
+    nested = any(kinds_folded)
+    sides = replay_sides
+    if nested:  # one more period in the folded nested loops of each kind tells their iterations' cost apart
+        sides = ("head",) * top_removed + ("tail",) * (top_removed and not kinds_folded[0])
+        sides += tuple(side for side, folds in zip(NESTED_SIDES, kinds_folded, strict=True) if folds)
+    return KernelPlan(
+        kernel, fit, spec, sides, nested, replay_sides, tuple(sources), tuple(kinds), tuple(removed), folded, index
+    )
 
 
 def _shapes(kernel: Kernel) -> tuple[np.ndarray, list[Hashable]]:
@@ -125,9 +144,13 @@ def grid_prefix(grid: TileGrid, count: int) -> list[Hashable]:
 
 
 def solve_removed(added: Sequence[Sequence[int]], deltas: Sequence[np.ndarray]) -> np.ndarray:
-    """The cost of one top-level and of one nested iteration, from fit runs that added `added[v]` iterations of
-    each and changed by `deltas[v]`. When the runs cannot tell the two apart (every removed iteration holds the
-    same nested count, or none), the least-norm fit still extrapolates exactly along that one direction."""
-    solution, *_ = np.linalg.lstsq(np.array(added, dtype=float), np.array(deltas), rcond=None)
-    result: np.ndarray = solution
+    """The cost of one top-level and of one nested iteration of each kind, from fit runs that added `added[v]`
+    iterations of each and changed by `deltas[v]`. When the runs cannot tell them apart (every removed iteration
+    holds the same nested count, or none), the least-norm fit still extrapolates exactly along that direction."""
+    matrix, changes = np.array(added, dtype=float), np.array(deltas)
+    result: np.ndarray = np.zeros((matrix.shape[1], *changes.shape[1:]))
+    # Only the kinds of iterations that the runs added: a column of zeros would add rounding noise to the others.
+    used = np.flatnonzero(matrix.any(axis=0))
+    if used.size:
+        result[used] = np.linalg.lstsq(matrix[:, used], changes, rcond=None)[0]
     return result

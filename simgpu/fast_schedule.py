@@ -8,6 +8,8 @@ Ignored: that an SM's bandwidth share depends on how many CTAs it holds (each bu
 from __future__ import annotations
 
 import heapq
+import math
+from collections import deque
 
 import numpy as np
 
@@ -31,9 +33,12 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     run_ends = np.append(np.flatnonzero(np.diff(tile_class)) + 1, len(classes))
     steps = min(sms, SHARE_STEPS)
     slots = sms * fit
-    # Per SM: [work left, class, further, time]; the time holds while the SM's tiles and the busy SMs do not change
+    # Per SM, its resident tiles by (class, further): tiles of one group advance at one rate, so a group keeps the
+    # work its tiles have done since it formed (`progress`), when each of its tiles ends on that scale (`ends`,
+    # in start order) and its time per tile. The time holds while the SM's tiles and the busy SMs do not change
     # (set by `schedule`, which runs after every such change), so `advance` need not work it out again.
-    remaining: list[list[list[float]]] = [[] for _ in range(sms)]
+    groups: list[dict[tuple[int, int], _Group]] = [{} for _ in range(sms)]
+    resident = [0] * sms
     started = [0] * sms
     updated = [0.0] * sms
     version = [0] * sms
@@ -41,14 +46,14 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     position = 0
     weight = 1.0  # (busy SMs - 1) / (SMs - 1), rounded: 1 when all are busy
 
-    times_now: dict[tuple[float, int, float], float] = {}  # duration's answers at the present weight
+    times_now: dict[tuple[int, int, int], float] = {}  # duration's answers at the present weight
 
-    def duration(sm: int, entry: list[float]) -> float:
-        key = (entry[1], len(remaining[sm]), entry[2])
+    def duration(group: tuple[int, int], ctas: int) -> float:
+        key = (group[0], ctas, group[1])
         time = times_now.get(key)
         if time is None:
-            settings = table[int(entry[1])][len(remaining[sm]) - 1]
-            busy, alone = settings[0][int(entry[2])], settings[1][int(entry[2])]
+            settings = table[group[0]][ctas - 1]
+            busy, alone = settings[0][group[1]], settings[1][group[1]]
             time = times_now[key] = float(alone + (busy - alone) * weight)
         return time
 
@@ -58,28 +63,56 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     def advance(sm: int, now: float) -> None:
         elapsed = now - updated[sm]
         if elapsed:
-            for entry in remaining[sm]:
-                entry[0] -= elapsed / entry[3]
+            for group in groups[sm].values():
+                group.progress += elapsed / group.time
         updated[sm] = now
 
-    def schedule(sm: int, now: float) -> None:
+    def next_end(sm: int, now: float) -> tuple[float, int, int] | None:
+        """The SM's next event (its first tile to end) at the present rates, which it sets; None when it is idle."""
         version[sm] += 1
-        entries = remaining[sm]
-        if entries:
-            last: list[float] = []
-            for entry in entries:
-                # An SM's tiles are mostly of one class and start: work a time out once per run of equal ones.
-                entry[3] = last[3] if last and last[1] == entry[1] and last[2] == entry[2] else duration(sm, entry)
-                last = entry
-            ends = min(entry[0] * entry[3] for entry in entries)
-            heapq.heappush(events, (now + max(ends, 0.0), sm, version[sm]))
+        ctas = resident[sm]
+        if not ctas:
+            return None
+        ends = math.inf
+        for key, group in groups[sm].items():
+            group.time = duration(key, ctas)
+            ends = min(ends, (group.ends[0] - group.progress) * group.time)
+        return (now + max(ends, 0.0), sm, version[sm])
+
+    def schedule(sm: int, now: float) -> None:
+        event = next_end(sm, now)
+        if event is not None:
+            heapq.heappush(events, event)
+
+    def schedule_all(now: float) -> None:
+        """Every SM's next event, in a new heap: those of the old one are all out of date."""
+        events[:] = [event for sm in range(sms) if (event := next_end(sm, now)) is not None]
+        heapq.heapify(events)
 
     def start(sm: int) -> None:
         nonlocal position
         if position < len(classes):
-            remaining[sm].append([1.0, classes[position], 1.0 if started[sm] >= fit else 0.0, 0.0])
+            key = (classes[position], 1 if started[sm] >= fit else 0)
+            group = groups[sm].get(key)
+            if group is None:
+                group = groups[sm][key] = _Group()
+            group.ends.append(group.progress + 1.0)
+            resident[sm] += 1
             started[sm] += 1
             position += 1
+
+    def finish(sm: int) -> int:
+        """Remove the SM's tiles that have ended; return how many."""
+        done = 0
+        for key, group in list(groups[sm].items()):
+            ends = group.ends
+            while ends and ends[0] - group.progress <= 1e-9:
+                ends.popleft()
+                done += 1
+            if not ends:
+                del groups[sm][key]
+        resident[sm] -= done
+        return done
 
     def waves_to_skip() -> int:
         """Whole waves that would repeat the chip's present state: every slot runs a further tile of the class
@@ -90,18 +123,17 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
         run = int(run_ends[np.searchsorted(run_ends, position, side="right")]) - position
         if run < 2 * slots:
             return 0
-        for entries in remaining:
-            if len(entries) != fit or any(e[1] != upcoming or e[2] != 1.0 for e in entries):
+        for sm in range(sms):
+            if resident[sm] != fit or len(groups[sm]) != 1 or (upcoming, 1) not in groups[sm]:
                 return 0
         return run // slots - 1
 
     for _ in range(fit):
         for sm in range(sms):
             start(sm)
-    busy = sum(1 for sm in range(sms) if remaining[sm])
+    busy = sum(1 for sm in range(sms) if resident[sm])
     weight = share_weight(busy)
-    for sm in range(sms):
-        schedule(sm, 0.0)
+    schedule_all(0.0)
     end = 0.0
     next_check = slots
     while events:
@@ -109,12 +141,11 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
         if seen != version[sm]:
             continue
         advance(sm, now)
-        done = [entry for entry in remaining[sm] if entry[0] <= 1e-9]
-        remaining[sm] = [entry for entry in remaining[sm] if entry[0] > 1e-9]
+        done = finish(sm)
         end = max(end, now)
-        for _ in done:
+        for _ in range(done):
             start(sm)
-        if not remaining[sm]:
+        if not resident[sm]:
             busy -= 1  # only an SM's own events change whether it is busy
         if share_weight(busy) != weight:
             # The chip's bandwidth is now shared by a different number of SMs: every SM's rates change.
@@ -122,22 +153,31 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
                 advance(other, now)
             weight = share_weight(busy)
             times_now.clear()
-            for other in range(sms):
-                if other != sm:
-                    schedule(other, now)
-        schedule(sm, now)
+            schedule_all(now)
+        else:
+            schedule(sm, now)
         if position >= next_check:
             next_check = position + slots
             waves = waves_to_skip()
             if waves:
                 # Each slot finishes one tile per period: shift the whole state by that many periods.
-                period = duration(0, remaining[0][0])
+                period = duration((classes[position], 1), fit)
                 for other in range(sms):
                     advance(other, now)
                     updated[other] = now + waves * period
                 position += waves * slots
                 now += waves * period
                 end = max(end, now)
-                for other in range(sms):
-                    schedule(other, now)
+                schedule_all(now)
     return end
+
+
+class _Group:
+    """An SM's resident tiles of one class and start (first or further): they advance at one rate."""
+
+    __slots__ = ("ends", "progress", "time")
+
+    def __init__(self) -> None:
+        self.progress = 0.0
+        self.ends: deque[float] = deque()
+        self.time = 0.0

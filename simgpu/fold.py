@@ -6,21 +6,32 @@ tile's programs and removes the middle, in a whole number of `period`s (the leas
 barrier ring sizes and 2, so ring slots, phase parities and ping-pong turns line up exactly as in the unfolded
 loop). Every role of a tile loses the same iterations, so a producer's loop of n and a consumer's loop of n - 1
 stay in step, and so do loops that walk the same index (v1's per-Q-block init, key-block and epilogue loops).
-Nested loops run whole inside the kept iterations.
+
+Nested loops (v1's 16-row query steps inside each key block) fold too in a kernel of one role, where no other
+role's loop must stay in step with them, by kind: a kept top-level iteration's nested loop whose middle period looks
+like that of the middle, the first or the last iteration's (same ops, memory keys aside) folds as that kind, apart
+from the others (v1's first and last key blocks run other query steps: no O re-read; the final O written); one like
+none of them runs whole. A folded nested loop keeps `keep` iterations at each end and, beyond those, the periods at
+either end unlike its middle (the causal diagonal's masked steps). The L2 replay folds nested loops whole
+(`FoldSpec.nested`): a folded one touches fewer distinct keys than the whole one, and its working set would fit in
+L2 where the real one does not.
 
 What a folded tile reports is enough to extrapolate back: the iterations executed at the top level and inside
 nested loops, in the folded and in the full program. A removed top-level iteration costs `a + b x` its nested
-iterations; fast mode fits a and b from two more folds, one period more kept next to the head and next to the
-tail (`simgpu.fast`), which `FoldedTile.widened` builds from a fold by adding those iterations only. That is exact
-when the removed iterations are like the kept ones except in their nested trip counts (causal loops shrink or grow
-them linearly).
+iterations and a removed nested iteration `b` of its kind; fast mode fits a and b from more folds, one period more
+kept next to the head and next to the tail, or, when nested loops were folded, in every folded nested loop of a
+kind (`simgpu.fast`), which `FoldedTile.widened` builds from a fold by adding those iterations only (a nested
+variant folds again; it widens the loops like the first one's too, which touch first what the others touch
+again). That is exact when the removed iterations are like the kept ones except in their nested trip counts
+(causal loops shrink or grow them linearly), and the removed nested iterations like the kept ones of their kind.
 
 An `outline` reads a tile's programs at their top level without building a loop body: tiles with equal outlines
 fold alike, so fast mode folds a few tiles of each outline rather than every tile of a long sequence.
 
 Assumed, not checked: a loop's middle iterations differ from its ends only in nested trip counts (a mask in the
 middle of a key range must not be folded: schedules keep such iterations at the ends, as causal masks on the
-diagonal are).
+diagonal are); a nested loop's ops are uniform between the periods checked at its ends and its middle; a loop whose
+first and last bodies hold no loop holds none (counting a removed iteration's nested loops reads only those).
 """
 
 from __future__ import annotations
@@ -28,7 +39,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import zip_longest
 
 from simgpu.kernel import Kernel
@@ -36,7 +47,10 @@ from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import Record, records
 from simgpu.units.fluid_l2 import Retouch
 
-TOP, NESTED = 0, 1  # the two iteration counts a folded tile reports
+TOP, NESTED = 0, 1  # positions in the iteration counts a folded tile reports (see `FoldedTile.executed`)
+# Fit variants that keep one more period in every folded nested loop like the middle, the first or the last
+# top-level iteration's nested loop (nested kinds 0, 1, 2: counted at NESTED + kind).
+NESTED_SIDES = ("inner", "first", "last")
 _MEMORY_OPS = (Load, Store)  # matched by exact type: the replay walks long programs
 
 
@@ -49,12 +63,21 @@ class FoldSpec:
     period: int
     head: int = 0
     tail: int = 0
+    extra: tuple[int, ...] = (0, 0, 0)  # per nested kind, more periods kept next to the head of its folded loops
+    nested: bool = True  # fold nested loops too (one-role kernels only)
 
     def variant(self, side: str) -> FoldSpec:
-        """This fold with one more period kept next to its head or its tail."""
+        """This fold with one more period kept next to its head or its tail, or (`NESTED_SIDES`) next to the head
+        of every folded nested loop of a kind."""
         if side == "head":
-            return FoldSpec(self.keep, self.period, self.head + 1, self.tail)
-        return FoldSpec(self.keep, self.period, self.head, self.tail + 1)
+            return replace(self, head=self.head + 1)
+        if side in NESTED_SIDES:
+            # Every nested variant widens the loops like the first iteration's too: that iteration touches first
+            # what later ones touch again (v1's first key block reads every Q_i first), and iterations added
+            # elsewhere alone would touch their keys first, which the whole loop does not (`mark_retouches`).
+            kinds = {NESTED_SIDES.index(side), NESTED_SIDES.index("first")}
+            return replace(self, extra=tuple(e + (k in kinds) for k, e in enumerate(self.extra)))
+        return replace(self, tail=self.tail + 1)
 
     def kept(self, count: int) -> tuple[int, int]:
         """The iterations `[0, first)` and `[second, count)` a loop of `count` keeps."""
@@ -75,26 +98,41 @@ class FoldedTile:
     """One tile's programs with long loops folded, flattened (no `Repeat` left), and the iteration counts."""
 
     programs: tuple[tuple[Op, ...], ...]  # one per role, in the kernel's role order
-    executed: tuple[int, int]  # (top-level, nested) loop iterations run by the folded programs, all roles together
-    full: tuple[int, int]  # the same for the unfolded programs
+    # Loop iterations run by the folded programs, all roles together: top-level, then nested in loops like the
+    # middle top-level iteration's (or in removed top-level iterations), like the first one's and like the last
+    # one's, which fold apart (v1's first and last key blocks run other query steps than the middle ones).
+    executed: tuple[int, ...]
+    full: tuple[int, ...]  # the same for the unfolded programs
     # Per role, where each top-level loop lost its removed iterations: (position in the folded program, the loop);
     # and the removal, (first removed iteration, iterations removed). `widened` inserts iterations there.
     gaps: tuple[tuple[tuple[int, Repeat], ...], ...] = ()
     cut: tuple[int, int] = (0, 0)
+    # How it was folded (for `widened`): the fold, and the kernel and tile (nested loops folded: refolded whole).
+    spec: FoldSpec | None = None
+    source: tuple[Kernel, Hashable] | None = field(default=None, compare=False, repr=False)
+    nested_removed: tuple[bool, ...] = (False, False, False)  # per nested kind, whether its loops lost iterations
 
     @property
-    def removed(self) -> tuple[int, int]:
-        return (self.full[TOP] - self.executed[TOP], self.full[NESTED] - self.executed[NESTED])
+    def removed(self) -> tuple[int, ...]:
+        return tuple(full - executed for full, executed in zip(self.full, self.executed, strict=True))
 
     def widened(self, side: str, period: int) -> FoldedTile:
         """This tile folded with one more period kept next to the head or the tail of the removed iterations: the
-        same as folding it with `FoldSpec.variant(side)`, building only the iterations added."""
+        same as folding it with `FoldSpec.variant(side)`, building only the iterations added. `NESTED_SIDES` (one
+        more period in every folded nested loop of a kind) fold the tile again."""
+        if side in NESTED_SIDES:
+            if not self.nested_removed[NESTED_SIDES.index(side)] or self.spec is None or self.source is None:
+                return self
+            return fold_tile(*self.source, self.spec.variant(side))
         first, removed = self.cut
         if not removed:
             return self
         added = range(first, first + period) if side == "head" else range(first + removed - period, first + removed)
         programs, gaps = [], []
-        nested = 0
+        nested = [0] * len(NESTED_SIDES)
+        nested_removed = list(self.nested_removed)
+        spec = self.spec
+        nested_spec = spec if spec is not None and spec.nested and len(self.programs) == 1 else None
         for program, role_gaps in zip(self.programs, self.gaps, strict=True):
             out: list[Op] = []
             moved = []
@@ -103,8 +141,11 @@ class FoldedTile:
                 out.extend(program[last:position])
                 if side == "tail":
                     moved.append((len(out), loop))
+                references = _references(loop, nested_spec)
                 for i in added:
-                    nested += _expand(loop.body(i), out)[0]
+                    (ran, held), _ = _expand_folded(loop.body(i), out, nested_spec, references)
+                    nested = [n + r for n, r in zip(nested, ran, strict=True)]
+                    nested_removed = [f or r < h for f, r, h in zip(nested_removed, ran, held, strict=True)]
                 if side == "head":
                     moved.append((len(out), loop))
                 last = position
@@ -112,9 +153,12 @@ class FoldedTile:
             programs.append(tuple(out))
             gaps.append(tuple(moved))
         top = period * sum(len(role_gaps) for role_gaps in self.gaps)
-        executed = (self.executed[TOP] + top, self.executed[NESTED] + nested)
+        executed = (self.executed[TOP] + top, *(e + n for e, n in zip(self.executed[NESTED:], nested, strict=True)))
         cut = (first + period, removed - period) if side == "head" else (first, removed - period)
-        return FoldedTile(tuple(programs), executed, self.full, tuple(gaps), cut)
+        widened_spec = spec.variant(side) if spec is not None else None
+        return FoldedTile(
+            tuple(programs), executed, self.full, tuple(gaps), cut, widened_spec, self.source, tuple(nested_removed)
+        )
 
     @functools.cached_property
     def accesses(self) -> tuple[Load | Store, ...]:
@@ -171,7 +215,11 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
     # One removal for every role of the tile, from its shortest loop (see the module docstring).
     first, second = spec.kept(min(top)) if top else (0, 0)
     removed = second - first
-    counts = [0, 0, 0, 0]  # executed top, executed nested, full top, full nested
+    # Nested loops fold only in a kernel of one role: no other role's loop must stay in step with them.
+    nested_spec = spec if spec.nested and len(programs) == 1 else None
+    executed = [0] * (NESTED + len(NESTED_SIDES))
+    full = [0] * (NESTED + len(NESTED_SIDES))
+    nested_removed = [False] * len(NESTED_SIDES)
     flat = []
     gaps = []
     for program in programs:
@@ -181,26 +229,35 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
             if not isinstance(op, Repeat):
                 out.append(op)
                 continue
-            counts[0] += op.count - removed
-            counts[2] += op.count
+            executed[TOP] += op.count - removed
+            full[TOP] += op.count
             looped = False
-            for i in range(first):
-                nested, loops = _expand(op.body(i), out)
+            references = _references(op, nested_spec)
+            for i in (*range(first), -1, *range(first + removed, op.count)):
+                if i < 0:
+                    role_gaps.append((len(out), op))
+                    continue
+                (ran, held), loops = _expand_folded(op.body(i), out, nested_spec, references)
                 looped = looped or loops
-                counts[1] += nested
-                counts[3] += nested
-            role_gaps.append((len(out), op))
-            for i in range(first + removed, op.count):
-                nested, loops = _expand(op.body(i), out)
-                looped = looped or loops
-                counts[1] += nested
-                counts[3] += nested
+                for kind in range(len(NESTED_SIDES)):
+                    executed[NESTED + kind] += ran[kind]
+                    full[NESTED + kind] += held[kind]
+                    nested_removed[kind] = nested_removed[kind] or ran[kind] < held[kind]
             # Removed iterations are only built when the kept ones have nested loops to count.
             for i in range(first, first + removed) if looped else ():
-                counts[3] += _expand(op.body(i), None)[0]
+                full[NESTED] += _count(op.body(i))
         flat.append(tuple(out))
         gaps.append(tuple(role_gaps))
-    return FoldedTile(tuple(flat), (counts[0], counts[1]), (counts[2], counts[3]), tuple(gaps), (first, removed))
+    return FoldedTile(
+        tuple(flat),
+        tuple(executed),
+        tuple(full),
+        tuple(gaps),
+        (first, removed),
+        spec,
+        (kernel, tile),
+        tuple(nested_removed),
+    )
 
 
 @dataclass(frozen=True)
@@ -249,6 +306,103 @@ def _expand(ops: Sequence[Op], out: list[Op] | None) -> tuple[int, bool]:
         elif out is not None:
             out.append(op)
     return iterations, looped
+
+
+def _expand_folded(
+    ops: Sequence[Op], out: list[Op], spec: FoldSpec | None, references: tuple[Hashable, ...] | None
+) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], bool]:
+    """Append `ops` (an iteration of a top-level loop) to `out` with their loops expanded, those like the middle, the
+    first or the last iteration's nested loop (`references`, see `_references`; None: none) folded by `spec`.
+    Returns the nested iterations appended and those the ops hold, each per nested kind (a nested loop unlike every
+    reference counts as like the middle, whole), and whether they hold a loop."""
+    if spec is None or references is None:
+        iterations, looped = _expand(ops, out)
+        return ((iterations, 0, 0), (iterations, 0, 0)), looped
+    ran, held = [0, 0, 0], [0, 0, 0]
+    looped = False
+    for op in ops:
+        if type(op) is not Repeat:
+            out.append(op)
+            continue
+        loop: Repeat = op
+        looped = True
+        kind, first, end = _nested_cut(loop, spec, references)
+        ran[kind] += loop.count - (end - first)
+        held[kind] += loop.count
+        for i in (*range(first), *range(end, loop.count)):
+            inside = _expand(loop.body(i), out)[0]
+            ran[kind] += inside
+            held[kind] += inside
+        for i in range(first, end):
+            held[kind] += _count(loop.body(i))
+    return (tuple(ran), tuple(held)), looped
+
+
+def _references(loop: Repeat, spec: FoldSpec | None) -> tuple[Hashable, ...] | None:
+    """The ops of a period in the middle of the first nested loop of the middle, the first and the last iteration
+    of `loop` (memory keys left out; None where there is none long enough to fold): a nested loop folds only where
+    its middle looks like one of them, and apart by which, so that a removed nested iteration costs what one of
+    the removed top-level iterations does, or what one of the first or last iteration's does (v1's first and last
+    key blocks run other query steps than the blocks between). None: nothing to fold."""
+    if spec is None or loop.count < 1:
+        return None
+    shapes: list[Hashable] = []
+    for i in (loop.count // 2, 0, loop.count - 1):
+        nested = next((op for op in loop.body(i) if type(op) is Repeat), None)
+        if nested is None or nested.count < 2 * spec.keep + spec.period:
+            shapes.append(None)
+            continue
+        shapes.append(_period_shape(nested, _middle(nested.count, spec.period), spec.period))
+    return tuple(shapes) if any(shape is not None for shape in shapes) else None
+
+
+def _middle(count: int, period: int) -> int:
+    return (count // 2) // period * period
+
+
+def _nested_cut(loop: Repeat, spec: FoldSpec, references: tuple[Hashable, ...]) -> tuple[int, int, int]:
+    """Which reference the nested loop's middle is like (its nested kind, the first alike) and the iterations
+    `[first, end)` it loses: its middle in whole periods, `spec.keep` (and `spec.extra` periods of its kind more at
+    the head) kept at each end and, beyond those, the periods at either end unlike its middle (a causal mask on the
+    diagonal at the start of v1's query loop), which the schedules put there. None lost when its middle is like no
+    reference."""
+    count, period = loop.count, spec.period
+    spare = (count - 2 * spec.keep) // period
+    if spare < 1:
+        return 0, count, count
+    middle = _period_shape(loop, _middle(count, period), period)
+    if middle not in references:
+        return 0, count, count
+    kind = references.index(middle)
+    first, end = spec.keep, spec.keep + spare * period
+    while first < end and _period_shape(loop, first, period) != middle:
+        first += period
+    while end > first and _period_shape(loop, end - period, period) != middle:
+        end -= period
+    first += spec.extra[kind] * period
+    return (kind, first, end) if first < end else (0, count, count)
+
+
+def _period_shape(loop: Repeat, start: int, period: int) -> Hashable:
+    """The ops of `period` iterations of `loop` from `start`, memory keys left out (as `FoldedTile.signature`)."""
+    return tuple(_shape(op) for i in range(start, start + period) for op in loop.body(i))
+
+
+def _count(ops: Sequence[Op]) -> int:
+    """The loop iterations `ops` hold, counted without building their innermost bodies: a loop whose first and last
+    bodies hold no loop is taken to hold none (assumed, as the module docstring says, of every schedule)."""
+    iterations = 0
+    for op in ops:
+        if type(op) is Repeat:
+            loop: Repeat = op
+            iterations += loop.count
+            if loop.count and (_has_loop(loop.body(0)) or _has_loop(loop.body(loop.count - 1))):
+                iterations += sum(_count(loop.body(i)) for i in range(loop.count))
+    return iterations
+
+
+def _has_loop(ops: Sequence[Op]) -> bool:
+    return any(type(op) is Repeat for op in ops)
 
 
 def _shape(op: Op) -> Hashable:

@@ -15,7 +15,7 @@ the launch-order interleaving stands in for the order timing would give (the two
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
@@ -23,8 +23,6 @@ from itertools import zip_longest
 from simgpu.arch import Arch
 from simgpu.ops import Load, Store
 from simgpu.units.fluid_l2 import MissShares
-from simgpu.units.hbm import Hbm
-from simgpu.units.l2 import L2
 
 _LOAD, _STORE, _ATOMIC = 0, 1, 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
@@ -54,16 +52,19 @@ Record = tuple[int, str, tuple[str, Hashable], int]  # one access as the replay 
 
 
 def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
-    """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`)."""
-    return tuple(
-        (
-            _LOAD if isinstance(op, Load) else _ATOMIC if op.atomic else _STORE,
-            op.tensor,
-            (op.tensor, op.tile),
-            op.nbytes,
-        )
-        for op in ops
-    )
+    """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`). An access to a key that the
+    tile accessed before has its kind raised by `_AGAIN` (its miss share is counted apart)."""
+    seen: set[tuple[str, Hashable]] = set()
+    out = []
+    for op in ops:
+        kind = _LOAD if isinstance(op, Load) else _ATOMIC if op.atomic else _STORE
+        key = (op.tensor, op.tile)
+        if key in seen:
+            kind += _AGAIN
+        else:
+            seen.add(key)
+        out.append((kind, op.tensor, key, op.nbytes))
+    return tuple(out)
 
 
 def rehead(
@@ -72,12 +73,27 @@ def rehead(
     """A tile's records for the same tile of another head: every tile key, a tuple that begins with the `axes`
     entries `source`, begins with `head` instead (a kernel's `head_axes` select memory only, and every schedule
     keys its tiles so). None when a key does not begin so: the caller folds that tile itself."""
+    template = head_template(tile_records, axes, source)
+    return None if template is None else reheaded(template, head)
+
+
+HeadTemplate = tuple[tuple[int, str, tuple[object, ...], int], ...]  # records with their keys' head left out
+
+
+def head_template(tile_records: Sequence[Record], axes: int, source: tuple[object, ...]) -> HeadTemplate | None:
+    """The records with the head (`source`, the first `axes` entries of every tile key) left out, for `reheaded`;
+    None when a key does not begin with `source`."""
     out = []
     for kind, tensor, (_, tile), nbytes in tile_records:
         if type(tile) is not tuple or tile[:axes] != source:
             return None
-        out.append((kind, tensor, (tensor, head + tile[axes:]), nbytes))
+        out.append((kind, tensor, tile[axes:], nbytes))
     return tuple(out)
+
+
+def reheaded(template: HeadTemplate, head: tuple[object, ...]) -> tuple[Record, ...]:
+    """A `head_template`'s records with `head` put back in front of every tile key."""
+    return tuple([(kind, tensor, (tensor, head + rest), nbytes) for kind, tensor, rest, nbytes in template])
 
 
 @dataclass(frozen=True)
@@ -96,45 +112,91 @@ def replay(
     carry_bytes: float | None = None,
 ) -> ReplayBytes:
     """Replay `kernels` in order through an L2 of the arch's capacity (or `capacity_bytes`); between two kernels
-    at most `carry_bytes` (the most recently used) stay resident."""
-    hbm = Hbm(1.0, 0.0)
-    l2 = L2(int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes), 1.0, 0.0, hbm)
-    actions = (l2.load, l2.store, l2.atomic)
+    at most `carry_bytes` (the most recently used) stay resident.
 
+    The L2 is `simgpu.units.l2.L2`'s without its timing, inlined (this walk is fast mode's hottest loop): LRU
+    over whole tiles, write-back of dirty tiles on eviction and at the end, tiles larger than the capacity
+    bypassing it (`tests/core/test_fast.py` holds the two to the same bytes)."""
+    capacity = int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes)
+    lines: OrderedDict[Hashable, float] = OrderedDict()
+    dirty: set[Hashable] = set()
+    used = 0.0
+    hbm_read = hbm_write = l2_read = l2_write = 0.0
     l2_bytes: dict[_Key, float] = defaultdict(float)
     read_bytes: dict[_Key, float] = defaultdict(float)  # HBM reads: the misses
     written_bytes: dict[tuple[int, str], float] = defaultdict(float)  # HBM writes: the write-backs caused
+    move, evict = lines.move_to_end, lines.popitem
     for number, kernel in enumerate(kernels):
         if number and carry_bytes is not None:
-            l2.shrink(0.0, carry_bytes)
-        sums: dict[tuple[str, int], list[float]] = {}  # per tensor and kind: L2 bytes, HBM reads, HBM writes
-        for start in range(0, len(kernel.accesses), kernel.slots):
-            wave = kernel.accesses[start : start + kernel.slots]
-            touched: list[set[tuple[str, Hashable]]] = [set() for _ in wave]
+            while lines and used > carry_bytes:
+                old_key, old_bytes = evict(last=False)
+                used -= old_bytes
+                if old_key in dirty:
+                    dirty.discard(old_key)
+                    hbm_write += old_bytes
+        sums: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: L2 bytes, HBM reads, HBM writes
+        tiles = kernel.accesses
+        for start in range(0, len(tiles), kernel.slots):
+            wave = tiles[start : start + kernel.slots]
             # One access from each tile in turn, as CTAs that start together and run the same program issue them.
-            for n, record in (access for group in zip_longest(*wave) for access in enumerate(group)):
-                if record is None:
-                    continue
-                kind, tensor, key, nbytes = record
-                read, written = hbm.read_bytes, hbm.write_bytes
-                actions[kind](0.0, key, nbytes)
-                seen = touched[n]
-                if key in seen:
-                    kind += _AGAIN
+            order = wave[0] if len(wave) == 1 else [r for group in zip_longest(*wave) for r in group if r is not None]
+            for kind, tensor, key, nbytes in order:
+                read = written = 0.0
+                insert = False
+                action = kind if kind < _AGAIN else kind - _AGAIN
+                if action == _LOAD:
+                    l2_read += nbytes
+                    if key in lines:
+                        move(key)
+                    else:
+                        read = nbytes
+                        insert = nbytes <= capacity
+                elif action == _STORE:
+                    l2_write += nbytes
+                    if nbytes > capacity:
+                        written = nbytes  # bypasses L2: written through
+                    elif key in lines:
+                        move(key)
+                        dirty.add(key)
+                    else:
+                        insert = True
                 else:
-                    seen.add(key)
-                counted = sums.get((tensor, kind))
+                    l2_read += nbytes
+                    l2_write += nbytes
+                    if key in lines:
+                        move(key)
+                        dirty.add(key)
+                    else:
+                        read = nbytes
+                        insert = nbytes <= capacity
+                        if not insert:
+                            written = nbytes
+                if insert:
+                    while used + nbytes > capacity:
+                        old_key, old_bytes = evict(last=False)
+                        used -= old_bytes
+                        if old_key in dirty:
+                            dirty.discard(old_key)
+                            written += old_bytes
+                    lines[key] = nbytes
+                    used += nbytes
+                    if action != _LOAD:
+                        dirty.add(key)
+                counted = sums.get((kind, tensor))
                 if counted is None:
-                    counted = sums[tensor, kind] = [0.0, 0.0, 0.0]
+                    counted = sums[kind, tensor] = [0.0, 0.0, 0.0]
                 counted[0] += nbytes
-                counted[1] += hbm.read_bytes - read
-                counted[2] += hbm.write_bytes - written
-        for (tensor, kind), (l2_sum, read_sum, written_sum) in sums.items():
+                if read or written:
+                    counted[1] += read
+                    counted[2] += written
+                    hbm_read += read
+                    hbm_write += written
+        for (kind, tensor), (l2_sum, read_sum, written_sum) in sums.items():
             l2_bytes[number, tensor, kind] += l2_sum
             read_bytes[number, tensor, kind] += read_sum
             written_bytes[number, tensor] += written_sum
-    timed = hbm.read_bytes + hbm.write_bytes
-    l2.flush()
+    timed = hbm_read + hbm_write
+    hbm_write += sum(lines[key] for key in dirty)  # the final write-back: after the run, untimed
     shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in kernels)
     for number, tensor, _ in l2_bytes:
         if tensor not in shares[number]:
@@ -144,7 +206,7 @@ def replay(
             accessed = sum(l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6))
             written = written_bytes[number, tensor] / accessed
             shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
-    return ReplayBytes(hbm.read_bytes, hbm.write_bytes, timed, l2.read_bytes, l2.write_bytes, shares)
+    return ReplayBytes(hbm_read, hbm_write, timed, l2_read, l2_write, shares)
 
 
 def _ratio(hbm_bytes: Mapping[_Key, float], l2_bytes: Mapping[_Key, float], key: _Key) -> float:

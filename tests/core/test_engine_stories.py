@@ -264,3 +264,21 @@ def test_a_copy_landing_in_smem_takes_its_engines_share_of_the_port(toy_hopper: 
     assert (
         Engine(convention).run([one_cta([fixed(Load("K", 0, 128_000, engine=engine))])]).units["smem"].busy_cycles == 0
     )
+
+
+@pytest.mark.parametrize(("mmas", "ffmas"), [(100, 100), (100, 300), (200, 50)])
+def test_contention_gives_the_fluid_answer_on_long_streams(toy_hopper: Arch, mmas: int, ffmas: int) -> None:
+    # Two roles stream mma.sync ops (2 x 64 x 64 x 128 FLOP: 384 cycles at 2730 FLOP/cycle) and FFMA ops (256 cycles
+    # each). While both have work they run at the measured fractions f_t and f_f, then the one left at full rate: the
+    # fluid answer for the whole streams, op after op (docs/results/contention_streams.txt: the engine's old rule
+    # gave 79% of the slowing).
+    assert toy_hopper.contention is not None and toy_hopper.contention.mma_sync is not None
+    f_t = toy_hopper.contention.mma_sync.tensor_rate_while_fma_busy
+    f_f = toy_hopper.contention.mma_sync.fma_rate_while_tensor_busy
+    product = Mma(64, 64, 128, "bf16", a="reg", b="reg", instruction="mma_sync")
+    mma = Role("mma", 4, lambda tile: (Repeat(mmas, lambda i: (product,)),))
+    ffma = Role("ffma", 4, lambda tile: (Repeat(ffmas, lambda i: (Fma(128 * 256),)),))
+    cycles = Engine(toy_hopper).run([one_cta([mma, ffma])]).cycles
+    tensor, lanes = mmas * 2 * 64 * 64 * 128 / 2730, ffmas * 256.0
+    both = min(tensor / f_t, lanes / f_f)
+    assert cycles == pytest.approx(both + tensor + lanes - (f_t + f_f) * both, rel=1e-9)

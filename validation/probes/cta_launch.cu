@@ -6,18 +6,11 @@
 // CTA (the simulator's `sm.cta_launch_cycles`).
 // chase: one thread follows a random cyclic permutation of `count` 128-byte-spaced pointers: `steps` dependent
 // loads, each a miss in L1 (ld.global.cg), served by L2 or HBM depending on the working set.
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
-__device__ __forceinline__ u64 cycles_now() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
-  return t;
-}
+#include "../../cupy_kernels/calibrate/bench.cuh"  // u32, u64, sm_cycles()
 
 extern "C" __global__ void turnaround(u64 spin, u64* log) {
-  const u64 c0 = cycles_now();
-  while (cycles_now() - c0 < spin) {
+  const u64 c0 = sm_cycles();
+  while (sm_cycles() - c0 < spin) {
   }
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -25,14 +18,14 @@ extern "C" __global__ void turnaround(u64 spin, u64* log) {
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     log[3 * blockIdx.x] = smid;
     log[3 * blockIdx.x + 1] = c0;
-    log[3 * blockIdx.x + 2] = cycles_now();
+    log[3 * blockIdx.x + 2] = sm_cycles();
   }
 }
 
 extern "C" __global__ void chase(const u32* __restrict__ next, int steps, u32* sink, u64* cycles) {
   u32 i = 0;
-  const u64 c0 = cycles_now();
+  const u64 c0 = sm_cycles();
   for (int s = 0; s < steps; ++s) asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(i) : "l"(next + i) : "memory");
-  cycles[0] = cycles_now() - c0;
+  cycles[0] = sm_cycles() - c0;
   *sink = i;
 }

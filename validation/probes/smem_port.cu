@@ -9,18 +9,24 @@
 //   3: nothing, and the 4 reader warps read the same 512 bytes at each step instead of 4 different ones.
 // The writers count the bytes that landed; out[3 * cta] = reader cycles, out[3 * cta + 1] = bytes written,
 // out[3 * cta + 2] = writer cycles.
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
-__device__ __forceinline__ u64 cycles_now() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
-  return t;
-}
+#include "../../cupy_kernels/calibrate/bench.cuh"  // u32, u64, sm_cycles()
 
 constexpr int READ_BYTES = 16 * 1024;
 constexpr int WRITE_BYTES = 64 * 1024;
 constexpr int BULK_CHUNK = 16 * 1024;
+
+// Wait until copy c (stage c % 4, whose mbarrier completes once per round of 4 copies) has landed.
+__device__ __forceinline__ void wait_stage(u32 bars, int c) {
+  const u32 bar = bars + 8 * (c % 4);
+  const u32 parity = static_cast<u32>((c / 4 - 1) & 1);
+  asm volatile(
+      "{\n\t.reg .pred p;\n"
+      "WAIT_%=:\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+      "@!p bra WAIT_%=;\n\t}" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
 
 template <int MODE>
 __global__ void __launch_bounds__(256, 1)
@@ -38,7 +44,7 @@ __global__ void __launch_bounds__(256, 1)
   }
   for (int i = threadIdx.x; i < READ_BYTES / 4; i += blockDim.x) reinterpret_cast<u32*>(smem)[i] = i * 2654435761u;
   __syncthreads();
-  const u64 start = cycles_now();
+  const u64 start = sm_cycles();
   if (warp < 4) {
     u32 acc = 0;
     for (int it = 0; it < iters; ++it) {
@@ -56,7 +62,7 @@ __global__ void __launch_bounds__(256, 1)
     if (acc == 0x9E3779B9u) *sink = acc;
     asm volatile("bar.sync 1, 128;");
     if (threadIdx.x == 0) {
-      out[3 * blockIdx.x] = cycles_now() - start;
+      out[3 * blockIdx.x] = sm_cycles() - start;
       done = 1;
     }
     return;
@@ -91,34 +97,18 @@ __global__ void __launch_bounds__(256, 1)
       for (int c = 0; c < 4; ++c) issue(c);
       int c = 4;
       for (; !done; ++c) {
-        const u32 bar = bars + 8 * (c % 4);
-        const u32 parity = static_cast<u32>((c / 4 - 1) & 1);
-        asm volatile(
-            "{\n\t.reg .pred p;\n"
-            "WAIT_%=:\n\t"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
-            "@!p bra WAIT_%=;\n\t}" ::"r"(bar),
-            "r"(parity)
-            : "memory");
+        wait_stage(bars, c);
         bytes += BULK_CHUNK;
         issue(c);
       }
       for (int k = c; k < c + 4; ++k) {  // drain the copies in flight before the CTA exits
-        const u32 bar = bars + 8 * (k % 4);
-        const u32 parity = static_cast<u32>((k / 4 - 1) & 1);
-        asm volatile(
-            "{\n\t.reg .pred p;\n"
-            "WAIT_%=:\n\t"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
-            "@!p bra WAIT_%=;\n\t}" ::"r"(bar),
-            "r"(parity)
-            : "memory");
+        wait_stage(bars, k);
       }
     }
   }
   asm volatile("bar.sync 2, 128;");
   if (t == 0) {
-    out[3 * blockIdx.x + 2] = cycles_now() - start;
+    out[3 * blockIdx.x + 2] = sm_cycles() - start;
   }
   // bytes: sum over the writer threads (MODE 1: each thread counts its own; MODE 2: thread 0 counts all).
   atomicAdd(reinterpret_cast<unsigned long long*>(&out[3 * blockIdx.x + 1]), bytes);

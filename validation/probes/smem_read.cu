@@ -5,14 +5,7 @@
 // iterations inside a 32 KiB tile, and folds what it loaded into one register (XOR) so nothing is dead.
 // KIND 0: ldmatrix.x4 (4 8x8 matrices); 1: ldmatrix.x4.trans; 2: ld.shared.v4.u32 (LDS.128).
 // out[cta] = the CTA's SM cycles (from after the tile is written to when every warp is done).
-typedef unsigned int u32;
-typedef unsigned long long u64;
-
-__device__ __forceinline__ u64 cycles_now() {
-  u64 t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
-  return t;
-}
+#include "../../cupy_kernels/calibrate/bench.cuh"  // u32, u64, sm_cycles()
 
 constexpr int TILE_BYTES = 32 * 1024;
 
@@ -40,7 +33,7 @@ __global__ void __launch_bounds__(1024, 1) smem_read(int iters, u32* sink, u64* 
   extern __shared__ __align__(128) char tile[];
   for (int i = threadIdx.x; i < TILE_BYTES / 4; i += blockDim.x) reinterpret_cast<u32*>(tile)[i] = i * 2654435761u;
   __syncthreads();
-  const u64 start = cycles_now();
+  const u64 start = sm_cycles();
   const u32 base = static_cast<u32>(__cvta_generic_to_shared(tile));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
   u32 acc = 0;
@@ -56,5 +49,5 @@ __global__ void __launch_bounds__(1024, 1) smem_read(int iters, u32* sink, u64* 
   }
   if (acc == 0x9E3779B9u) *sink = acc;
   __syncthreads();
-  if (threadIdx.x == 0) out[blockIdx.x] = cycles_now() - start;
+  if (threadIdx.x == 0) out[blockIdx.x] = sm_cycles() - start;
 }

@@ -38,12 +38,8 @@ BATCH, SEQLEN = 4, 4096
 
 
 def traced_module(names: list[str]) -> cp.RawModule:
-    prefix = (
-        f"#define FA2_PHASE_TRACE\n#define FA2_TRACE_X {TRACE_X}\n#define FA2_TRACE_Y {TRACE_Y}\n"
-        f"#define FA2_TRACE_SLOTS {TRACE_SLOTS}\n"
-    )
-    source = prefix + common.load_source(launch.FWD_SOURCE)
-    return cp.RawModule(code=source, options=common.NVRTC_OPTIONS, name_expressions=names)
+    defines = {"FA2_PHASE_TRACE": "", "FA2_TRACE_X": TRACE_X, "FA2_TRACE_Y": TRACE_Y, "FA2_TRACE_SLOTS": TRACE_SLOTS}
+    return common.module_with_defines(launch.FWD_SOURCE, defines, names)
 
 
 def intervals(t: np.ndarray, passes: int, tiles: int) -> dict[str, list[float]]:

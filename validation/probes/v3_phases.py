@@ -31,12 +31,8 @@ VARIANTS = [(pingpong, overlap) for pingpong in (True, False) for overlap in (Tr
 
 
 def traced_module(names: list[str]) -> cp.RawModule:
-    prefix = (
-        f"#define FA3_PHASE_TRACE\n#define FA3_TRACE_X {TRACE_X}\n#define FA3_TRACE_Y {TRACE_Y}\n"
-        f"#define FA3_TRACE_BLOCKS {TRACE_BLOCKS}\n"
-    )
-    source = prefix + common.load_source(launch.SOURCE)
-    return cp.RawModule(code=source, options=launch.NVRTC_OPTIONS, name_expressions=names)
+    defines = {"FA3_PHASE_TRACE": "", "FA3_TRACE_X": TRACE_X, "FA3_TRACE_Y": TRACE_Y, "FA3_TRACE_BLOCKS": TRACE_BLOCKS}
+    return common.module_with_defines(launch.SOURCE, defines, names, launch.NVRTC_OPTIONS)
 
 
 def runner(tensors: tuple[cp.ndarray, ...], pingpong: bool, overlap: bool) -> Callable[[], object]:
