@@ -58,6 +58,9 @@ class SmSpec(_Node):
     # overlap only in part: the op takes at least its longest pipe's time plus this fraction of the others' times
     # (None: the pipes overlap fully, whatever the warps).
     single_warp_serial_fraction: Fraction | None = None
+    # Bytes per cycle that cp.async copies (16 bytes per thread, through the SM's load path) bring into one SM from L2
+    # or HBM, however many are in flight (None: only the L2 and HBM bandwidths limit them).
+    cp_async_bytes_per_cycle: PositiveFloat | None = None
 
 
 class TensorCoreSpec(_Node):
@@ -156,6 +159,7 @@ class ContentionRates(_Node):
     smem_rate_while_tensor_busy: Fraction
     tensor_rate_while_mufu_busy: Fraction
     tensor_rate_while_fma_busy: Fraction
+    tensor_rate_while_alu_busy: Fraction
     tensor_rate_while_smem_busy: Fraction
 
 

@@ -36,7 +36,7 @@ from simgpu.arch import Arch
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
 from simgpu.kernel import WARP_SIZE, BarrierSpec, Kernel, Role
 from simgpu.ops import Advance, Arrive, BarrierRef, Delay, Load, Mma, Op, Repeat, Store, Wait
-from simgpu.sm import Sm
+from simgpu.sm import Revision, Sm
 from simgpu.trace import Trace
 from simgpu.units.fluid_l2 import FluidL2, MissShares
 from simgpu.units.hbm import Hbm
@@ -44,6 +44,7 @@ from simgpu.units.l2 import L2
 from simgpu.units.server import SpanRecorder
 
 DEFAULT_EVENT_BUDGET = 20_000_000
+SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
 REGISTER_ALLOCATION_GRANULE = 256  # registers are allocated per warp in units of 256 (CUDA occupancy calculator)
 
 
@@ -427,8 +428,7 @@ class Engine:
                     )
                 now = env.now
                 done = sm.execute(op, now, role.warps)  # type: ignore[arg-type]
-                if trace is not None:
-                    trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
+                revision = sm.revision
                 arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
                 if kind is Store and op.release:  # type: ignore[union-attr]
                     self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
@@ -436,13 +436,20 @@ class Engine:
                     assert isinstance(op, Load)
                     yield from self._acquire(cta, state, op, done - now)
                 elif arrive is not None:
-                    self._arrive_at(cta.barrier(arrive, state), done - now)
+                    self._arrive_at(cta.barrier(arrive, state), done - now, revision)
                     if kind is Mma and sm.async_release > now:
                         yield env.timeout(sm.async_release - now)  # the tensor cores' queue is full
+                        if revision is not None:
+                            yield from _settle(env, revision.release)
                 elif kind is Store and not op.wait:  # type: ignore[union-attr]
                     env.timeout(done - now)  # keeps the kernel open until the write drains
                 else:
                     yield env.timeout(done - now)
+                    if revision is not None:
+                        yield from _settle(env, revision.done)
+                        done = env.now
+                if trace is not None:
+                    trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
 
     def _semaphore(self, op: Load | Store) -> _Semaphore:
         key = (op.tensor, op.tile)
@@ -482,9 +489,21 @@ class Engine:
             name = f"CTA slot {cta.index} {state.name}"
             trace.role_span(f"SM {cta.sm.index}", name, "SemaphoreSpin", returned, env.now)
 
-    def _arrive_at(self, barrier: _Barrier, delay: float) -> None:
+    def _arrive_at(self, barrier: _Barrier, delay: float, revision: Revision | None = None) -> None:
         event = self.env.timeout(delay)
-        event.callbacks.append(_arrival(barrier))
+        if revision is None:
+            event.callbacks.append(_arrival(barrier))
+            return
+        env = self.env
+
+        def arrive_when_done(_event: Any) -> None:  # contention may have moved the op's end since
+            later = revision.done()
+            if later > env.now + SETTLE_TOLERANCE_CYCLES:
+                env.timeout(later - env.now).callbacks.append(arrive_when_done)
+            else:
+                barrier.arrive()
+
+        event.callbacks.append(arrive_when_done)
 
     def _stats(self, kernel_cycles: tuple[float, ...], fits: tuple[int, ...]) -> RunStats:
         units: dict[str, UnitTotals] = {
@@ -521,6 +540,12 @@ class Engine:
                 else 0.0
             ),
         )
+
+
+def _settle(env: simpy.Environment, completion: Callable[[], float]) -> Generator[simpy.Event, Any, None]:
+    """Wait until `completion()` (an op's revised end or release) no longer lies ahead."""
+    while (later := completion()) > env.now + SETTLE_TOLERANCE_CYCLES:
+        yield env.timeout(later - env.now)
 
 
 def _expand(loop: Repeat) -> Iterator[Op]:

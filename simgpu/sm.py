@@ -11,7 +11,11 @@ issuing S = QK^T and PV back to back is held for about their whole tensor-core t
 per scheduler issues in order, so its elementwise op lasts at least its longest pipe's span plus
 `sm.single_warp_serial_fraction` of its other pipes' spans (spans from the op's start, so they include waiting behind
 other roles' work on a pipe); like a latency floor, that wait occupies no unit.
-Ignored: instruction caches, and
+A cp.async copy also passes the SM's load path at `sm.cp_async_bytes_per_cycle` (where the arch gives it): its
+data is ready one memory latency after its last bytes pass.
+On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
+while it runs slows its pipes further, and the op's `Revision` gives the completion those stretched units imply
+(the engine waits for it). Copies (`Load`, `Store`) are not revised. Ignored: instruction caches, and
 the warp schedulers' interleaving of co-resident roles on one unit (each unit serves whole ops in FIFO order).
 """
 
@@ -30,7 +34,7 @@ from simgpu.units.fma import LanePipe
 from simgpu.units.issue import IssueSlots
 from simgpu.units.l2 import L2
 from simgpu.units.mufu import Mufu
-from simgpu.units.server import Server, SpanRecorder
+from simgpu.units.server import PendingEnd, Server, SpanRecorder
 from simgpu.units.smem import SharedMemory
 from simgpu.units.tensor_core import TensorCore
 from simgpu.units.tma import CopyEngine
@@ -61,6 +65,7 @@ class Sm:
         parts = arch.tensor_core.subpartitions
         self.index = index
         self.async_release = 0.0  # when the role that issued the latest async MMA may go on (`_mma`)
+        self.revision: Revision | None = None  # of the op `execute` reserved last
         self.arch = arch
         self.l2 = l2
         self.issue = IssueSlots(arch.sm.warp_schedulers, rec)
@@ -75,6 +80,7 @@ class Sm:
             rates: dict[str, ContentionRates] = {tc.instruction: spec, "mma_sync": spec.mma_sync or spec}
             contention = Contention(self.tensor.server, tc.instruction, rates)
             self.tensor.contention = contention
+        self.contention = contention
         self.mufu = Mufu(arch.mufu.ex2_per_cycle, parts, rec, contention)
         self.fma = LanePipe("fma", arch.fma.fp32_per_cycle, parts, rec, contention)
         self.alu = LanePipe("alu", arch.alu.ops_per_cycle, parts, rec, contention)
@@ -82,6 +88,8 @@ class Sm:
         self.smem = SharedMemory(arch.smem.bandwidth_bytes_per_cycle, shares, rec, contention)
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None
+        ingest = arch.sm.cp_async_bytes_per_cycle
+        self.cp_async_ingest = Server("cp_async_ingest", ingest, rec) if ingest is not None else None
         self.latency = arch.latency
         self._single_warp_serial = arch.sm.single_warp_serial_fraction  # read once: `_elementwise` is a hot path
         self._schedulers = arch.sm.warp_schedulers
@@ -113,10 +121,14 @@ class Sm:
             units["tmem"] = self.tmem.server
         if self.tma is not None:
             units["tma"] = self.tma.server
+        if self.cp_async_ingest is not None:
+            units["cp_async_ingest"] = self.cp_async_ingest
         return units
 
     def execute(self, op: UnitOp, now: float, warps: int) -> float:
-        """Reserve the units `op` needs; return its completion time in cycles."""
+        """Reserve the units `op` needs; return its completion time in cycles. `revision` is then the op's
+        `Revision` if contention may still move that time, else None."""
+        self.revision = None
         return self._dispatch[type(op)](op, now, warps)
 
     def _lanes(self, now: float, lane_ops: float, warps: int) -> float:
@@ -149,20 +161,20 @@ class Sm:
             counts = (fma_total + alu + hardware, fma_total, alu, hardware, floor)
             self._elementwise_counts[key] = counts
         lanes, fma_total, alu, hardware, floor = counts
-        ends = [self._lanes(now, lanes, warps)]
+        base = max(self._lanes(now, lanes, warps), now + floor)
+        pipes: list[tuple[Server, float]] = []
         if fma_total:
-            ends.append(self.fma.run(now, fma_total, warps))
+            pipes.append((self.fma.server, self.fma.run(now, fma_total, warps)))
         if alu:
-            ends.append(self.alu.run(now, alu, warps))
+            pipes.append((self.alu.server, self.alu.run(now, alu, warps)))
         if hardware:
-            ends.append(self.mufu.ex2(now, hardware, warps))
-        done = max(max(ends), now + floor)
-        serial = self._single_warp_serial
-        if serial is not None and warps <= self._schedulers and len(ends) > 2:
-            spans = [end - now for end in ends[1:]]  # the pipes' spans (issue slots are not a pipe)
-            longest = max(spans)
-            done = max(done, now + longest + serial * (sum(spans) - longest))
-        return done
+            pipes.append((self.mufu.server, self.mufu.ex2(now, hardware, warps)))
+        serial = self._single_warp_serial if warps <= self._schedulers else None
+        if self.contention is None:
+            return elementwise_done(now, base, [end for _, end in pipes], serial)
+        revision = Revision(now, base, tuple(server.watch(end, now) for server, end in pipes), serial)
+        self.revision = revision
+        return revision.done()
 
     def _fma(self, op: Fma, now: float, warps: int) -> float:
         return self._elementwise(now, warps, op.count, 0.0, 0.0, 0.0, 0.0, op.chain)
@@ -180,8 +192,13 @@ class Sm:
 
     def _smem(self, op: Smem, now: float, warps: int) -> float:
         issued = self._lanes(now, (op.read_bytes + op.write_bytes) / VECTOR_BYTES_PER_LANE, warps)
-        done = max(issued, self.smem.access(now, op.read_bytes, op.write_bytes))
-        return max(done, now + self.latency.smem_cycles) if self.latency is not None else done
+        base = max(issued, now + self.latency.smem_cycles) if self.latency is not None else issued
+        port_done = self.smem.access(now, op.read_bytes, op.write_bytes)
+        if self.contention is None:
+            return max(base, port_done)
+        revision = Revision(now, base, (self.smem.server.watch(port_done, now),))
+        self.revision = revision
+        return revision.done()
 
     def _tmem(self, op: Tmem, now: float, warps: int) -> float:
         if self.tmem is None:
@@ -201,7 +218,12 @@ class Sm:
         access = self.l2.load(issued, (op.tensor, op.tile), op.nbytes)
         if op.engine == "ldg":
             return access.ready
-        return max(access.ready, self.smem.copy_in(issued, op.nbytes, op.engine))
+        ready = access.ready
+        if op.engine == "cp_async" and self.cp_async_ingest is not None:
+            # The copy's bytes leave the SM's load path at its rate; the last returns one latency after it left.
+            latency = self.l2.hit_latency if access.hit else self.l2.hbm.latency_cycles
+            ready = max(ready, self.cp_async_ingest.reserve(issued, op.nbytes) + latency)
+        return max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
 
     def _store(self, op: Store, now: float, warps: int) -> float:
         issued = self._copy_issue(now, op.engine, op.nbytes, warps)
@@ -219,14 +241,18 @@ class Sm:
         tensor_done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction)
         # Its issuing role goes on once the tensor cores have taken all but the queue's worth of its instructions.
         self.async_release = now if plan.issue_tail is None else max(now, tensor_done - plan.issue_tail)
-        done = tensor_done + plan.result_latency
-        done = max(done, self.issue.issue(now, plan.instructions, warps), now + plan.floor)
-        if plan.smem_read:
-            done = max(done, self.smem.access(now, plan.smem_read, 0.0))
+        base = max(self.issue.issue(now, plan.instructions, warps), now + plan.floor)
         if plan.tmem_read:
             assert self.tmem is not None  # tcgen05 implies TMEM (arch validation)
-            done = max(done, self.tmem.access(now, plan.tmem_read, 0.0))
-        return done
+            base = max(base, self.tmem.access(now, plan.tmem_read, 0.0))
+        port_done = self.smem.access(now, plan.smem_read, 0.0) if plan.smem_read else now
+        if self.contention is None:
+            return max(base, tensor_done + plan.result_latency, port_done)
+        smem_watch = (self.smem.server.watch(port_done, now),) if plan.smem_read else ()
+        tensor = self.tensor.server.watch(tensor_done, now)
+        revision = Revision(now, base, smem_watch, None, tensor, plan.result_latency, plan.issue_tail)
+        self.revision = revision
+        return revision.done()
 
     def _mma_plan(self, op: Mma) -> _MmaPlan:
         """Check `op` against the instruction's operand rules and shape; derive its instruction and byte counts."""
@@ -296,3 +322,51 @@ class _MmaPlan:
     floor: float  # latency floor from the op's start (mma.sync's dependent k-steps)
     result_latency: float  # added after the tensor-core work (async MMAs' fence, commit, wait)
     issue_tail: float | None  # async MMAs: cycles of the instructions the tensor cores queue (None: never waits)
+
+
+def elementwise_done(now: float, base: float, pipe_ends: list[float], serial: float | None) -> float:
+    """An elementwise op's completion: the latest of `base` (issue slots, latency floor) and its pipes' ends, and,
+    for a role that issues in order (`serial` given), its longest pipe span plus `serial` of the other spans."""
+    done = max(base, *pipe_ends) if pipe_ends else base
+    if serial is not None and len(pipe_ends) > 1:
+        spans = [end - now for end in pipe_ends]
+        longest = max(spans)
+        done = max(done, now + longest + serial * (sum(spans) - longest))
+    return done
+
+
+class Revision:
+    """An op's completion as the units it used now imply: their watched ends move when contention stretches work
+    reserved before them (`simgpu.units.server.Server.stretch`)."""
+
+    __slots__ = ("base", "issue_tail", "now", "pipes", "result_latency", "serial", "tensor")
+
+    def __init__(
+        self,
+        now: float,
+        base: float,
+        pipes: tuple[PendingEnd, ...],
+        serial: float | None = None,
+        tensor: PendingEnd | None = None,
+        result_latency: float = 0.0,
+        issue_tail: float | None = None,
+    ) -> None:
+        self.now = now
+        self.base = base  # the part no contention moves: issue slots, latency floors, TMEM reads
+        self.pipes = pipes  # lane pipes' or the smem port's ends
+        self.serial = serial  # `sm.single_warp_serial_fraction` for an in-order role's elementwise op, else None
+        self.tensor = tensor  # an MMA's end on the tensor cores
+        self.result_latency = result_latency
+        self.issue_tail = issue_tail  # async MMAs: see `_MmaPlan.issue_tail`
+
+    def done(self) -> float:
+        done = elementwise_done(self.now, self.base, [pipe.end for pipe in self.pipes], self.serial)
+        if self.tensor is not None:
+            done = max(done, self.tensor.end + self.result_latency)
+        return done
+
+    def release(self) -> float:
+        """When the role that issued this async MMA may go on (its issue queue)."""
+        if self.tensor is None or self.issue_tail is None:
+            return self.now
+        return max(self.now, self.tensor.end - self.issue_tail)

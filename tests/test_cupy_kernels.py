@@ -77,13 +77,22 @@ def test_every_launched_instantiation_compiles_without_spills(source: str) -> No
 
 PROBES = common.KERNEL_DIR.parent / "validation" / "probes"
 FA2_TRACE = "#define FA2_PHASE_TRACE\n#define FA2_TRACE_X 3\n#define FA2_TRACE_Y 40\n#define FA2_TRACE_SLOTS 128"
+WGMMA_SHAPE_GROUPS = ((0, (4, 8)), (1, (4, 8)), (2, (4,)), (3, (4, 8)), (4, (4, 8)), *((p, (1,)) for p in range(5, 10)))
 PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate them
     "v2_phases": (v2.FWD_SOURCE, FA2_TRACE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),
     "v2_gemm_rate": (PROBES / "v2_gemm_rate.cu", "", ["s_gemm<64, 128, 2>", "pv_gemm<64, 128, 2>",
                      "s_gemm<128, 64, 1>", "pv_gemm<128, 64, 1>", "mma_distinct<8>", "mma_distinct<16>"]),
     "cta_launch": (PROBES / "cta_launch.cu", "", ["turnaround", "chase"]),
+    "cp_async_stream": (PROBES / "cp_async_stream.cu", "", [f"cp_async_stream<{d}, {n}, {st}>"
+                        for d, n, st in ((64, 128, 2), (128, 64, 2), (64, 128, 3))]
+                        + [f"cp_async_issue<{c}>" for c in (2, 4, 8, 16, 32)]),
     "smem_port": (PROBES / "smem_port.cu", "", [f"smem_port<{mode}>" for mode in range(4)]),
     "smem_read": (PROBES / "smem_read.cu", "", [f"smem_read<{k}, {ilp}>" for k in range(3) for ilp in (1, 2, 4, 8)]),
+    # every ablation branch at once (the probe builds subsets of them)
+    "v2_ablate": (v2.FWD_SOURCE, "#define FA2_ABLATE 15", [v2.fwd_name(d, v2.fwd_config(d), False, True)
+                                                           for d in (64, 128)]),
+    "wgmma_shape": (PROBES / "wgmma_shape.cu", "", [f"wgmma_shape<{shape}, {group}, {wait}, {wgs}>"
+                    for shape, groups in WGMMA_SHAPE_GROUPS for group in groups for wait in (0, 1) for wgs in (1, 2)]),
 }  # fmt: skip
 
 

@@ -26,8 +26,7 @@
 // key tile j. PIN makes a stamp wait for the registers it names (an empty asm that reads and writes them), so
 // that "max done" means S has arrived and "exp done" means P is packed.
 enum Phase { PH_TOP = 0, PH_SYNCED, PH_S_ISSUED, PH_MAX_DONE, PH_EXP_DONE, PH_PV_ISSUED, PHASES };
-#ifdef FA2_PHASE_TRACE
-__device__ long long fa2_phase_trace[4][FA2_TRACE_SLOTS][PHASES];
+#if defined(FA2_PHASE_TRACE) || defined(FA2_ABLATE)
 __device__ __forceinline__ void pin(float& x) { asm volatile("" : "+f"(x)::"memory"); }
 __device__ __forceinline__ void pin(u32& x) { asm volatile("" : "+r"(x)::"memory"); }
 template <typename T, int N>
@@ -35,6 +34,19 @@ __device__ __forceinline__ void pin(T (&a)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) pin(a[i]);
 }
+#endif
+// Ablated builds, for validation/probes/v2_ablate.py only (results are wrong): FA2_ABLATE is a bit mask of parts
+// of the loop taken out, so that the time each part adds to the real kernel can be measured. Values still flow
+// where the next part needs them (an empty asm keeps them live).
+#ifndef FA2_ABLATE
+#define FA2_ABLATE 0
+#endif
+constexpr int ABLATE_LOADS = 1;  // no cp.async of the next K/V tile (every tile re-reads the stages loaded first)
+constexpr int ABLATE_EXP = 2;    // P = S * scale - max without MUFU.EX2 (the FFMA, the sum and the packing stay)
+constexpr int ABLATE_PV = 4;     // no O += P V (P is still computed)
+constexpr int ABLATE_S = 8;      // no S = Q K^T (S is a cheap function of the key index)
+#ifdef FA2_PHASE_TRACE
+__device__ long long fa2_phase_trace[4][FA2_TRACE_SLOTS][PHASES];
 #define PIN(x) pin(x)
 #define STAMP(slot, k)                                                                                    \
   do {                                                                                                    \
@@ -69,7 +81,16 @@ __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float
 
   // S = Q K^T (raw, unscaled scores)
   float s[MGS][NT][4];
-  gemm_abt_ss<MGS, BLOCK_N, D, IS_BF16>(s, q_base, LD, row0, k_base, LD, lane);
+  if constexpr (FA2_ABLATE & ABLATE_S) {
+#pragma unroll
+    for (int mg = 0; mg < MGS; ++mg)
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[mg][nt][e] = static_cast<float>(k_col0 + nt * 8 + e + lane) * 1e-3f;
+  } else {
+    gemm_abt_ss<MGS, BLOCK_N, D, IS_BF16>(s, q_base, LD, row0, k_base, LD, lane);
+  }
   STAMP(trace_slot, PH_S_ISSUED);
 
   if constexpr (MASKED) {
@@ -124,7 +145,8 @@ __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float
     for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        s[mg][nt][e] = exp2_approx(fmaf(s[mg][nt][e], scale_log2, -mx_scaled[mg][e / 2]));
+        const float x = fmaf(s[mg][nt][e], scale_log2, -mx_scaled[mg][e / 2]);
+        s[mg][nt][e] = (FA2_ABLATE & ABLATE_EXP) ? x : exp2_approx(x);
         row_sum[mg][e / 2] += s[mg][nt][e];
       }
     }
@@ -135,7 +157,12 @@ __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float
   STAMP(trace_slot, PH_EXP_DONE);
 
   // O += P V, P straight from registers.
-  gemm_ab_rs<MGS, BLOCK_N, D, IS_BF16>(o_acc, p, v_base, lane);
+  if constexpr (FA2_ABLATE & ABLATE_PV) {
+#pragma unroll
+    for (int mg = 0; mg < MGS; ++mg) pin(p[mg]);
+  } else {
+    gemm_ab_rs<MGS, BLOCK_N, D, IS_BF16>(o_acc, p, v_base, lane);
+  }
   STAMP(trace_slot, PH_PV_ISSUED);
 }
 
@@ -207,7 +234,7 @@ __global__ void __launch_bounds__(WARPS * 32)
     STAMP(j * PASSES, PH_SYNCED);
     {
       const int j_next = j + STAGES - 1;
-      if (j_next < n_blocks) {
+      if (j_next < n_blocks && !(FA2_ABLATE & ABLATE_LOADS)) {
         const int slot = j_next % STAGES;
         load_rows_async<BLOCK_N, D, THREADS>(k_s + slot * BLOCK_N * LD, k_h, j_next * BLOCK_N, n, tid);
         load_rows_async<BLOCK_N, D, THREADS>(v_s + slot * BLOCK_N * LD, v_h, j_next * BLOCK_N, n, tid);

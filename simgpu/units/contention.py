@@ -3,16 +3,16 @@ port's thread-issued traffic (Hopper).
 
 While the tensor cores and a lane pipe are busy at once, each runs at a measured fraction of its own rate
 (`simgpu.arch.ContentionRates`: the H200's overlap microbenchmark, `cupy_kernels/calibrate/overlap.cu`). Units are
-FIFO reservation servers whose completion times are fixed when an op is reserved, so the slowing is applied as soon
+FIFO reservation servers whose completion times are set when an op is reserved, so the slowing is applied as soon
 as an overlap becomes known: from the new reservation's start, the work pending on both sides runs at the two
 fractions until the side with less of it (in slowed time) is done, and the rest of the other side's work at its
-full rate (`share_window`: the fluid answer for the work reserved so far). A completion time already handed out
-stays, and the stretch delays the work queued behind it, so a unit's throughput over a run is right while one op
-can finish early by at most its overlap. The rates are
+full rate (`share_window`: the fluid answer for the work reserved so far). The stretch moves the completions the
+units watch (`Server.stretch`), so an op in flight that work reserved after it slows ends later (the SM revises
+it: `simgpu.sm.Revision`), as does the work queued behind it. The rates are
 those of the instruction that last reserved the tensor cores (the native wgmma / tcgen05, or mma.sync's legacy
 path). The smem port takes part with the traffic that passes through registers (ldmatrix, ld/st.shared); copy-engine
-writes are not slowed, and on the archs with contention rates they do not use the port. Ignored: the ALU pipe's
-effect on the tensor cores (not measured), and three-way interactions beyond applying each pair's fractions in turn.
+writes are not slowed, and on the archs with contention rates they do not use the port. Ignored: three-way
+interactions beyond applying each pair's fractions in turn.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class Contention:
             kind: {
                 "mufu": r.tensor_rate_while_mufu_busy,
                 "fma": r.tensor_rate_while_fma_busy,
-                "alu": 1.0,
+                "alu": r.tensor_rate_while_alu_busy,
                 "smem": r.tensor_rate_while_smem_busy,
             }
             for kind, r in rates.items()
@@ -89,5 +89,5 @@ def share_window(start: float, a: Server, a_fraction: float, b: Server, b_fracti
         return
     a_alone, b_alone = a_work / a_fraction, b_work / b_fraction  # each one's end if the other stayed busy
     overlap = min(a_alone, b_alone)
-    a.extend_to(start + overlap + a_work - a_fraction * overlap)
-    b.extend_to(start + overlap + b_work - b_fraction * overlap)
+    a.stretch(start, overlap, a_fraction)
+    b.stretch(start, overlap, b_fraction)

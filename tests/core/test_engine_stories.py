@@ -11,6 +11,7 @@ from simgpu.engine import Engine, ctas_per_sm
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
 from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Vector, Wait
+from simgpu.trace import Trace
 
 MB = 1_000_000  # 1 MB takes 1000 cycles at the toy HBM's 1000 B/cycle
 ISSUE = 1  # a TMA copy is one instruction: one issue cycle before the engine starts it
@@ -197,6 +198,26 @@ def test_work_already_queued_on_a_pipe_is_stretched_by_a_later_mma(toy_hopper: A
     stretch = (1 - mufu_rate) * 1024
     assert stats.units["mufu"].busy_cycles == pytest.approx(3100 + stretch)
     assert stats.cycles >= 3100 + stretch
+
+
+def test_an_op_in_flight_ends_when_its_stretched_work_does(toy_hopper: Arch) -> None:
+    # The same 3000 cycles of ex2, reserved alone at 0: a wgmma reserved 100 cycles later stretches the MUFU work
+    # still pending by (1 - rate) x 1024, and the exp op itself, whose end was 3000 when it was reserved, ends then
+    # too (its role waits for the revised end before its next op).
+    assert toy_hopper.contention is not None
+    mufu_rate = toy_hopper.contention.mufu_rate_while_tensor_busy
+    exps = Role("exp", 4, lambda tile: (Exp(16 * 3000),))
+    mma = Role("mma", 4, lambda tile: (Delay(100), Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg")))
+    trace = Trace()
+    Engine(toy_hopper, trace=trace).run([one_cta([exps, mma])])
+    (exp_span,) = [span for span in trace.spans if span.track.endswith(" exp")]
+    assert exp_span.end_cycles == pytest.approx(3000 + (1 - mufu_rate) * 1024)
+    # Stretched twice: two wgmmas of 1024 cycles, one after the other, beside the same op.
+    twice = Role("mma", 4, lambda tile: (Delay(100), *(Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg"),) * 2))
+    trace = Trace()
+    Engine(toy_hopper, trace=trace).run([one_cta([exps, twice])])
+    (exp_span,) = [span for span in trace.spans if span.track.endswith(" exp")]
+    assert exp_span.end_cycles == pytest.approx(3000 + 2 * (1 - mufu_rate) * 1024)
 
 
 def test_mma_sync_and_ffma_slow_each_other_down(toy_hopper: Arch) -> None:
