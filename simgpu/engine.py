@@ -427,7 +427,7 @@ class Engine:
                         "(the default: drop --exact / mode='exact') or a smaller problem"
                     )
                 now = env.now
-                done = sm.execute(op, now, role.warps)  # type: ignore[arg-type]
+                done = sm.execute(op, now, role.warps, state)  # type: ignore[arg-type]
                 revision = sm.revision
                 arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
                 if kind is Store and op.release:  # type: ignore[union-attr]

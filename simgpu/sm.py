@@ -15,8 +15,11 @@ A cp.async copy also passes the SM's load path at `sm.cp_async_bytes_per_cycle` 
 data is ready one memory latency after its last bytes pass.
 On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
 while it runs slows its pipes further, and the op's `Revision` gives the completion those stretched units imply
-(the engine waits for it). Copies (`Load`, `Store`) are not revised. Ignored: instruction caches, and
-the warp schedulers' interleaving of co-resident roles on one unit (each unit serves whole ops in FIFO order).
+(the engine waits for it). Copies (`Load`, `Store`) are not revised. There too, async MMAs with the issue hold
+from two roles at once interleave instruction by instruction (`_interleave`): a new one delays the other roles' MMAs
+still running (the phase trace of our FA3 kernel: without ping-pong the two warpgroups' softmaxes meet).
+Ignored: instruction caches, and otherwise the warp schedulers' interleaving of co-resident roles on one unit (each
+unit serves whole ops in FIFO order; mma.sync from two roles included).
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ class Sm:
         self.index = index
         self.async_release = 0.0  # when the role that issued the latest async MMA may go on (`_mma`)
         self.revision: Revision | None = None  # of the op `execute` reserved last
+        self._role: object = None  # the role of the op `execute` is reserving
         self.arch = arch
         self.l2 = l2
         self.issue = IssueSlots(arch.sm.warp_schedulers, rec)
@@ -125,10 +129,11 @@ class Sm:
             units["cp_async_ingest"] = self.cp_async_ingest
         return units
 
-    def execute(self, op: UnitOp, now: float, warps: int) -> float:
-        """Reserve the units `op` needs; return its completion time in cycles. `revision` is then the op's
-        `Revision` if contention may still move that time, else None."""
+    def execute(self, op: UnitOp, now: float, warps: int, role: object = None) -> float:
+        """Reserve the units `op` needs for warp role `role`; return its completion time in cycles. `revision` is
+        then the op's `Revision` if contention or another role's MMAs may still move that time, else None."""
         self.revision = None
+        self._role = role
         return self._dispatch[type(op)](op, now, warps)
 
     def _lanes(self, now: float, lane_ops: float, warps: int) -> float:
@@ -238,7 +243,10 @@ class Sm:
             plan = self._mma_plan(op)
             self._mma_plans[op] = plan
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
+        queued_until = self.tensor.server.busy_until
         tensor_done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction)
+        if plan.issue_tail is not None and self.contention is not None:
+            self._interleave(now, tensor_done - max(now, queued_until))
         # Its issuing role goes on once the tensor cores have taken all but the queue's worth of its instructions.
         self.async_release = now if plan.issue_tail is None else max(now, tensor_done - plan.issue_tail)
         base = max(self.issue.issue(now, plan.instructions, warps), now + plan.floor)
@@ -249,10 +257,21 @@ class Sm:
         if self.contention is None:
             return max(base, tensor_done + plan.result_latency, port_done)
         smem_watch = (self.smem.server.watch(port_done, now),) if plan.smem_read else ()
-        tensor = self.tensor.server.watch(tensor_done, now)
+        owner = self._role if plan.issue_tail is not None else None
+        tensor = self.tensor.server.watch(tensor_done, now, owner)
         revision = Revision(now, base, smem_watch, None, tensor, plan.result_latency, plan.issue_tail)
         self.revision = revision
         return revision.done()
+
+    def _interleave(self, now: float, cycles: float) -> None:
+        """Async MMAs that hold their role while the tensor cores take their instructions (`issue_tail`) are fed one
+        instruction at a time, so two roles issuing at once interleave: `cycles` of this role's MMA work delay each
+        other role's MMA still running by as much of it as runs beside them (min(its remaining work, `cycles`)).
+        This role's own end is kept at the FIFO one (a bound: it may end earlier when the other's work is longer)."""
+        for pending in self.tensor.server.watchers:
+            remaining = pending.end - now
+            if remaining > 0 and pending.owner is not None and pending.owner is not self._role:
+                pending.end += min(remaining, cycles)
 
     def _mma_plan(self, op: Mma) -> _MmaPlan:
         """Check `op` against the instruction's operand rules and shape; derive its instruction and byte counts."""

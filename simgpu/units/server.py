@@ -18,12 +18,14 @@ WATCH_PRUNE = 64  # watched completions kept before those already past are dropp
 
 
 class PendingEnd:
-    """An op's completion on one unit; `Server.stretch` moves it later while it lies in the stretched work."""
+    """An op's completion on one unit; `Server.stretch` moves it later while it lies in the stretched work. `owner`:
+    the warp role whose op it is, where the unit's user needs to know (None otherwise)."""
 
-    __slots__ = ("end",)
+    __slots__ = ("end", "owner")
 
-    def __init__(self, end: float) -> None:
+    def __init__(self, end: float, owner: object = None) -> None:
         self.end = end
+        self.owner = owner
 
 
 class Server:
@@ -56,9 +58,9 @@ class Server:
             self.recorder(self.name, start, end)
         return end
 
-    def watch(self, end: float, now: float) -> PendingEnd:
+    def watch(self, end: float, now: float, owner: object = None) -> PendingEnd:
         """Follow the completion `end` of work just reserved, as later stretches move it."""
-        pending = PendingEnd(end)
+        pending = PendingEnd(end, owner)
         if len(self.watchers) >= WATCH_PRUNE:  # a stretch starts at `now` or later: ends before it are final
             self.watchers = [w for w in self.watchers if w.end > now]
         self.watchers.append(pending)

@@ -220,6 +220,27 @@ def test_an_op_in_flight_ends_when_its_stretched_work_does(toy_hopper: Arch) -> 
     assert exp_span.end_cycles == pytest.approx(3000 + 2 * (1 - mufu_rate) * 1024)
 
 
+def test_two_roles_issuing_wgmma_at_once_interleave_their_instructions(toy_hopper: Arch) -> None:
+    # Two warpgroups each issue one 1024-cycle wgmma (2 x 128 x 256 x 64 FLOP at 4096/cycle), the second one cycle
+    # later. A warpgroup is held until the tensor cores take its instructions, so theirs alternate: the first ends
+    # with the second (2047 + the result latency) instead of at 1024 as a whole-op FIFO would have it. Without the
+    # issue hold the first runs alone to its end. (Each then loads a few bytes: the time its wait ended.)
+    def role(name: str, start: int) -> Role:
+        mma = Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg", arrive=name)
+        return Role(name, 4, lambda tile: (Delay(start), mma, Wait(name), Load("x", name, 64)))
+
+    def results_at(arch: Arch) -> dict[str, float]:
+        trace = Trace()
+        kernel = one_cta([role("a", 0), role("b", 1)], [BarrierSpec("a"), BarrierSpec("b")])
+        Engine(arch, trace=trace).run([kernel])
+        return {span.track[-1]: span.start_cycles for span in trace.spans if span.name == "Load"}
+
+    held = results_at(toy_hopper)
+    assert held["b"] - held["a"] == pytest.approx(1)
+    free = results_at(toy_hopper.with_overrides({"tensor_core.issue_queue_instructions": None}))
+    assert free["b"] - free["a"] == pytest.approx(1024)
+
+
 def test_mma_sync_and_ffma_slow_each_other_down(toy_hopper: Arch) -> None:
     # mma.sync reads all its operands from the register file: beside a busy FMA pipe the tensor cores run at
     # `tensor_rate_while_fma_busy` and the FMA pipe at the legacy path's `fma_rate_while_tensor_busy`. A long
