@@ -2,10 +2,29 @@
 
 Setup as the paper (FA1 Fig. 2 left / §4): seqlen 1024, head dim 64, 16 heads, batch 64, fwd+bwd. Published: standard
 66.6 GFLOPs, 40.3 GB of HBM traffic, 41.7 ms; FlashAttention 75.2 GFLOPs, 4.4 GB, 7.3 ms. Predictions come from the
-schedules and the a100 arch file alone. HBM traffic is read + write with L2 on; the L2-off column is the loop
-structure's count (exact and linear in batch, so simulated at batch 1 and scaled). The caption does not say whether
-the mask was causal (GPT-2 is a causal model), so v1 is also run causal, without a published value to compare.
-Writes a CSV, then a PNG from it.
+schedules and the a100 arch file alone; v1 runs as the May-2022 release the paper measured (one CTA per head).
+HBM traffic is read + write with L2 on; the L2-off column is the loop structure's count (exact and linear in batch,
+so simulated at batch 1 and scaled). The caption does not say whether the mask was causal (GPT-2 is a causal model),
+so v1 is also run causal, without a published value to compare. Writes a CSV, then a PNG from it.
+
+Why v1 moves about 6.0 GB where the paper reports 4.4 (what was checked):
+- The loops are the released kernel's (first release, `fmha_fprop_fp16_kernel.sm80.cu` and
+  `fmha_dgrad_fp16_kernel_loop.sm80.cu`): 16-row query steps and 256-key blocks in both passes at d = 64, N = 1024,
+  fp32 o_tmp and dq_tmp written and re-read between key blocks, one fp32 lse (and D) per row. Four key blocks give
+  2.58 GB forward + 3.53 GB backward = 6.11 GB with L2 off, exactly. Per head, forward: K, V 256 KB; Q read
+  4 x 128 KB; o_tmp read and written 3 x 256 KB each; O 128 KB. The round trips scale with the number of key blocks
+  only (B_r does not enter).
+- Algorithm 1's block size at the SRAM the paper quotes (M = 192 KB per SM: B_c = ceil(M / 4d) = 384 keys, three
+  key blocks) would give 4.61 GB; the released kernel does not use it.
+- L2: the model's L2 (LRU over whole tiles) keeps almost none of the round trips. Between a row block's write and
+  its re-read one key block later the co-resident CTAs touch about 97 MB (forward: 216 CTAs x 448 KB) and 63 MB
+  (backward: 108 CTAs x 584 KB), more than the 40 MB. A replacement policy other than LRU keeps part of them; 4.4 GB
+  needs about 40% of all re-reads of o_tmp, dq_tmp, Q and dO served from L2.
+- Causal: 3.9 GB with L2 off (3.6 with it), but 4.5 ms where the paper has 7.3 ms, which the non-causal run matches
+  (7.2 ms): the measured run was most likely not causal.
+The residual (about 1.6 GB) is not in the loop structure: it is L2 retention that the LRU model cannot give, or a
+count the paper does not define (its GFLOPs, 66.6 and 75.2, are not the convention's 962 for this shape either,
+which suggests profiler counters of other events).
 """
 
 from __future__ import annotations

@@ -21,8 +21,10 @@ until the last, which writes dQ_i in the output dtype; dK_j, dV_j written once p
 Tile sizes (`block_sizes`): by default the released kernel's (`kernel_tiles`: 16 query rows per inner step,
 256 keys per block at head dim <= 64 and seqlen_k > 128, else 128); with the option `sram_bytes` (on-chip memory
 `M`, counted in elements of the input dtype) Algorithm 1's `block_n = B_c = ceil(M / 4d)`,
-`block_m = B_r = min(ceil(M / 4d), d)`; options `block_m`, `block_n` override either. Ignored: dropout, the
-kernel's one-CTA-per-(batch, head) grid (it changes no number).
+`block_m = B_r = min(ceil(M / 4d), d)`; options `block_m`, `block_n` override either. Option `splits` (the v0.2-v1.0
+releases' forward grid: a head's query steps over `splits` CTAs, step i to CTA i % splits) changes the forward's
+bytes only: K_j, V_j are read once per CTA whose steps see key block j. Ignored: dropout, the grid otherwise (it
+changes no number).
 """
 
 from __future__ import annotations
@@ -51,16 +53,19 @@ _LN2 = float(np.log(2.0))
 
 @dataclass(frozen=True)
 class V1Options:
-    """Optional on-chip memory size (Algorithm 1's block sizes) and optional explicit tile sizes."""
+    """Optional on-chip memory size (Algorithm 1's block sizes), optional explicit tile sizes, and the forward's
+    CTAs per (batch, head) (`splits`: each loads K_j, V_j for its own query steps; 1 when None)."""
 
     sram_bytes: int | None = None
     block_m: int | None = None
     block_n: int | None = None
+    splits: int | None = None
 
     def __post_init__(self) -> None:
         require_positive_int(_ALGO, "sram_bytes", self.sram_bytes)
         require_positive_int(_ALGO, "block_m", self.block_m)
         require_positive_int(_ALGO, "block_n", self.block_n)
+        require_positive_int(_ALGO, "splits", self.splits)
 
 
 def block_sizes(sram_bytes: int, headdim: int, element_bytes: int) -> tuple[int, int]:
@@ -135,10 +140,13 @@ def forward(
     l_hbm = np.zeros((b, h, nq), dtype=acc)  # (B, H, Nq)
     m_hbm = np.full((b, h, nq), -np.inf, dtype=acc)  # (B, H, Nq)
     tally = Tally()
+    splits = opts.splits or 1
     for kt in k_tiles:
         c = kt.size
-        # line 6: K_j, V_j loaded once per outer step: 2*c*d input bytes
-        tally.add(hbm_read_bytes=bh * 2 * c * d * e_in)
+        # line 6: K_j, V_j loaded once per outer step: 2*c*d input bytes, by every split CTA with a query step that
+        # sees key block j (the later releases split a head's query steps over `splits` CTAs, step i to CTA i % splits)
+        ctas = len({qt.index % splits for qt in q_tiles if kt.index in visits[qt.index]})
+        tally.add(hbm_read_bytes=bh * ctas * 2 * c * d * e_in)
         k_j, v_j = ka[:, :, kt.start : kt.stop], va[:, :, kt.start : kt.stop]  # (B, H, c, d)
         for qt in q_tiles:
             tally.add(blocks_total=bh)

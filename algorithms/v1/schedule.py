@@ -6,31 +6,42 @@ Source of the structure: FA-repo `csrc/flash_attn/src/fmha_fprop_kernel_1xN.h` (
 `fmha_fwd_hdim{32,64,128}.cu` (`FMHA_kernel_traits<S, D, 16, 1, 4, 0x08u>`: S = 256 keys at d <= 64 when
 seqlen_k > 128, else 128; 1 x 4 warps that split the keys; K and V kept in registers for the whole key block) and
 `fmha_bwd_hdim*.cu` with `fmha_dgrad_kernel_1xN_loop.h` (`FMHA_kernel_traits<S, D, 16, 1, 8, 0x100u>` on sm80: the
-same S, 8 warps splitting the keys, K and V in separate smem buffers). Grid (batch, heads).
+same S, 8 warps splitting the keys, K and V in separate smem buffers). The first release (May 2022, the one FA1's
+paper measured) has the same tiles and loops. Grid (batch, heads), one CTA per head, by default. Option `splits`:
+the v0.2-v1.0 releases' forward grid (batch, heads, splits) (`fmha_fwd_launch_template.h`): CTA z of a head takes
+query steps z, z + splits, ... of every key block and loads K_j, V_j itself (none where it has no step);
+`release_splits` is those releases' choice (`num_splits_heuristic_fwd`). Their backward's sequence-parallel variant
+(one CTA per key block, dQ by fp32 atomics, chosen when it fills the waves better) is not modeled.
 
-Forward, per key block j: K_j, V_j copied to smem, then into each warp's registers (its key slice, once per key
-block). Per 16-row query step i that sees j (causal: blocks wholly above the diagonal are skipped), the kernel
-  reads Q_i (prefetched one step ahead), and from the second key block on O_i (the fp32 `o_tmp`) and lse_i (one
-  fp32 per row: the running log-sum-exp is the only statistic in HBM; m and l are recovered from it on chip),
+Every global load is an LDG into registers (`Gmem_tile_*::load`), later committed to smem with STS where smem
+holds it (`commit`); the wait for a load sits where its registers are first used (one exception, at the end).
+Forward, per key block j: K_j, V_j (and the first step's Q_i, and lse_i from the second key block on) loaded and
+committed, then each warp's slices of K_j and V_j into its registers for the whole key block. Per 16-row query step
+i that sees j (causal: blocks wholly above the diagonal are skipped), the kernel
   S = Q_i K_j^T        mma.sync, Q fragments read from smem with ldmatrix, K from registers,
+  loads                from the second key block on the fp32 `o_tmp` O_i (needed after the reduction below); the
+                       next step's Q; lse_i+1 (one fp32 per row, the only statistic in HBM: m and l are recovered
+                       from it on chip) after lse_i, loaded one step ahead, has seeded the row max,
   softmax              per score: 1 FFMA (scale, subtract max), 1 MUFU.EX2, 1 FMNMX (max), 1 FADD (sum), half a
                        pack to 16 bits; a compare and a select per score on tiles crossing the diagonal or the
                        sequence end; each warp's partial row max is combined through smem before the exps,
   P~ V_j               mma.sync, P~ and V from registers,
   merge                the warps' partial P~ V_j (r x d fp32) and row sums combined through smem ((warps - 1)
                        FADD per element); per row 2 ex2, 1 lg2, 1 rcp, 4 FMA; per O element 1 FMUL + 1 FFMA
-                       (1 FMUL on the first key block),
+                       (1 FMUL on the first key block), with o_tmp_i,
 and writes lse_i and O_i (fp32 `o_tmp`, or the output dtype on the last key block the step sees).
 There is no initialization pass and no epilogue: the first key block starts from nothing and the last one
 writes the outputs.
 
-Backward, per key block j: K_j, V_j to smem; dK_j, dV_j accumulate in registers. Per 16-row query step i that sees
-j: Q_i, dO_i, lse_i, D_i are read (prefetched one step ahead); in the first key block O_i is read too and
-D_i = rowsum(dO_i * O_i) is computed and written; S and P are recomputed; P and then dP are staged in smem for the
-transposed products; dP = dO_i V_j^T, dS = P * (dP - D_i), dQ_i = dS K_j (split-K partials reduced through smem)
-added to the fp32 `dq_tmp` read back from the second key block on and written back until the last key block, which
-writes dQ_i in the output dtype; dV_j += P^T dO_i, dK_j += dS^T Q_i. dK_j, dV_j are written once per key block,
-through smem.
+Backward, per key block j: K_j, V_j, and the first step's Q_i, dO_i (O_i in the first key block), lse_i loaded and
+committed; in the first key block D_i = rowsum(dO_i * O_i) computed and written; D_i loaded. dK_j, dV_j accumulate
+in registers. Per 16-row query step i that sees j: S = Q_i K_j^T; P = exp(S - lse_i), staged in smem; the next Q
+loaded; dP = dO_i V_j^T from -D_i; dS = P * (dP - D_i); the next dO (and O) loaded; dS staged in smem;
+dQ_i = dS K_j, the warps' split-K partials to smem; dV_j += P^T dO_i; the next Q committed (its load waited for);
+from the second key block on the fp32 `dq_tmp` dQ_i loaded; the next dO committed (its load waited for; in the
+first key block the next D computed and written); the next lse loaded; dK_j += dS^T Q_i; the next D loaded; the
+partials summed with dq_tmp (its load waited for) and written back until the last key block, which writes dQ_i in
+the output dtype. dK_j, dV_j are written once per key block, through smem.
 
 Block sizes: the released kernel's by default (`algorithms.v1.numerics.kernel_tiles`: block_m = 16 query rows,
 block_n = 256 or 128 keys); with the option `sram_bytes` (on-chip memory M) Algorithm 1's B_c = ceil(M / 4d),
@@ -41,10 +52,18 @@ Ignored: dropout (the kernel regenerates its mask from the RNG, no HBM bytes), _
 parameter; the warps run in lockstep, so only the serialization shows), register pressure. Query rows that see no
 key at all (causal with seqlen_k < seqlen_q; the released kernel is top-left aligned and never has them) get their
 zero O, dQ and -inf lse written once, before the key loop.
+Not as the kernel: the forward commits the next Q to smem before P~ V_j, so that load's latency hides behind the
+softmax only; here it is waited for (and committed) at the next step's start. Waiting before P~ V_j costs 2-3
+points of peak in exact mode on FA2's A100 sweep at N = 512-1k (48.9% -> 46.5% at 512), but fast mode's per-SM HBM
+share serializes each SM's bursts of loads (+15% over exact on a full A100) and its nested-loop fold misses the
+causal diagonal's longer latency (+1-2%): left for fast mode to follow. Fast mode's L2 replay of a split grid
+replays a head's CTAs close together, where the grid launches them `batch x heads` CTAs apart, so it finds K_j and
+V_j in L2 that exact mode misses (N = 512, 4 splits: half of exact's HBM bytes): use exact mode with `splits`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -53,13 +72,14 @@ from algorithms._schedule.memory import check_footprint
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, key_blocks, round_up, rows_in_block
 from algorithms.v1.numerics import tile_sizes
 from simgpu.arch import Arch
+from simgpu.engine import ctas_per_sm
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
 from simgpu.ops import Chain, Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
 PROBLEM = "attention"
-OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "sram_bytes": None}
+OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "sram_bytes": None, "splits": None}
 
 FORWARD_WARPS = 4  # FMHA_kernel_traits<..., WARPS_M = 1, WARPS_N = 4, ...> in fmha_fwd_hdim*.cu
 BACKWARD_WARPS = 8  # FMHA_kernel_traits<..., 1, 8, ...> in fmha_bwd_hdim*.cu
@@ -78,6 +98,7 @@ class Config:
     block_n: int
     forward_warps: int
     backward_warps: int
+    splits: int = 1  # forward CTAs per (batch, head), each taking every `splits`-th query step
 
     @property
     def rows_pad(self) -> int:
@@ -102,7 +123,29 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
         problem.headdim, problem.nk, problem.element_bytes, given["sram_bytes"], given["block_m"], given["block_n"]
     )
     warps = given["warps"]
-    return Config(block_m, block_n, warps or FORWARD_WARPS, warps or BACKWARD_WARPS)
+    return Config(block_m, block_n, warps or FORWARD_WARPS, warps or BACKWARD_WARPS, given["splits"] or 1)
+
+
+# The v0.2-v1.0 releases' forward `num_splits` (FA-repo `fmha_fwd_launch_template.h`, `num_splits_heuristic_fwd`):
+# the fewest splits whose waves are at least this full relative to the best of 1..RELEASE_MAX_SPLITS splits.
+RELEASE_SPLIT_EFFICIENCY = 0.95
+RELEASE_MAX_SPLITS = 30
+
+
+def release_splits(arch: Arch, problem: Problem) -> int:
+    """The forward `splits` the v0.2-v1.0 releases launch for `problem` on `arch` (what FA2's benchmark ran as FA1).
+
+    Waves are the CTAs (batch x heads x splits) over the chip's resident slots (SMs x forward CTAs per SM, as
+    `cudaOccupancyMaxActiveBlocksPerMultiprocessor` gives); a split count's efficiency is its waves over their
+    ceiling. The source bounds the count by `min(30, (seqlen_q + M - 1 / M))`, where the division binds first: in
+    effect min(30, seqlen_q + 15) with M = 16 query rows per step."""
+    cfg = config(problem, {})
+    slots = arch.sms * ctas_per_sm(arch, forward_kernel(problem, cfg))
+    heads = problem.batch * problem.heads
+    largest = min(RELEASE_MAX_SPLITS, problem.seqlen_q + cfg.block_m - 1)
+    efficiency = [heads * n / slots / math.ceil(heads * n / slots) for n in range(1, largest + 1)]
+    best = max(efficiency)
+    return next(n for n, e in enumerate(efficiency, start=1) if e > RELEASE_SPLIT_EFFICIENCY * best)
 
 
 def footprint_bytes(problem: Problem) -> dict[str, int]:
@@ -157,7 +200,13 @@ def _unseen_blocks(p: Problem, cfg: Config) -> list[int]:
 
 
 def _tiles(p: Problem) -> tuple[tuple[int, int], ...]:
+    """One CTA per (batch, head): the May-2022 release's grid (heads, batch), heads fastest."""
     return tuple((b, h) for b in range(p.batch) for h in range(p.heads))
+
+
+def _split_tiles(p: Problem, splits: int) -> tuple[tuple[int, int, int], ...]:
+    """`splits` CTAs per (batch, head): the v0.2-v1.0 releases' grid (batch, heads, splits), batch fastest."""
+    return tuple((b, h, z) for z in range(splits) for h in range(p.heads) for b in range(p.batch))
 
 
 def forward_kernel(p: Problem, cfg: Config) -> Kernel:
@@ -169,11 +218,16 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
     unseen = _unseen_blocks(p, cfg)
 
     def program(tile: Hashable) -> Sequence[Op]:
-        b, h = cast(tuple[int, int], tile)
+        b, h, z = cast(tuple[int, ...], tile) if cfg.splits > 1 else (*cast(tuple[int, int], tile), 0)
+        # this CTA's query steps: every `splits`-th, by their index (the later releases' `blockIdx.z` stride)
+        mine = [[s for s in block if s.i % cfg.splits == z] for block in steps]
+        unseen_mine = [i for i in unseen if i % cfg.splits == z]
 
         def outer(j: int) -> Sequence[Op]:
             cols = rows_in_block(p.nk, cfg.block_n, j)
-            inner = steps[j]
+            inner = mine[j]
+            if not inner:  # no step of this CTA sees key block j: the kernel returns before loading K_j, V_j
+                return ()
             first = j == 0  # every query block that sees any key sees key block 0
 
             def step(k: int) -> Sequence[Op]:
@@ -197,29 +251,34 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                     ex2=scores,
                     chain=Chain(smem=2, alu=w - 1, fma=3 + per_thread, mufu=1),
                 )
-                ops: list[Op] = [
-                    Wait("q"),
+                # Q_i committed to smem once its load (issued by the previous step) lands; the block's head commits
+                # the first. The kernel commits it before the previous step's P~ V_j (module docstring).
+                ops: list[Op] = [Wait("q"), Smem(write_bytes=r * d * eb)] if k else []
+                ops += [
                     Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=qk_frag),
                 ]
-                if not first:  # HBM: o_tmp_i (r x d fp32) and lse_i (r fp32), loaded while the softmax runs
-                    ops += [
-                        Load("O_acc", key, r * d * ACC_BYTES, engine="ldg", arrive="state"),
-                        Load("LSE", key, r * ACC_BYTES, engine="ldg", arrive="state"),
-                    ]
-                if k + 1 < len(inner):  # HBM: the next step's Q (r x d), prefetched
-                    nxt = inner[k + 1]
-                    ops.append(Load("Q", (b, h, nxt.i), nxt.rows * d * eb, engine="cp_async", arrive="q"))
-                # Partial P~ V_j and row sums of every warp through smem, each warp reading its share of all.
-                partials = w * r * (d + 1) * ACC_BYTES
+                if not first:  # HBM: o_tmp_i (r x d fp32) into registers, needed after P~ V_j and the reduction
+                    ops.append(Load("O_acc", key, r * d * ACC_BYTES, engine="ldg", arrive="o_tmp"))
+                nxt = inner[k + 1] if k + 1 < len(inner) else None
+                if nxt is not None:  # HBM: the next step's Q (r x d) into registers
+                    ops.append(Load("Q", (b, h, nxt.i), nxt.rows * d * eb, engine="ldg", arrive="q"))
+                if not first:  # lse_i (loaded one step ahead) seeds the row max; HBM: lse_i+1 (r fp32)
+                    ops.append(Wait("lse"))
+                    if nxt is not None:
+                        ops.append(Load("LSE", (b, h, nxt.i), nxt.rows * ACC_BYTES, engine="ldg", arrive="lse"))
                 ops += [
                     row_max,
                     Smem(read_bytes=w * w * r * ACC_BYTES, write_bytes=w * r * ACC_BYTES),  # partial row maxes
                     exps,
+                ]
+                # Partial P~ V_j and row sums of every warp through smem, each warp reading its share of all.
+                partials = w * r * (d + 1) * ACC_BYTES
+                ops += [
                     Mma(rp, d, kp, p.dtype, "reg", "reg", instruction="mma_sync"),
                     Smem(read_bytes=partials, write_bytes=partials),
                 ]
                 if not first:
-                    ops.append(Wait("state"))
+                    ops.append(Wait("o_tmp"))
                 # Split-K adds; per row 2 ex2 + lg2 + rcp, 4 FMA; per O element FMUL (+ FFMA with an old O). Chain:
                 # the partials' smem round trip, w - 1 adds, the rescale factor's ex2, the reciprocal, the scaling.
                 per_element = 1 if first else 2
@@ -236,24 +295,32 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                 ]
                 return ops
 
+            # HBM: K_j and V_j (cols x d each), once per key block, and the first step's Q (and lse), all into
+            # registers; committed to smem (K and V share one buffer: K goes on into each warp's registers before V
+            # is written), then each warp's slices of K and V into its registers for the whole key block.
             head: list[Op] = [
-                # HBM: K_j and V_j (cols x d each), once per key block, then into each warp's registers
-                Load("K", (b, h, j), cols * d * eb, engine="cp_async", arrive="kv"),
-                Load("V", (b, h, j), cols * d * eb, engine="cp_async", arrive="kv"),
-                Wait("kv"),
-                Smem(read_bytes=2 * kp * d * eb),
+                Load("K", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
+                Load("V", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
             ]
-            if inner:  # HBM: the first step's Q
-                head.append(Load("Q", (b, h, inner[0].i), inner[0].rows * d * eb, engine="cp_async", arrive="q"))
+            commits = 2 * cols * d * eb
+            if inner:
+                s0 = inner[0]
+                head.append(Load("Q", (b, h, s0.i), s0.rows * d * eb, engine="ldg", arrive="q"))
+                if not first:
+                    head.append(Load("LSE", (b, h, s0.i), s0.rows * ACC_BYTES, engine="ldg", arrive="lse"))
+                head.append(Wait("q"))
+                commits += s0.rows * d * eb
+            head += [Wait("kv"), Smem(write_bytes=commits), Smem(read_bytes=2 * kp * d * eb)]
             return (*head, Repeat(len(inner), step))
 
         def empty(k: int) -> Sequence[Op]:
-            i = unseen[k]
+            i = unseen_mine[k]
             rows = rows_in_block(p.seqlen_q, cfg.block_m, i)
             # HBM: O_i = 0 (output dtype) and lse_i = -inf for rows that see no key
             return (Store("O", (b, h, i), rows * d * eb), Store("LSE", (b, h, i), rows * ACC_BYTES))
 
-        return (Repeat(len(unseen), empty), Repeat(n_k, outer)) if unseen else (Repeat(n_k, outer),)
+        loop = Repeat(n_k, outer)
+        return (Repeat(len(unseen_mine), empty), loop) if unseen_mine else (loop,)
 
     # Q double-buffered, K and V sharing one buffer (flag 0x08: K is moved to registers before V lands), the
     # split-K partials of P~ V_j and the row statistics.
@@ -261,11 +328,11 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
     smem += w * min(rp, REDUCTION_ROWS) * (d + 2) * ACC_BYTES
     return Kernel(
         name="v1_fwd",
-        tiles=_tiles(p),
+        tiles=_split_tiles(p, cfg.splits) if cfg.splits > 1 else _tiles(p),
         head_axes=HEAD_AXES,
         cta=CtaResources(w * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", w, program),),
-        barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q"), BarrierSpec("state", arrivals=2)),
+        barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q"), BarrierSpec("lse"), BarrierSpec("o_tmp")),
     )
 
 
@@ -286,19 +353,27 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     def program(tile: Hashable) -> Sequence[Op]:
         b, h = cast(tuple[int, int], tile)
 
-        def row_loads(j: int, s: _Step) -> list[Op]:
-            """HBM: Q_i, dO_i (r x d), lse_i, D_i (r fp32), and O_i in the first key block, prefetched."""
+        def q_load(s: _Step) -> Load:
+            """HBM: Q_i (r x d) into registers, to be committed to smem."""
+            return Load("Q", (b, h, s.i), s.rows * d * eb, engine="ldg", arrive="q")
+
+        def do_loads(j: int, s: _Step) -> list[Op]:
+            """HBM: dO_i (r x d; O_i too in the first key block) into registers, to be committed to smem."""
             key, r = (b, h, s.i), s.rows
-            ring = "q0" if j == 0 else "q"
-            loads: list[Op] = [
-                Load("Q", key, r * d * eb, engine="ldg", arrive=ring),
-                Load("dO", key, r * d * eb, engine="ldg", arrive=ring),
-                Load("LSE", key, r * ACC_BYTES, engine="ldg", arrive=ring),
-                Load("Delta", key, r * ACC_BYTES, engine="ldg", arrive=ring),
-            ]
-            if j == 0:
-                loads.append(Load("O", key, r * d * eb, engine="ldg", arrive=ring))
-            return loads
+            if j:
+                return [Load("dO", key, r * d * eb, engine="ldg", arrive="do")]
+            return [Load(name, key, r * d * eb, engine="ldg", arrive="do0") for name in ("dO", "O")]
+
+        def lse_load(s: _Step) -> Load:
+            """HBM: lse_i (r fp32) into registers, one step ahead of P = exp(S - lse_i)."""
+            return Load("LSE", (b, h, s.i), s.rows * ACC_BYTES, engine="ldg", arrive="lse")
+
+        def delta_step(j: int, s: _Step) -> list[Op]:
+            """D_i: computed from dO_i and O_i and written (HBM, fp32) in the first key block; then (every key block)
+            read back into registers (HBM) for dP's accumulators."""
+            key, r = (b, h, s.i), s.rows
+            ops: list[Op] = [Vector(fma=r * d, alu=r * d), Store("Delta", key, r * ACC_BYTES)] if j == 0 else []
+            return [*ops, Load("Delta", key, r * ACC_BYTES, engine="ldg", arrive="delta")]
 
         def outer(j: int) -> Sequence[Op]:
             cols = rows_in_block(p.nk, cfg.block_n, j)
@@ -309,15 +384,12 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                 s = inner[k]
                 r, key = s.rows, (b, h, s.i)
                 scores = r * cols
-                ops: list[Op] = [Wait("q0" if first else "q")]
-                if first:  # D_i = rowsum(dO_i * O_i): FFMA and conversions per element; HBM: D_i written (fp32)
-                    ops += [Vector(fma=r * d, alu=r * d), Store("Delta", key, r * ACC_BYTES)]
-                else:  # HBM: dq_tmp_i (fp32) read back, needed after the five products
-                    ops.append(Load("dQ_acc", key, r * d * ACC_BYTES, engine="ldg", arrive="dq"))
-                if k + 1 < len(inner):
-                    ops += row_loads(j, inner[k + 1])
-                ops += [
+                nxt = inner[k + 1] if k + 1 < len(inner) else None
+                # Q_i, dO_i are in smem (committed by the previous step or the block's head); lse_i, D_i load into
+                # registers one step ahead.
+                ops: list[Op] = [
                     Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=nt_frag),
+                    Wait("lse"),
                     # P = exp(S * scale - lse) per score: FFMA, ex2, half an F2FP.
                     Vector(
                         fma=scores,
@@ -326,16 +398,39 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                         chain=Chain(fma=1, mufu=1, alu=2 if s.masked else 0),
                     ),
                     Smem(write_bytes=scores * eb),  # P staged for the transposed product
+                ]
+                if nxt is not None:  # HBM: the next Q, into registers
+                    ops.append(q_load(nxt))
+                ops += [
+                    Wait("delta"),  # dP's accumulators start at -D_i
                     Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=nt_frag),
                     # dS = P * (dP - D): FADD, FMUL, half an F2FP per score.
                     Vector(fma=2 * scores, alu=0.5 * scores, chain=Chain(fma=2)),
+                ]
+                if nxt is not None:  # HBM: the next dO (and O in the first key block), into registers
+                    ops += do_loads(j, nxt)
+                ops += [
                     Smem(write_bytes=scores * eb),  # dS staged for the transposed product
                     Mma(rp, d, kp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=dq_frag),
-                    # the warps' partial dQ_i (r x d fp32) through smem
-                    Smem(read_bytes=w * r * d * ACC_BYTES, write_bytes=w * r * d * ACC_BYTES),
-                    Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag),
-                    Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag),
+                    Smem(write_bytes=w * r * d * ACC_BYTES),  # the warps' partial dQ_i (r x d fp32), after a sync
+                    Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag),  # dV
                 ]
+                if nxt is not None:  # the next Q committed to smem: its load must have landed
+                    ops += [Wait("q"), Smem(write_bytes=nxt.rows * d * eb)]
+                if not first:  # HBM: dq_tmp_i (fp32) into registers, needed after dK's product
+                    ops.append(Load("dQ_acc", key, r * d * ACC_BYTES, engine="ldg", arrive="dq"))
+                if nxt is not None:  # the next dO committed (and D_i+1 computed in the first key block); lse_i+1
+                    ops += [Wait("do0" if first else "do"), Smem(write_bytes=nxt.rows * d * eb)]
+                    if first:
+                        ops += [
+                            Vector(fma=nxt.rows * d, alu=nxt.rows * d),
+                            Store("Delta", (b, h, nxt.i), nxt.rows * ACC_BYTES),
+                        ]
+                    ops.append(lse_load(nxt))
+                ops.append(Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag))
+                if nxt is not None:  # after a sync: HBM: D_i+1 (fp32) into registers
+                    ops.append(Load("Delta", (b, h, nxt.i), nxt.rows * ACC_BYTES, engine="ldg", arrive="delta"))
+                ops.append(Smem(read_bytes=w * r * d * ACC_BYTES))  # the warps' partial dQ_i read back
                 if not first:
                     ops.append(Wait("dq"))
                 # split-K adds, + dq_tmp, * scale on the last write: about one FFMA per element and partial; chain:
@@ -345,16 +440,22 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                 ops.append(Store("dQ", key, r * d * eb) if s.last else Store("dQ_acc", key, r * d * ACC_BYTES))
                 return ops
 
+            # HBM: K_j and V_j (cols x d each), once per key block, and the first step's rows, all into registers,
+            # then committed to smem
             head: list[Op] = [
-                # HBM: K_j and V_j (cols x d each), once per key block
                 Load("K", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
                 Load("V", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
             ]
+            commits = 2 * cols * d * eb
             if inner:
-                head += row_loads(j, inner[0])
+                s0 = inner[0]
+                head += [q_load(s0), *do_loads(j, s0), lse_load(s0), Wait("q"), Wait("do0" if first else "do")]
+                commits += 2 * s0.rows * d * eb
+            head += [Wait("kv"), Smem(write_bytes=commits)]
+            if inner:
+                head += delta_step(j, inner[0])
             return (
                 *head,
-                Wait("kv"),
                 Repeat(len(inner), step),
                 # dK_j scaled (FMUL); dK_j, dV_j packed to 16 bits and written through smem
                 Vector(fma=cols * d, alu=cols * d),
@@ -384,8 +485,11 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
         roles=(Role("warps", w, program),),
         barriers=(
             BarrierSpec("kv", arrivals=2),
-            BarrierSpec("q0", arrivals=5),
-            BarrierSpec("q", arrivals=4),
+            BarrierSpec("q"),
+            BarrierSpec("do0", arrivals=2),
+            BarrierSpec("do"),
+            BarrierSpec("lse"),
+            BarrierSpec("delta"),
             BarrierSpec("dq"),
         ),
     )

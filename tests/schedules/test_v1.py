@@ -8,7 +8,7 @@ import pytest
 
 import algorithms.v1 as v1
 from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
-from algorithms.v1.schedule import config
+from algorithms.v1.schedule import config, release_splits
 from simgpu import Problem, ResourceError, load_arch, roofline_cycles, simulate
 from tests.schedules._helpers import inputs, no_l2
 
@@ -18,26 +18,31 @@ SHAPES = [
     Problem(2, 1, 200, 128, seqlen_k=333),  # 16 x 128 at d = 128
     Problem(2, 1, 333, 128, seqlen_k=200, causal=True),  # the first query blocks see no key at all
     Problem(1, 2, 300, 64, causal=True),  # with Algorithm 1's blocks from sram_bytes (below): 64 x 96
+    Problem(1, 2, 600, 64, causal=True),  # the later releases' grid: 3 CTAs per head (below)
 ]
-OPTIONS = [{}, {}, {}, {}, {"sram_bytes": 48 * 1024}]
+OPTIONS: list[dict[str, int]] = [{}, {}, {}, {}, {"sram_bytes": 48 * 1024}, {"splits": 3}]
 
 
 def closed_form(problem: Problem, pass_: str, options: dict[str, int]) -> tuple[int, int]:
     """(read, write) bytes of the released FA1 kernels' loops (Algorithm 1 / 4 order; fp32 o_tmp, dq_tmp, lse, D;
-    no initialization, the first key block reads no state, the last writes the output dtype)."""
+    no initialization, the first key block reads no state, the last writes the output dtype). With `splits`, the
+    forward reads K_j, V_j once per CTA of a head (query block i in CTA i % splits) that has a step seeing j."""
     cfg = config(problem, options)
     r, c = cfg.block_m, cfg.block_n
     nq, nk, d, bh = problem.seqlen_q, problem.nk, problem.headdim, problem.batch * problem.heads
     e, f = 2, 4  # 16-bit tensors, fp32 working state
     visits = []  # (rows, first visit, last visit) of every inner step
     unseen = 0  # query rows that see no key: their outputs are written once
+    ctas: dict[int, set[int]] = {}  # per key block: the forward CTAs of a head that load it
     for i in range(ceil_div(nq, r)):
         rows = rows_in_block(nq, r, i)
         seen = key_blocks(problem, i * r, rows, c).visited
         visits += [(rows, j == 0, j == seen - 1) for j in range(seen)]
         unseen += 0 if seen else rows
+        for j in range(seen):
+            ctas.setdefault(j, set()).add(i % cfg.splits)
     if pass_ == "fwd":
-        read = 2 * nk * d * e  # K, V once
+        read = sum(len(z) * 2 * rows_in_block(nk, c, j) * d * e for j, z in ctas.items())  # K, V once per CTA
         read += sum(rows * d * e + (0 if first else rows * d * f + rows * f) for rows, first, _ in visits)  # Q; O, lse
         write = sum(rows * d * (e if last else f) + rows * f for rows, _, last in visits)  # O or o_tmp; lse
         write += unseen * (d * e + f)  # O = 0, lse = -inf
@@ -76,6 +81,24 @@ def test_block_sizes_are_the_kernels_or_follow_the_on_chip_memory() -> None:
     small = config(Problem(1, 1, 128, 64), {"sram_bytes": 32 * 1024})
     assert (small.block_m, small.block_n) == (64, 64)
     assert config(Problem(1, 1, 128, 64), {"block_m": 32, "block_n": 128}).block_n == 128
+
+
+def test_splits_follow_the_later_releases_heuristic() -> None:
+    # FA2's benchmark (16k tokens, 32 heads, d = 64) on the A100: 2 forward CTAs per SM, 216 slots. At N = 512, 1024
+    # heads fill 4.74 waves (0.948 full, under 95% of the best, 1.0 at 27 splits); 4 splits fill 18.96 (0.998).
+    a100 = load_arch("a100")
+    assert [release_splits(a100, Problem(16384 // n, 32, n, 64)) for n in (512, 1024, 2048, 4096)] == [4, 5, 5, 5]
+    # 216 heads fill the slots exactly: no split.
+    assert release_splits(a100, Problem(2, 108, 1024, 64)) == 1
+
+
+def test_splits_change_no_byte_but_the_forwards_k_and_v() -> None:
+    problem = Problem(1, 2, 1024, 64)  # 4 key blocks, 64 query steps
+    one = simulate(no_l2("a100"), "v1", problem)
+    four = simulate(no_l2("a100"), "v1", problem, {"splits": 4})
+    assert four.hbm_read_bytes - one.hbm_read_bytes == 3 * 2 * (2 * 1024 * 64 * 2)  # 3 more CTAs read K and V
+    assert four.hbm_write_bytes == one.hbm_write_bytes
+    assert four.flops == one.flops
 
 
 def test_bigger_blocks_move_fewer_bytes() -> None:
