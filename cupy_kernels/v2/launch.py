@@ -101,6 +101,17 @@ def forward(
     return o, lse
 
 
+def random_forward_launch(batch: int, heads: int, seqlen: int, headdim: int, c: TileConfig) -> tuple[Any, Any]:
+    """The grid and arguments of a bf16 forward launch on random Q, K, V (seeds 0-2) with fresh outputs, for the
+    device probes that launch the kernel's own builds (``validation/probes``)."""
+    cp = common.cp
+    shape = (batch, heads, seqlen, headdim)
+    q, k, v = (common.random_tensor(shape, "bf16", seed) for seed in range(3))
+    o, lse = cp.empty_like(q), cp.empty(shape[:3], dtype=cp.float32)
+    grid = ((seqlen + c.block_m - 1) // c.block_m, batch * heads)
+    return grid, (q, k, v, o, lse, cp.int32(seqlen), cp.float32(common.default_scale(headdim, None)))
+
+
 def backward(
     q: Any,
     k: Any,

@@ -34,11 +34,7 @@ def main() -> None:
         config = launch.fwd_config(d)
         name = launch.fwd_name(d, config, False, True)
         heads = 2048 // d
-        shape = (BATCH, heads, SEQLEN, d)
-        q, k, v = (common.random_tensor(shape, "bf16", seed) for seed in range(3))
-        o, lse = cp.empty_like(q), cp.empty(shape[:3], dtype=cp.float32)
-        grid = (SEQLEN // config.block_m, BATCH * heads)
-        args = (q, k, v, o, lse, cp.int32(SEQLEN), cp.float32(d**-0.5))
+        grid, args = launch.random_forward_launch(BATCH, heads, SEQLEN, d, config)
         key_tiles = grid[0] * grid[1] * (SEQLEN // config.block_n)
         for mask in MASKS:
             kernel = common.module_with_defines(launch.FWD_SOURCE, {"FA2_ABLATE": mask}, [name]).get_function(name)

@@ -102,11 +102,7 @@ def main() -> None:
         module = traced_module([name])
         stamps = cp.ndarray((4, TRACE_SLOTS, len(PHASES)), cp.int64, module.get_global("fa2_phase_trace"))
         heads = 2048 // d
-        shape = (BATCH, heads, SEQLEN, d)
-        q, k, v = (common.random_tensor(shape, "bf16", seed) for seed in range(3))
-        o, lse = cp.empty_like(q), cp.empty(shape[:3], dtype=cp.float32)
-        grid = (SEQLEN // config.block_m, BATCH * heads)
-        args = (q, k, v, o, lse, cp.int32(SEQLEN), cp.float32(d**-0.5))
+        grid, args = launch.random_forward_launch(BATCH, heads, SEQLEN, d, config)
         flops = common.attention_flops(BATCH, heads, SEQLEN, d, False, "fwd")
         kernels = {
             "plain": common.get_kernel(launch.FWD_SOURCE, name, ONE_CTA_SMEM_BYTES),
