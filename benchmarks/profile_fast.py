@@ -43,6 +43,7 @@ PHASES = (
     ("replayed bytes (fold + L2 replay)", "", "replayed_bytes"),
     ("class costs (representative SMs)", "", "class_costs"),
     ("list schedule", "", "shared_schedule"),
+    ("kernels run whole", "simgpu/fast_whole.py", "run_whole"),
 )
 CROSSING = (
     ("  fold_tile", "simgpu/fold.py", "fold_tile"),

@@ -1,6 +1,6 @@
 """Fast mode: the engine run on representative SMs and folded loops, extrapolated back to the whole chip.
 
-Three reductions, checked against exact mode by the tests (`tests/core/test_fast.py`, `experiments/fast_vs_exact`):
+Four reductions, checked against exact mode by the tests (`tests/core/test_fast.py`, `experiments/fast_vs_exact`):
 
 1. Steady state (`simgpu.fold`): long loops keep a few iterations at each end, and so do nested loops in kernels
    of one role (v1); the cost of a removed iteration (and of the nested iterations it holds) is fitted from runs
@@ -19,24 +19,31 @@ Three reductions, checked against exact mode by the tests (`tests/core/test_fast
    misses, and is at least the time HBM and L2 take to serve its bytes at the SM's share.
 3. Waves (`simgpu.fast_schedule`): the chip's CTA slots take the tiles in launch order, each when free; the CTAs
    of an SM share it and the busy SMs share the bandwidth (a fluid list schedule), so full waves, the tail wave and
-   uneven (causal, LPT) work come out of one schedule. Full waves of one class are skipped whole.
+   uneven (causal, LPT) work come out of one schedule. The tiles of a kernel of one class start and end together
+   on each SM: the schedule walks runs of SMs in one state, and skips full waves whole.
+4. Small kernels of unequal tiles (`simgpu.fast_whole`) are the exception: where a few tiles per slot of unequal
+   length decide the kernel's end by where the last long ones land, which the phases of co-resident CTAs decide
+   and a fluid schedule cannot follow, and every CTA costs few ops, the engine runs every CTA on the whole chip.
 
 HBM and L2 bytes (`simgpu.fast_bytes`) come from replaying the memory accesses of the first heads through the L2
 model (`simgpu.replay`), at the base fold (nested loops whole) and at each fit variant, extrapolated the same way and
 scaled by heads (none of this depends on the clock: `plan_fast` does it once for a run re-timed at another clock):
 equal to exact mode's while the run fits in L2. Heads beyond the first replay the first head's folded tiles with
-their own keys; a head too large to replay whole (long sequences), when every kernel's tiles are uniform,
-replays a prefix of its tiles, twice, and extrapolates linearly. Ignored (the measured misses in
-`docs/results/fast_vs_exact.csv`): that co-resident CTAs of different classes slow each other differently from
-CTAs of one class; that an SM's bandwidth share does not depend on how many CTAs it holds; which CTA takes the
-misses of a tile many CTAs read (the first to touch it, in exact mode: fast mode spreads a tensor's misses
-evenly); and, for runs that overflow L2, that the replay sees the pressure of fewer heads, in their share of L2,
-than run side by side.
+their own keys (unless the first head alone, in its share of L2, never runs out of room: then it stands for all);
+a head too large to replay whole (long sequences), when every kernel's tiles are uniform, replays a prefix of its
+tiles, twice, and extrapolates linearly. Ignored (the measured misses in `docs/results/fast_vs_exact.csv`): that
+co-resident CTAs of different classes slow each other differently from CTAs of one class, and that CTAs of one
+class that start together end a little apart (the first placed leads); that an SM's bandwidth share does not
+depend on how many CTAs it holds; which CTA takes the misses of a tile many CTAs read (the first to touch it, in
+exact mode: fast mode spreads a tensor's misses evenly); and, for runs that overflow L2, that the replay sees the
+pressure of fewer heads, in their share of L2, than run side by side.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import gc
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,9 +52,10 @@ from simgpu.arch import Arch
 from simgpu.engine import RunStats, UnitTotals
 from simgpu.errors import ScheduleError
 from simgpu.fast_bytes import Shares, replayed_bytes
-from simgpu.fast_costs import class_costs, metric_names
+from simgpu.fast_costs import class_costs, metric_names, metric_vector
 from simgpu.fast_plan import KernelPlan, plan_kernel
 from simgpu.fast_schedule import shared_schedule
+from simgpu.fast_whole import run_whole
 from simgpu.kernel import Kernel
 
 __all__ = ["FastPlan", "plan_fast", "run_fast"]
@@ -67,9 +75,26 @@ class FastPlan:
 def plan_fast(arch: Arch, kernels: Sequence[Kernel]) -> FastPlan:
     if not kernels:
         raise ScheduleError("nothing to run: no kernels")
-    plans = tuple(plan_kernel(arch, kernel) for kernel in kernels)
-    shares, bytes_full = replayed_bytes(arch, plans)
+    with _cycle_collection_paused():
+        plans = tuple(plan_kernel(arch, kernel) for kernel in kernels)
+        shares, bytes_full = replayed_bytes(arch, plans)
     return FastPlan(plans, shares, bytes_full)
+
+
+@contextlib.contextmanager
+def _cycle_collection_paused() -> Iterator[None]:
+    """Fast mode's plan makes hundreds of thousands of small tuples that live until it is done (the replay's
+    records, the folded programs' ops), and the cycle collector would walk them again and again: a quarter to a
+    third of a replay-bound prediction's time. Reference counting still frees what dies; cycles made meanwhile
+    are collected after. The collector is left as it was found. (Not around the engine runs: those make cycles,
+    SimPy's processes and events, and an engine run with the collector off ran slower.)"""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def run_fast(
@@ -85,6 +110,12 @@ def run_fast(
     totals = np.zeros(len(names))
     ops = 0
     for number, plan in enumerate(plans):
+        if plan.whole:
+            whole = run_whole(arch, plan.kernel, clock_hz, event_budget, shares[number])
+            kernel_cycles.append(whole.cycles)
+            totals += metric_vector(whole, names, arch.sms)
+            ops += whole.ops
+            continue
         costs, simulated = class_costs(arch, plan, clock_hz, event_budget, shares[number], names)
         ops += simulated
         # Tiles cost alike when their shapes fold alike and lose as many iterations: one cost class each.

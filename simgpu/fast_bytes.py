@@ -46,23 +46,33 @@ def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.
         share = _head_prefix_share(arch, plans, tiles) if replayed == 1 else None
         if share is not None:
             return _head_prefix_bytes(arch, plans, tiles, share, concurrent, total, known)
-        folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
         # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
         # pressure; between kernels the whole run's heads compete. The bytes of a removed iteration are fitted on
         # the first head alone, in its share of L2 (heads are alike).
         head = _head(tiles[0][0], plans[0].kernel.head_axes)
-        first = [
-            [n for n, tile in enumerate(ts) if _head(tile, plan.kernel.head_axes) == head]
+        firsts = [
+            [tile for tile in ts if _head(tile, plan.kernel.head_axes) == head]
             for plan, ts in zip(plans, tiles, strict=True)
         ]
         fitted = _Replayed(
-            [[ts[n] for n in ns] for ts, ns in zip(tiles, first, strict=True)],
-            [[fs[n] for n in ns] for fs, ns in zip(folded, first, strict=True)],
+            firsts,
+            [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)],
             1 / concurrent,
             1 / total,
         )
+        if replayed == 1:
+            shares, some = _fold_replay(arch, plans, fitted)
+            return shares, some * total
+        accesses = fitted.accesses(arch, plans)
+        alone = fitted.replay(arch, accesses)
+        if not alone.evicted and _own_memory(fitted, plans, head):
+            # Nothing left L2 for want of room in the first head's share, nor would it with more heads beside it
+            # (each holds as much): the heads' bytes add up, and they share nothing. The first head stands for all.
+            shares, some = _fold_replay(arch, plans, fitted, fit_done=(accesses, alone))
+            return shares, some * total
+        folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
         replay_set = _Replayed(tiles, folded, replayed / concurrent, replayed / total)
-        shares, some = _fold_replay(arch, plans, replay_set, fitted if replayed > 1 else None)
+        shares, some = _fold_replay(arch, plans, replay_set, fitted, (accesses, alone))
         return shares, some * total / replayed
     total_tiles = sum(len(plan.kernel.tiles) for plan in plans)
     if total_tiles <= REPLAY_TILES:
@@ -257,23 +267,38 @@ class _Replayed:
 
 
 def _fold_replay(
-    arch: Arch, plans: Sequence[KernelPlan], replayed: _Replayed, fitted: _Replayed | None = None
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    replayed: _Replayed,
+    fitted: _Replayed | None = None,
+    fit_done: tuple[list[KernelAccesses], ReplayBytes] | None = None,
 ) -> tuple[Shares, np.ndarray]:
     """Replay `replayed` at the base fold; fit the bytes of one removed iteration per kernel from replays of
     `fitted` (by default the same tiles) at the base and with one more period per fit variant; return the base's
-    miss shares and its bytes with the removed iterations added back."""
-    accesses = replayed.accesses(arch, plans)
-    base = replayed.replay(arch, accesses)
-    full = np.array(base.vector())
+    miss shares and its bytes with the removed iterations added back. `fit_done`: the fit set's accesses and base
+    replay, when already made."""
     fit = replayed if fitted is None else fitted
-    fit_accesses = accesses if fitted is None else fit.accesses(arch, plans)
-    fit_base = np.array((base if fitted is None else fit.replay(arch, fit_accesses)).vector())
-    costs = _removed_cost(arch, plans, fit, fit_accesses, fit_base)
+    if fit_done is None:
+        fit_accesses = fit.accesses(arch, plans)
+        fit_done = fit_accesses, fit.replay(arch, fit_accesses)
+    fit_accesses, fit_replay = fit_done
+    base = fit_replay if fitted is None else replayed.replay(arch, replayed.accesses(arch, plans))
+    full = np.array(base.vector())
+    costs = _removed_cost(arch, plans, fit, fit_accesses, np.array(fit_replay.vector()))
     for tiles, per_iteration in zip(replayed.folded, costs, strict=True):
         if per_iteration is not None:
             removed = np.sum([tile.removed for tile in tiles], axis=0)
             full += np.asarray(removed, dtype=float) @ per_iteration
     return base.shares, full
+
+
+def _own_memory(replayed: _Replayed, plans: Sequence[KernelPlan], head: tuple[object, ...]) -> bool:
+    """Whether every access of the replayed tiles (of `head`) is to memory of that head: its tile key begins with it."""
+    return all(
+        head_template(tile.records, plan.kernel.head_axes, head) is not None
+        for plan, tiles in zip(plans, replayed.folded, strict=True)
+        for tile in tiles
+    )
 
 
 def _removed_cost(

@@ -188,7 +188,7 @@ def _representative(
     launch = arch.kernel_launch_s * clock_hz
     served = max(later.units[unit].busy_cycles - once.units[unit].busy_cycles for unit in ("hbm", "l2"))
     period = max(later.cycles - once.cycles, served) / more
-    metrics = (_metrics(later, names) - _metrics(once, names)) / (ctas * more)
+    metrics = (metric_vector(later, names) - metric_vector(once, names)) / (ctas * more)
     vector = np.concatenate(([first.cycles - launch, period], metrics))
     ops = once.ops + later.ops + (first.ops if first is not once else 0)
     return _Run(vector, ops, _demand(arch, clock_hz, once, later))
@@ -244,13 +244,14 @@ def metric_names(arch: Arch) -> tuple[str, ...]:
     )
 
 
-def _metrics(stats: RunStats, names: Sequence[str]) -> np.ndarray:
+def metric_vector(stats: RunStats, names: Sequence[str], sms: int = 1) -> np.ndarray:
+    """The run's metrics in the order of `names` (`metric_names`), summed over its `sms` SMs."""
     values = {
         "smem_read": stats.smem_read_bytes,
         "smem_write": stats.smem_write_bytes,
         "tmem_read": stats.tmem_read_bytes,
         "tmem_write": stats.tmem_write_bytes,
-        "tensor_native": stats.tensor_activity * stats.cycles,
+        "tensor_native": stats.tensor_activity * stats.cycles * sms,
         "ops": float(stats.ops),
     }
     for unit, totals in stats.units.items():

@@ -17,6 +17,7 @@ import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
+from simgpu.fast_whole import cheap_to_run_whole
 from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Repeat
@@ -40,6 +41,7 @@ class KernelPlan:
     removed: tuple[tuple[int, ...], ...]  # per shape, the iterations its fold removes (`FoldedTile.removed`)
     folded: Mapping[int, FoldedTile]  # the shapes folded, by position: all, or a few of each outline (see below)
     index: np.ndarray  # per tile in launch order: the position of its shape
+    whole: bool  # whether it runs whole (`simgpu.fast_whole`): tiles of unequal cost, few ops in all
 
     @property
     def replay_spec(self) -> FoldSpec:
@@ -56,7 +58,9 @@ class KernelPlan:
 def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     """Fold a tile of each of the kernel's shapes and number their signatures; past `OUTLINED_SHAPES` shapes of
     programs with loops, group them by outline (`simgpu.fold.outline`) and fold a group's first and last shape (and
-    its most removed one), the whole group where those two disagree with their outlines or hold nested loops."""
+    its most removed one), the whole group where those two disagree with their outlines or hold nested loops. A
+    kernel whose tiles cost unequally (several kinds, or one kind losing unequal iterations) runs whole where
+    that is cheap (`simgpu.fast_whole`)."""
     fit = ctas_per_sm(arch, kernel)
     spec = FoldSpec(KEEP_ITERATIONS, kernel_period(kernel))
     index, sources = _shapes(kernel)
@@ -113,8 +117,20 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     if nested:  # one more period in the folded nested loops of each kind tells their iterations' cost apart
         sides = ("head",) * top_removed + ("tail",) * (top_removed and not kinds_folded[0])
         sides += tuple(side for side, folds in zip(NESTED_SIDES, kinds_folded, strict=True) if folds)
+    whole = len(set(zip(kinds, removed, strict=True))) > 1 and cheap_to_run_whole(kernel, sources, index)
     return KernelPlan(
-        kernel, fit, spec, sides, nested, replay_sides, tuple(sources), tuple(kinds), tuple(removed), folded, index
+        kernel,
+        fit,
+        spec,
+        sides,
+        nested,
+        replay_sides,
+        tuple(sources),
+        tuple(kinds),
+        tuple(removed),
+        folded,
+        index,
+        whole,
     )
 
 

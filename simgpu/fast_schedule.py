@@ -1,6 +1,8 @@
 """Fast mode's list schedule: the chip's CTA slots take a kernel's tiles in launch order, each when free; the CTAs
 of an SM share it and the busy SMs share the chip's bandwidth (a fluid schedule), so full waves, the tail wave and
-uneven (causal, LPT) work come out of one schedule. Full waves of one class are skipped whole.
+uneven (causal, LPT) work come out of one schedule. The tiles of a kernel of one class start and end together on
+each SM: there the schedule walks runs of SMs in one state rather than SMs (`_uniform_schedule`), and skips full
+waves whole.
 
 Ignored: that an SM's bandwidth share depends on how many CTAs it holds (each busy SM counts as one sharer).
 """
@@ -24,15 +26,13 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     its SM, when every SM is busy (a = 0) or its SM is the only busy one (a = 1), as a slot's first tile (f = 0)
     or a further one (f = 1). With A SMs busy the time is interpolated linearly in A between the two, A rounded to
     a 64th of the SMs (each change moves every SM's rates); a tile advances at 1/time per cycle while k and A
-    hold. Each busy SM counts as one sharer however many CTAs it holds (see the module docstring). Full waves of
-    one class run in lockstep: they are skipped whole, `period` apiece.
+    hold. Each busy SM counts as one sharer however many CTAs it holds (see the module docstring).
     """
     table = times.tolist()  # plain lists: indexing numpy arrays element by element is slow
+    if times.shape[0] == 1:
+        return _uniform_schedule(sms, fit, table[0], len(tile_class))
     classes = tile_class.tolist()
-    # Where the run of equal classes that contains each tile ends (for skipping waves).
-    run_ends = np.append(np.flatnonzero(np.diff(tile_class)) + 1, len(classes))
     steps = min(sms, SHARE_STEPS)
-    slots = sms * fit
     # Per SM, its resident tiles by (class, further): tiles of one group advance at one rate, so a group keeps the
     # work its tiles have done since it formed (`progress`), when each of its tiles ends on that scale (`ends`,
     # in start order) and its time per tile. The time holds while the SM's tiles and the busy SMs do not change
@@ -114,20 +114,6 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
         resident[sm] -= done
         return done
 
-    def waves_to_skip() -> int:
-        """Whole waves that would repeat the chip's present state: every slot runs a further tile of the class
-        that the next waves of the queue hold."""
-        if position >= len(classes) or weight != 1.0:
-            return 0
-        upcoming = classes[position]
-        run = int(run_ends[np.searchsorted(run_ends, position, side="right")]) - position
-        if run < 2 * slots:
-            return 0
-        for sm in range(sms):
-            if resident[sm] != fit or len(groups[sm]) != 1 or (upcoming, 1) not in groups[sm]:
-                return 0
-        return run // slots - 1
-
     for _ in range(fit):
         for sm in range(sms):
             start(sm)
@@ -135,7 +121,6 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     weight = share_weight(busy)
     schedule_all(0.0)
     end = 0.0
-    next_check = slots
     while events:
         now, sm, seen = heapq.heappop(events)
         if seen != version[sm]:
@@ -156,20 +141,71 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
             schedule_all(now)
         else:
             schedule(sm, now)
-        if position >= next_check:
-            next_check = position + slots
-            waves = waves_to_skip()
-            if waves:
-                # Each slot finishes one tile per period: shift the whole state by that many periods.
-                period = duration((classes[position], 1), fit)
-                for other in range(sms):
-                    advance(other, now)
-                    updated[other] = now + waves * period
-                position += waves * slots
-                now += waves * period
-                end = max(end, now)
-                schedule_all(now)
     return end
+
+
+def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles: int) -> float:
+    """`shared_schedule` of `tiles` tiles of one class (`times[k - 1][a][f]`). An SM's tiles start together and end
+    together, so the SMs fall into a few runs of consecutive SMs in one state, and the schedule walks those runs
+    rather than the SMs: a run that ends hands the next tiles out in SM order, `fit` to an SM (as the SMs' events
+    do in `shared_schedule`), and whole waves of further tiles on every slot are skipped."""
+    steps = min(sms, SHARE_STEPS)
+    slots = sms * fit
+    if tiles >= slots:
+        runs = [_Run(sms, fit, 0)]
+    else:
+        per_sm, more = divmod(tiles, sms)
+        runs = [_Run(count, ctas, 0) for count, ctas in ((more, per_sm + 1), (sms - more, per_sm)) if count and ctas]
+    position = min(tiles, slots)
+    now = 0.0
+    while runs:
+        busy = sum(run.sms for run in runs)
+        weight = round(steps * (busy - 1) / (sms - 1)) / steps if sms > 1 else 1.0
+        durations = []
+        for run in runs:
+            busy_time, alone_time = times[run.ctas - 1][0][run.further], times[run.ctas - 1][1][run.further]
+            durations.append(alone_time + (busy_time - alone_time) * weight)
+        first = runs[0]
+        if len(runs) == 1 and first.sms == sms and first.ctas == fit and first.further and tiles - position >= slots:
+            # Every slot holds a further tile just started and a wave more is queued: the waves repeat.
+            waves = (tiles - position) // slots
+            now += waves * durations[0]
+            position += waves * slots
+        step = max(min((1.0 - run.done) * duration for run, duration in zip(runs, durations, strict=True)), 0.0)
+        now += step
+        following: list[_Run] = []
+        for run, duration in zip(runs, durations, strict=True):
+            run.done += step / duration
+            if 1.0 - run.done > 1e-9:
+                following.append(run)
+                continue
+            # The run's SMs in order: the first take `fit` tiles each, the next the rest, the others none.
+            left = tiles - position
+            full = min(run.sms, left // fit)
+            rest = min(left - full * fit, fit) if full < run.sms else 0
+            position += full * fit + rest
+            for count, ctas in ((full, fit), (1, rest)):
+                if count and ctas:
+                    last = following[-1] if following else None
+                    if last is not None and (last.ctas, last.further, last.done) == (ctas, 1, 0.0):
+                        last.sms += count
+                    else:
+                        following.append(_Run(count, ctas, 1))
+        runs = following
+    return now
+
+
+class _Run:
+    """Consecutive SMs in one state: `ctas` tiles resident on each, first (0) or further (1) tiles, each `done`
+    of its work."""
+
+    __slots__ = ("ctas", "done", "further", "sms")
+
+    def __init__(self, sms: int, ctas: int, further: int) -> None:
+        self.sms = sms
+        self.ctas = ctas
+        self.further = further
+        self.done = 0.0
 
 
 class _Group:

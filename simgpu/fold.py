@@ -112,8 +112,8 @@ class FoldedTile:
     source: tuple[Kernel, Hashable] | None = field(default=None, compare=False, repr=False)
     nested_removed: tuple[bool, ...] = (False, False, False)  # per nested kind, whether its loops lost iterations
 
-    @property
-    def removed(self) -> tuple[int, ...]:
+    @functools.cached_property
+    def removed(self) -> tuple[int, ...]:  # asked for every tile of a replay
         return tuple(full - executed for full, executed in zip(self.full, self.executed, strict=True))
 
     def widened(self, side: str, period: int) -> FoldedTile:

@@ -37,6 +37,7 @@ class ReplayBytes:
     l2_read_bytes: float
     l2_write_bytes: float
     shares: tuple[dict[str, MissShares], ...]  # per kernel
+    evicted: bool  # whether L2 ran out of room: a line was evicted (or kept from the next kernel) or bypassed it
 
     def vector(self) -> tuple[float, ...]:
         return (
@@ -118,83 +119,83 @@ def replay(
     over whole tiles, write-back of dirty tiles on eviction and at the end, tiles larger than the capacity
     bypassing it (`tests/core/test_fast.py` holds the two to the same bytes)."""
     capacity = int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes)
-    lines: OrderedDict[Hashable, float] = OrderedDict()
-    dirty: set[Hashable] = set()
+    lines: OrderedDict[int, float] = OrderedDict()
+    dirty: set[int] = set()
+    numbers: dict[Hashable, int] = {}
     used = 0.0
     hbm_read = hbm_write = l2_read = l2_write = 0.0
+    evicted = False
     l2_bytes: dict[_Key, float] = defaultdict(float)
     read_bytes: dict[_Key, float] = defaultdict(float)  # HBM reads: the misses
     written_bytes: dict[tuple[int, str], float] = defaultdict(float)  # HBM writes: the write-backs caused
     move, evict = lines.move_to_end, lines.popitem
     for number, kernel in enumerate(kernels):
-        if number and carry_bytes is not None:
+        if number and carry_bytes is not None and used > carry_bytes:
+            evicted = True
             while lines and used > carry_bytes:
                 old_key, old_bytes = evict(last=False)
                 used -= old_bytes
                 if old_key in dirty:
                     dirty.discard(old_key)
                     hbm_write += old_bytes
-        sums: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: L2 bytes, HBM reads, HBM writes
+        # L2 bytes do not depend on what hits: summed per kind and tensor apart from the walk.
+        for tile in kernel.accesses:
+            for kind, tensor, _, nbytes in tile:
+                l2_bytes[number, tensor, kind] += nbytes
+        missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
         tiles = kernel.accesses
         for start in range(0, len(tiles), kernel.slots):
             wave = tiles[start : start + kernel.slots]
             # One access from each tile in turn, as CTAs that start together and run the same program issue them.
             order = wave[0] if len(wave) == 1 else [r for group in zip_longest(*wave) for r in group if r is not None]
-            for kind, tensor, key, nbytes in order:
-                read = written = 0.0
-                insert = False
+            for kind, tensor, memory, nbytes in order:
+                # Keys are nested tuples, slow to hash again and again: each is numbered once.
+                key = numbers.get(memory)
+                if key is None:
+                    key = numbers[memory] = len(numbers)
                 action = kind if kind < _AGAIN else kind - _AGAIN
-                if action == _LOAD:
-                    l2_read += nbytes
-                    if key in lines:
-                        move(key)
-                    else:
-                        read = nbytes
-                        insert = nbytes <= capacity
-                elif action == _STORE:
-                    l2_write += nbytes
-                    if nbytes > capacity:
-                        written = nbytes  # bypasses L2: written through
-                    elif key in lines:
-                        move(key)
+                if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
+                    move(key)
+                    if action != _LOAD:
                         dirty.add(key)
-                    else:
-                        insert = True
+                    continue
+                # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
+                read = 0.0 if action == _STORE else nbytes
+                written = 0.0
+                if nbytes > capacity:
+                    evicted = True  # bypasses L2: a store or an atomic is written through
+                    if action != _LOAD:
+                        written = nbytes
                 else:
-                    l2_read += nbytes
-                    l2_write += nbytes
-                    if key in lines:
-                        move(key)
-                        dirty.add(key)
-                    else:
-                        read = nbytes
-                        insert = nbytes <= capacity
-                        if not insert:
-                            written = nbytes
-                if insert:
-                    while used + nbytes > capacity:
-                        old_key, old_bytes = evict(last=False)
-                        used -= old_bytes
-                        if old_key in dirty:
-                            dirty.discard(old_key)
-                            written += old_bytes
+                    if used + nbytes > capacity:
+                        evicted = True
+                        while used + nbytes > capacity:
+                            old_key, old_bytes = evict(last=False)
+                            used -= old_bytes
+                            if old_key in dirty:
+                                dirty.discard(old_key)
+                                written += old_bytes
                     lines[key] = nbytes
                     used += nbytes
                     if action != _LOAD:
                         dirty.add(key)
-                counted = sums.get((kind, tensor))
-                if counted is None:
-                    counted = sums[kind, tensor] = [0.0, 0.0, 0.0]
-                counted[0] += nbytes
                 if read or written:
-                    counted[1] += read
-                    counted[2] += written
+                    counted = missed.get((kind, tensor))
+                    if counted is None:
+                        counted = missed[kind, tensor] = [0.0, 0.0]
+                    counted[0] += read
+                    counted[1] += written
                     hbm_read += read
                     hbm_write += written
-        for (kind, tensor), (l2_sum, read_sum, written_sum) in sums.items():
-            l2_bytes[number, tensor, kind] += l2_sum
+        for (kind, tensor), (read_sum, written_sum) in missed.items():
             read_bytes[number, tensor, kind] += read_sum
             written_bytes[number, tensor] += written_sum
+    for (_, _, kind), accessed in l2_bytes.items():
+        action = kind if kind < _AGAIN else kind - _AGAIN
+        if action != _STORE:
+            l2_read += accessed
+        if action != _LOAD:
+            l2_write += accessed
     timed = hbm_read + hbm_write
     hbm_write += sum(lines[key] for key in dirty)  # the final write-back: after the run, untimed
     shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in kernels)
@@ -206,7 +207,7 @@ def replay(
             accessed = sum(l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6))
             written = written_bytes[number, tensor] / accessed
             shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
-    return ReplayBytes(hbm_read, hbm_write, timed, l2_read, l2_write, shares)
+    return ReplayBytes(hbm_read, hbm_write, timed, l2_read, l2_write, shares, evicted)
 
 
 def _ratio(hbm_bytes: Mapping[_Key, float], l2_bytes: Mapping[_Key, float], key: _Key) -> float:

@@ -1,5 +1,7 @@
 """Fast mode's shortcuts against the slow paths they replace: the inlined L2 of the replay against the L2 unit
-model, a fast-mode plan reused at a second clock against a fresh run, and the floor of a class cost."""
+model, the first head's replay standing for all against the heads replayed side by side, the list schedule of one
+class walking runs of SMs against the SMs walked one by one, a fast-mode plan reused at a second clock against a
+fresh run, and the floor of a class cost."""
 
 from __future__ import annotations
 
@@ -7,19 +9,24 @@ import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from itertools import zip_longest
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import simgpu.fast_bytes
 import simgpu.fast_plan
 from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.clock import power_limited_clock_hz
 from simgpu.engine import DEFAULT_EVENT_BUDGET
 from simgpu.fast import plan_fast, run_fast
+from simgpu.fast_bytes import replayed_bytes
 from simgpu.fast_costs import Cost
+from simgpu.fast_plan import plan_kernel
+from simgpu.fast_schedule import shared_schedule
 from simgpu.fold import FoldSpec
 from simgpu.ops import Load, Store
 from simgpu.replay import KernelAccesses, records, replay
@@ -31,26 +38,29 @@ KB = 1024
 
 def reference_replay(
     capacity: int, kernels: Sequence[KernelAccesses], carry: float | None
-) -> tuple[tuple[float, ...], dict[tuple[int, str, int], float]]:
-    """The replay's walk through `simgpu.units.l2.L2` (as the replay ran before it inlined its L2): its bytes, and
-    the HBM reads per kernel, tensor and access kind."""
+) -> tuple[tuple[float, ...], dict[tuple[int, str, int], float], bool]:
+    """The replay's walk through `simgpu.units.l2.L2` (as the replay ran before it inlined its L2): its bytes, the
+    HBM reads per kernel, tensor and access kind, and whether a line left L2 or an access bypassed it."""
     hbm = Hbm(1.0, 0.0)
     l2 = L2(capacity, 1.0, 0.0, hbm)
     actions = (l2.load, l2.store, l2.atomic)
     reads: dict[tuple[int, str, int], float] = defaultdict(float)
+    evicted = False
     for number, kernel in enumerate(kernels):
         if number and carry is not None:
+            evicted = evicted or l2.used_bytes > carry
             l2.shrink(0.0, carry)
         for start in range(0, len(kernel.accesses), kernel.slots):
             wave = kernel.accesses[start : start + kernel.slots]
             for record in (r for group in zip_longest(*wave) for r in group if r is not None):
                 kind, tensor, key, nbytes = record
-                before = hbm.read_bytes
+                before, resident = hbm.read_bytes, set(l2.lines)
                 actions[kind % 3](0.0, key, nbytes)
                 reads[number, tensor, kind] += hbm.read_bytes - before
+                evicted = evicted or nbytes > capacity or not resident <= set(l2.lines)
     timed = hbm.read_bytes + hbm.write_bytes
     l2.flush()
-    return (hbm.read_bytes, hbm.write_bytes, timed, l2.read_bytes, l2.write_bytes), reads
+    return (hbm.read_bytes, hbm.write_bytes, timed, l2.read_bytes, l2.write_bytes), reads, evicted
 
 
 _ACCESS = st.tuples(st.sampled_from(["load", "store", "atomic"]), st.sampled_from("KVO"), st.integers(0, 5))
@@ -78,14 +88,69 @@ def test_replay_moves_the_bytes_the_l2_model_moves(
         return Store(tensor, key, nbytes, atomic=kind == "atomic")
 
     accesses = [KernelAccesses([records([op(*a) for a in tile]) for tile in tiles], slots) for tiles in kernels]
-    expected, reads = reference_replay(capacity, accesses, carry)
+    expected, reads, evicted = reference_replay(capacity, accesses, carry)
     arch = load_arch("h100")
     result = replay(arch, accesses, capacity_bytes=capacity, carry_bytes=carry)
     assert result.vector() == expected
+    assert result.evicted == evicted
     for (number, tensor, kind), read in reads.items():
         accessed = sum(r[3] for tile in accesses[number].accesses for r in tile if r[1] == tensor and r[0] == kind)
         share = result.shares[number][tensor].kinds(kind >= 3)[kind % 3]
         assert share * accessed == pytest.approx(read)
+
+
+@pytest.mark.parametrize(
+    ("algo", "pass_", "sizes"),
+    [
+        ("v2", "fwd", (4, 16, 512)),
+        ("v2", "bwd", (4, 16, 512)),
+        ("v1", "fwd", (4, 16, 512)),
+        ("v3", "bwd", (4, 16, 512)),
+        ("standard", "bwd", (2, 8, 256)),  # S and P of 64 heads would not fit L2
+    ],
+)
+def test_the_first_head_stands_for_all_when_l2_holds_their_share(
+    monkeypatch: pytest.MonkeyPatch, algo: str, pass_: str, sizes: tuple[int, int, int]
+) -> None:
+    # The heads run side by side fit L2 together: the first head's replay, scaled, is theirs side by side.
+    arch = load_arch("h100", {"sms": 32})
+    batch, heads, seqlen = sizes
+    kernels = schedule(arch, algo, Problem(batch, heads, seqlen, 64, pass_=pass_), {})
+    plans = [plan_kernel(arch, kernel) for kernel in kernels]
+    asked: list[bool] = []
+    own_memory = simgpu.fast_bytes._own_memory
+
+    def spied(*args: Any) -> bool:
+        asked.append(own_memory(*args))
+        return asked[-1]
+
+    monkeypatch.setattr(simgpu.fast_bytes, "_own_memory", spied)
+    shares, alone = replayed_bytes(arch, plans)
+    assert asked == [True]  # nothing left the first head's share of L2: the shortcut was taken
+    monkeypatch.setattr(simgpu.fast_bytes, "_own_memory", lambda *args: False)
+    side_by_side, together = replayed_bytes(arch, plans)
+    assert alone == pytest.approx(together, rel=1e-12)
+    assert shares == side_by_side
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(
+    sms=st.integers(1, 40),
+    fit=st.integers(1, 5),
+    waves=st.floats(0.05, 12.0),
+    factors=st.lists(st.floats(0.5, 2.0), min_size=20, max_size=20),
+)
+def test_the_schedule_of_one_class_walks_runs_of_sms_as_the_sms_walk(
+    sms: int, fit: int, waves: float, factors: list[float]
+) -> None:
+    # Times of one class: more CTAs take longer, a first tile more than a further one, every SM busy more than alone.
+    times = np.zeros((1, fit, 2, 2))
+    for k in range(fit):
+        times[0, k] = 100.0 * (1 + k) * np.reshape(factors[4 * (k % 5) : 4 * (k % 5) + 4], (2, 2))
+    tiles = np.zeros(max(1, round(waves * sms * fit)), dtype=int)
+    # The same class twice over takes the schedule's general path, SM by SM.
+    general = shared_schedule(sms, fit, np.concatenate([times, times]), tiles)
+    assert shared_schedule(sms, fit, times, tiles) == pytest.approx(general, rel=1e-12)
 
 
 def test_a_fast_plan_reused_at_another_clock_gives_a_fresh_runs_answer() -> None:

@@ -1,0 +1,67 @@
+"""Fast mode's small kernels of unequal tiles: every CTA run on the whole chip, as exact mode runs them.
+
+A kernel whose tiles are of unequal length (causal: a query block visits as many key blocks as lie left of the
+diagonal) and that gives the chip's CTA slots only a few tiles each ends when its last long tiles do, and where
+those land depends on which slot frees first. That hangs on the phases of co-resident CTAs: two CTAs that start
+together run in step, one a little ahead of the other; after unequal tiles they drift apart, and out of step they
+share the SM's units differently. Fast mode's fluid schedule (`simgpu.fast_schedule`) runs a class's co-resident
+CTAs in step at one rate, and there a 1% change in one class's time moves such a kernel's end by up to 8% (the
+H100's v2 causal forward on 8 SMs, two tiles per slot). Such a kernel is cheap to run whole: when its unit ops
+(`unit_ops`, each loop counted at its trip count) are at most `WHOLE_OPS`, the engine runs every CTA on the
+chip, every loop iteration, with the L2 replay's miss shares (`simgpu.units.fluid_l2`), so that its L2 hits are
+the whole run's, not those of the kernel alone. Its bytes are still the replay's.
+
+Ignored: which accesses miss (the fluid L2 spreads a tensor's misses evenly; exact mode misses on first touch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+
+import numpy as np
+
+from simgpu.arch import Arch
+from simgpu.engine import Engine, RunStats
+from simgpu.kernel import Kernel
+from simgpu.ops import Advance, Arrive, Delay, Op, Repeat, Wait
+from simgpu.units.fluid_l2 import MissShares
+
+WHOLE_OPS = 5_000  # unit ops a kernel of unequal tiles may cost to be run whole (about 50 ms of the engine)
+
+_NOT_UNIT_OPS = (Wait, Arrive, Advance, Delay)
+
+
+def cheap_to_run_whole(kernel: Kernel, sources: Sequence[Hashable], index: np.ndarray) -> bool:
+    """Whether the kernel's unit ops, one tile of each shape (`sources`, with `index` the shape of each tile in
+    launch order) times its tiles, are at most `WHOLE_OPS`."""
+    if len(kernel.tiles) > WHOLE_OPS:
+        return False
+    budget = float(WHOLE_OPS)
+    for source, tiles in zip(sources, np.bincount(index, minlength=len(sources)).tolist(), strict=True):
+        budget -= tiles * sum(unit_ops(role.program(source), budget) for role in kernel.roles)
+        if budget < 0:
+            return False
+    return True
+
+
+def unit_ops(ops: Sequence[Op], limit: float = float("inf")) -> float:
+    """The unit ops a program runs, each loop counted as its trip count times its first iteration's; past `limit`
+    the count stops (the caller only asks whether it fits)."""
+    total = 0.0
+    for op in ops:
+        if type(op) is Repeat:
+            if op.count:
+                total += op.count * unit_ops(op.body(0), limit / op.count)
+        elif not isinstance(op, _NOT_UNIT_OPS):
+            total += 1
+        if total > limit:
+            break
+    return total
+
+
+def run_whole(
+    arch: Arch, kernel: Kernel, clock_hz: float, event_budget: int, shares: Mapping[str, MissShares]
+) -> RunStats:
+    """The kernel run on the whole chip with the replay's miss shares: its cycles from its launch, and the busy
+    cycles and bytes of every SM's units."""
+    return Engine(arch, clock_hz, None, event_budget, miss_shares=shares).run([kernel])
