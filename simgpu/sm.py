@@ -15,9 +15,10 @@ A cp.async copy also passes the SM's load path at `sm.cp_async_bytes_per_cycle` 
 data is ready one memory latency after its last bytes pass.
 On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
 while it runs slows its pipes further, and the op's `Revision` gives the completion those stretched units imply
-(the engine waits for it). Copies (`Load`, `Store`) are not revised. There too, async MMAs with the issue hold
-from two roles at once interleave instruction by instruction (`_interleave`): a new one delays the other roles' MMAs
-still running (the phase trace of our FA3 kernel: without ping-pong the two warpgroups' softmaxes meet).
+(the engine waits for it). Copies (`Load`, `Store`) are not revised. Async MMAs with the issue hold from two
+roles at once interleave instruction by instruction (`_interleave`), whatever the contention: a new one delays the
+other roles' MMAs still running, through their `Revision`s (the phase trace of our FA3 kernel: without ping-pong
+the two warpgroups' softmaxes meet).
 Ignored: instruction caches, and otherwise the warp schedulers' interleaving of co-resident roles on one unit (each
 unit serves whole ops in FIFO order; mma.sync from two roles included).
 """
@@ -245,7 +246,7 @@ class Sm:
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
         queued_until = self.tensor.server.busy_until
         tensor_done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction)
-        if plan.issue_tail is not None and self.contention is not None:
+        if plan.issue_tail is not None:
             self._interleave(now, tensor_done - max(now, queued_until))
         # Its issuing role goes on once the tensor cores have taken all but the queue's worth of its instructions.
         self.async_release = now if plan.issue_tail is None else max(now, tensor_done - plan.issue_tail)
@@ -254,7 +255,7 @@ class Sm:
             assert self.tmem is not None  # tcgen05 implies TMEM (arch validation)
             base = max(base, self.tmem.access(now, plan.tmem_read, 0.0))
         port_done = self.smem.access(now, plan.smem_read, 0.0) if plan.smem_read else now
-        if self.contention is None:
+        if self.contention is None and plan.issue_tail is None:  # nothing can move this op's end
             return max(base, tensor_done + plan.result_latency, port_done)
         smem_watch = (self.smem.server.watch(port_done, now),) if plan.smem_read else ()
         owner = self._role if plan.issue_tail is not None else None
