@@ -46,6 +46,7 @@ from simgpu.units.server import SpanRecorder
 DEFAULT_EVENT_BUDGET = 20_000_000
 SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
 REGISTER_ALLOCATION_GRANULE = 256  # registers are allocated per warp in units of 256 (CUDA occupancy calculator)
+_CONTROL_OPS = frozenset({Repeat, Wait, Arrive, Advance, Delay})  # ops that reserve no unit
 
 
 @dataclass(frozen=True)
@@ -386,70 +387,77 @@ class Engine:
         """Walk a program. Loops are expanded through a stack of iterators rather than nested generators, so a
         resumed role does not pass through one generator frame per loop level."""
         env = self.env
+        timeout = env.timeout
         sm = cta.sm
+        execute = sm.execute
+        warps = role.warps
         trace = self.trace if self.trace is not None and sm.index in self.trace.sms else None
         stack: list[Iterator[Op]] = [iter(ops)]
+        # Casts by annotation, not `isinstance`: this loop runs once per op of a run.
         while stack:
             op = next(stack[-1], None)
             if op is None:
                 stack.pop()
                 continue
             kind = type(op)
-            if kind is Repeat:
-                assert isinstance(op, Repeat)
-                stack.append(_expand(op))
-            elif kind is Wait:
-                assert isinstance(op, Wait)
-                barrier = cta.barrier(op.barrier, state)
-                phase = state.phases.get(barrier, 0) + 1
-                state.phases[barrier] = phase
-                if barrier.phases < phase:
-                    event = env.event()
-                    barrier.waiters.append((phase, event))
-                    state.waiting = (barrier, phase)
-                    yield event
-                    state.waiting = None
-            elif kind is Arrive:
-                assert isinstance(op, Arrive)
-                cta.barrier(op.barrier, state).arrive()
-            elif kind is Advance:
-                assert isinstance(op, Advance)
-                for name in op.barriers:
-                    state.cursors[name] = state.cursors.get(name, 0) + 1
-            elif kind is Delay:
-                assert isinstance(op, Delay)
-                yield env.timeout(op.cycles)
-            else:
-                self._ops += 1
-                if self._ops > self.event_budget:
-                    raise EventBudgetError(
-                        f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
-                        "(the default: drop --exact / mode='exact') or a smaller problem"
-                    )
-                now = env.now
-                done = sm.execute(op, now, role.warps, state)  # type: ignore[arg-type]
-                revision = sm.revision
-                arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
-                if kind is Store and op.release:  # type: ignore[union-attr]
-                    self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
-                if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
-                    assert isinstance(op, Load)
-                    yield from self._acquire(cta, state, op, done - now)
-                elif arrive is not None:
-                    self._arrive_at(cta.barrier(arrive, state), done - now, revision)
-                    if kind is Mma and sm.async_release > now:
-                        yield env.timeout(sm.async_release - now)  # the tensor cores' queue is full
-                        if revision is not None:
-                            yield from _settle(env, revision.release)
-                elif kind is Store and not op.wait:  # type: ignore[union-attr]
-                    env.timeout(done - now)  # keeps the kernel open until the write drains
+            if kind in _CONTROL_OPS:
+                if kind is Repeat:
+                    loop: Repeat = op  # type: ignore[assignment]
+                    stack.append(_expand(loop))
+                elif kind is Wait:
+                    wait: Wait = op  # type: ignore[assignment]
+                    barrier = cta.barrier(wait.barrier, state)
+                    phase = state.phases.get(barrier, 0) + 1
+                    state.phases[barrier] = phase
+                    if barrier.phases < phase:
+                        event = env.event()
+                        barrier.waiters.append((phase, event))
+                        state.waiting = (barrier, phase)
+                        yield event
+                        state.waiting = None
+                elif kind is Arrive:
+                    arrival: Arrive = op  # type: ignore[assignment]
+                    cta.barrier(arrival.barrier, state).arrive()
+                elif kind is Advance:
+                    advance: Advance = op  # type: ignore[assignment]
+                    for name in advance.barriers:
+                        state.cursors[name] = state.cursors.get(name, 0) + 1
                 else:
-                    yield env.timeout(done - now)
-                    if revision is not None:
-                        yield from _settle(env, revision.done)
-                        done = env.now
-                if trace is not None:
-                    trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
+                    delay: Delay = op  # type: ignore[assignment]
+                    yield timeout(delay.cycles)
+                continue
+            self._ops += 1
+            if self._ops > self.event_budget:
+                raise EventBudgetError(
+                    f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
+                    "(the default: drop --exact / mode='exact') or a smaller problem"
+                )
+            now = env.now
+            done = execute(op, now, warps, state)  # type: ignore[arg-type]
+            revision = sm.revision
+            arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
+            if kind is Store and op.release:  # type: ignore[union-attr]
+                self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
+            if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
+                yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
+            elif arrive is not None:
+                self._arrive_at(cta.barrier(arrive, state), done - now, revision)
+                if kind is Mma and sm.async_release > now:
+                    yield timeout(sm.async_release - now)  # the tensor cores' queue is full
+                    # Wait until the op's revised release no longer lies ahead (inlined: once per op).
+                    while revision is not None and (later := revision.release()) > env.now + SETTLE_TOLERANCE_CYCLES:
+                        yield timeout(later - env.now)
+            elif kind is Store and not op.wait:  # type: ignore[union-attr]
+                timeout(done - now)  # keeps the kernel open until the write drains
+            else:
+                yield timeout(done - now)
+                if revision is not None:
+                    # Wait until the op's revised end no longer lies ahead (inlined: once per op).
+                    while (later := revision.done()) > env.now + SETTLE_TOLERANCE_CYCLES:
+                        yield timeout(later - env.now)
+                    done = env.now
+            if trace is not None:
+                trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
 
     def _semaphore(self, op: Load | Store) -> _Semaphore:
         key = (op.tensor, op.tile)
@@ -540,12 +548,6 @@ class Engine:
                 else 0.0
             ),
         )
-
-
-def _settle(env: simpy.Environment, completion: Callable[[], float]) -> Generator[simpy.Event, Any, None]:
-    """Wait until `completion()` (an op's revised end or release) no longer lies ahead."""
-    while (later := completion()) > env.now + SETTLE_TOLERANCE_CYCLES:
-        yield env.timeout(later - env.now)
 
 
 def _expand(loop: Repeat) -> Iterator[Op]:

@@ -182,7 +182,29 @@ class FoldedTile:
 
     @functools.cached_property
     def _signature(self) -> Hashable:  # built once: fast mode asks for it per shape and per class
-        return tuple(tuple(_shape(op) for op in program) for program in self.programs)
+        return _HashedOnce(tuple(tuple(_shape(op) for op in program) for program in self.programs))
+
+
+class _HashedOnce:
+    """A tuple that is hashed once: a signature holds every op of a tile (their dataclass hashes are recomputed on
+    every call), and fast mode's plan puts each in a set or a dict two or three times. Equal when the tuples are."""
+
+    __slots__ = ("_hash", "items")
+
+    def __init__(self, items: tuple[object, ...]) -> None:
+        self.items = items
+        self._hash = hash(items)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[_HashedOnce], tuple[tuple[object, ...]]]:
+        return _HashedOnce, (self.items,)  # hashed again where unpickled: string hashes differ between processes
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _HashedOnce):
+            return NotImplemented
+        return self is other or (self._hash == other._hash and self.items == other.items)
 
 
 def memory_order(programs: Sequence[Sequence[Op]]) -> list[tuple[tuple[int, int], Load | Store]]:

@@ -7,24 +7,36 @@ names it accepts, mapped to their defaults) and `PROBLEM` ("attention" or "gemm"
 
 from __future__ import annotations
 
+import functools
 import importlib
+from collections.abc import Mapping
 from importlib.metadata import entry_points
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 
 from simgpu.errors import UnknownAlgorithmError
 
 ENTRY_POINT_GROUP = "simgpu.algorithms"
 
 
+@functools.cache
+def _registered() -> Mapping[str, str]:
+    """Registered algorithm names -> module paths. Read once per process: scanning the installed distributions'
+    metadata takes milliseconds, as long as a whole small fast-mode prediction (an algorithm registered by a
+    distribution installed after the first look-up needs a new process)."""
+    modules: dict[str, str] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        modules.setdefault(ep.name, ep.value)  # the first registration of a name wins, as before
+    return MappingProxyType(modules)
+
+
 def algorithm_names() -> tuple[str, ...]:
-    return tuple(sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)))
+    return tuple(sorted(_registered()))
 
 
 def load_algorithm(name: str) -> ModuleType:
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name == name:
-            module = importlib.import_module(ep.value)
-            break
+    registered = _registered().get(name)
+    if registered is not None:
+        module = importlib.import_module(registered)
     else:
         if "." not in name:
             known = ", ".join(algorithm_names()) or "none registered"

@@ -74,6 +74,7 @@ class Sm:
         self.arch = arch
         self.l2 = l2
         self.issue = IssueSlots(arch.sm.warp_schedulers, rec)
+        self._issue_server = self.issue.server
         tc = arch.tensor_core
         native = {str(dtype): rate for dtype, rate in tc.flops_per_cycle.items()}
         legacy = tc.mma_sync_flops_per_cycle
@@ -138,7 +139,8 @@ class Sm:
         return self._dispatch[type(op)](op, now, warps)
 
     def _lanes(self, now: float, lane_ops: float, warps: int) -> float:
-        return self.issue.issue(now, lane_ops / WARP_LANES, warps)
+        # `IssueSlots.issue` inlined: nearly every op issues lane instructions.
+        return self._issue_server.reserve(now, lane_ops / WARP_LANES, min(warps, self._schedulers))
 
     def _elementwise(
         self,
@@ -380,9 +382,21 @@ class Revision:
         self.issue_tail = issue_tail  # async MMAs: see `_MmaPlan.issue_tail`
 
     def done(self) -> float:
-        done = elementwise_done(self.now, self.base, [pipe.end for pipe in self.pipes], self.serial)
-        if self.tensor is not None:
-            done = max(done, self.tensor.end + self.result_latency)
+        # `elementwise_done` unrolled for the common cases (asked again and again while an op's end settles): no
+        # pipe, or one, whose end bounds the op's alone (`serial` applies to two pipes or more).
+        pipes = self.pipes
+        done = self.base
+        if len(pipes) == 1:
+            end = pipes[0].end
+            if end > done:
+                done = end
+        elif pipes:
+            done = elementwise_done(self.now, done, [pipe.end for pipe in pipes], self.serial)
+        tensor = self.tensor
+        if tensor is not None:
+            end = tensor.end + self.result_latency
+            if end > done:
+                done = end
         return done
 
     def release(self) -> float:
