@@ -9,6 +9,7 @@ InternalError, never a result.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import replace
@@ -120,16 +121,20 @@ def _run(
 
 
 def _check_invariants(arch: Arch, algo: str, problem: AnyProblem, stats: RunStats, clock_hz: float) -> None:
+    # Cycles and bytes are float sums and products (fast mode extrapolates): allow rounding in the last bits only.
+    # Written as `not (x >= bound)` so that NaN fails too.
+    slack = 1 - 1e-9
     bound = roofline_cycles(arch, problem, clock_hz)
-    # Busy cycles are float sums; allow rounding in the last bits only.
-    if stats.cycles < bound * (1 - 1e-9):
+    if not math.isfinite(stats.cycles):
+        raise InternalError(f"{algo} on {arch.name}: {stats.cycles} cycles (the roofline is {bound:.0f})")
+    if not stats.cycles >= bound * slack:
         raise InternalError(f"{algo} on {arch.name}: {stats.cycles:.0f} cycles is below the roofline {bound:.0f}")
-    if stats.hbm_read_bytes < problem.compulsory_read_bytes:
+    if not stats.hbm_read_bytes >= problem.compulsory_read_bytes * slack:
         raise InternalError(
             f"{algo} on {arch.name}: HBM reads {stats.hbm_read_bytes:.0f} B below compulsory "
             f"{problem.compulsory_read_bytes} B"
         )
-    if stats.hbm_write_bytes < problem.compulsory_write_bytes:
+    if not stats.hbm_write_bytes >= problem.compulsory_write_bytes * slack:
         raise InternalError(
             f"{algo} on {arch.name}: HBM writes {stats.hbm_write_bytes:.0f} B below compulsory "
             f"{problem.compulsory_write_bytes} B"

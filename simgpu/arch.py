@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from simgpu.errors import ArchError
 
@@ -35,7 +35,19 @@ PositiveInt = Annotated[int, Field(gt=0)]
 # The engine builds every SM: more than this is outside what the model is made for (B200 has 148).
 SmCount = Annotated[int, Field(gt=0, le=1024)]
 NonNegativeInt = Annotated[int, Field(ge=0)]
-PositiveFloat = Annotated[float, Field(gt=0)]
+# A rate, clock or latency below this cannot be simulated: counts divided by it overflow a float (or, multiplied
+# with a clock, underflow to 0) and come out as inf or NaN. Nothing physical is that small; zero stays an error of
+# its own ("greater than 0").
+SMALLEST_POSITIVE = 1e-9
+
+
+def _not_tiny(value: float) -> float:
+    if value < SMALLEST_POSITIVE:
+        raise ValueError(f"too small to simulate (below {SMALLEST_POSITIVE:g})")
+    return value
+
+
+PositiveFloat = Annotated[float, Field(gt=0), AfterValidator(_not_tiny)]
 NonNegativeFloat = Annotated[float, Field(ge=0)]
 Fraction = Annotated[float, Field(gt=0, le=1)]
 UnitInterval = Annotated[float, Field(ge=0, le=1)]
@@ -297,8 +309,10 @@ def resolve_arch_path(name_or_path: str | Path, relative_to: Path | None = None)
         path = Path(text)
         if not path.is_absolute() and relative_to is not None:
             path = relative_to / path
+        if path.is_dir():
+            raise ArchError(f"{text}: is a folder, not an arch file")
         if not path.is_file():
-            raise ArchError(f"{text}: no such arch file")
+            raise ArchError(f"{text}: {'is not a regular file' if path.exists() else 'no such arch file'}")
         return path
     for directory in arch_dirs():
         candidate = directory / f"{text}.yaml"
@@ -475,7 +489,7 @@ def _validate_chain(levels: tuple[_Level, ...]) -> Arch:
     try:
         return Arch.model_validate(top.tree)
     except ValidationError as err:
-        first = _error_key(err.errors()[0])
+        first = _error_key(_first_error(err))
         culprit = next((level for level in levels[:-1] if first in _error_keys(level.tree)), top)
         raise _in_file(culprit.path, culprit.heirs, _describe(err)) from None
 
@@ -495,15 +509,22 @@ def _error_key(error: Any) -> tuple[object, ...]:
     return (error["type"], tuple(error["loc"]), error["msg"], None if isinstance(value, dict) else repr(value))
 
 
+def _first_error(err: ValidationError) -> Any:
+    """The error to report: an unknown key if there is one (a misspelt key is also reported missing, and the
+    misspelling is the cause), else the first."""
+    errors = err.errors()
+    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+
+
 def _describe(err: ValidationError) -> str:
-    """The first error as `key.path: reason (got value)`, with the count of the others."""
-    first = err.errors()[0]
+    """The first error (`_first_error`) as `key.path: reason (got value)`, with the count of the others."""
+    first = _first_error(err)
     more = f" (+{err.error_count() - 1} more)" if err.error_count() > 1 else ""
     if first["type"] == "value_error" and not first["loc"]:
         # A consistency rule of the whole tree (Arch._consistent): its message names the keys itself.
         return f"{first['ctx']['error']}{more}"
     location = ".".join(str(part) for part in first["loc"]) or "<root>"
-    message = first["msg"]
+    message = first["msg"].removeprefix("Value error, ")  # pydantic's prefix to a validator's own message
     if first["type"] == "extra_forbidden":
         message = "unknown key"
     elif first["type"] == "missing":

@@ -3,7 +3,8 @@
 FLOPs follow the papers' convention (shared/reference/papers.md): an attention forward is
 4 * batch * heads * seqlen_q * seqlen_k * headdim, halved when causal; backward is 2.5x forward and
 forward+backward 3.5x. Compulsory HBM bytes are the inputs read once plus the outputs written once: no schedule can
-move less, so results below it are internal errors.
+move less, so results below it are internal errors. A problem whose inputs and outputs exceed the arch's HBM
+is refused (OutOfMemoryError).
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ from dataclasses import dataclass
 from typing import Literal
 
 from simgpu.arch import DTYPE_BYTES, Arch
-from simgpu.errors import ProblemError
+from simgpu.errors import OutOfMemoryError, ProblemError
 
 Pass = Literal["fwd", "bwd", "fwd_bwd"]
 PASSES: tuple[str, ...] = ("fwd", "bwd", "fwd_bwd")
 INPUT_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8")
 LSE_BYTES = 4  # the log-sum-exp statistics are fp32 in every FlashAttention version
+
+
+GB = 1e9
 
 
 def _positive(name: str, value: int) -> None:
@@ -106,10 +110,7 @@ class Problem:
         return self._compulsory()[1]
 
     def check_arch(self, arch: Arch) -> None:
-        if self.dtype not in arch.dtypes:
-            raise ProblemError(
-                f"dtype {self.dtype} is not supported by {arch.name} (its tensor cores take {', '.join(arch.dtypes)})"
-            )
+        _check_arch(self, arch)
 
     def describe(self) -> dict[str, object]:
         return {
@@ -156,13 +157,26 @@ class GemmProblem:
         return self.m * self.n * self.element_bytes
 
     def check_arch(self, arch: Arch) -> None:
-        if self.dtype not in arch.dtypes:
-            raise ProblemError(
-                f"dtype {self.dtype} is not supported by {arch.name} (its tensor cores take {', '.join(arch.dtypes)})"
-            )
+        _check_arch(self, arch)
 
     def describe(self) -> dict[str, object]:
         return {"m": self.m, "n": self.n, "k": self.k, "dtype": self.dtype}
 
 
 AnyProblem = Problem | GemmProblem
+
+
+def _check_arch(problem: AnyProblem, arch: Arch) -> None:
+    """The arch's tensor cores take the dtype, and its HBM holds the inputs and outputs at once. The footprint is
+    the compulsory traffic, a lower bound (a schedule's own buffers come on top: `algorithms._schedule.memory`);
+    checked up front so that an absurd size is refused at once, not after building millions of tiles."""
+    if problem.dtype not in arch.dtypes:
+        raise ProblemError(
+            f"dtype {problem.dtype} is not supported by {arch.name} (its tensor cores take {', '.join(arch.dtypes)})"
+        )
+    footprint = problem.compulsory_read_bytes + problem.compulsory_write_bytes
+    if footprint > arch.hbm.capacity_bytes:
+        raise OutOfMemoryError(
+            f"out of memory on {arch.name}: the inputs and outputs alone need {footprint / GB:,.1f} GB of HBM, "
+            f"capacity {arch.hbm.capacity_bytes / GB:.1f} GB (a smaller problem, or --set hbm.capacity_bytes=...)"
+        )

@@ -12,7 +12,8 @@ A point's outcome (every `Result.to_dict()` field except the config ones, `busy`
 the `SimgpuError` it raised) is cached as one JSON file named by the point's config hash: the arch's hash (after
 `inherit:` and `set`), the algorithm, problem, options, mode and the hash of the simulator's and the algorithms'
 source files, so a changed model never serves stale results. Entries are written atomically and checked on read
-(valid JSON, the expected hash, the outcome's checksum); a bad one is reported and recomputed, never trusted.
+(valid JSON, the expected hash, the outcome's checksum and shape); a bad one is reported and recomputed, never
+trusted; an entry that is not a file stops the sweep before any point runs.
 Points run in this process (-j 1), a local process pool, or on Dask (optional dependency, imported lazily); rows
 are sorted by point order, so the table does not depend on the executor or on which points came from the cache.
 
@@ -29,6 +30,7 @@ import importlib
 import io
 import itertools
 import json
+import math
 import os
 import signal
 import sys
@@ -48,7 +50,6 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
-    StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
@@ -69,7 +70,6 @@ CHUNKS_PER_WORKER = 4  # the last chunks are small enough that the workers finis
 
 T = TypeVar("T")
 P = ParamSpec("P")
-Scalar = StrictBool | StrictInt | StrictFloat | StrictStr | None
 Axis = Annotated[list[T], Field(min_length=1)]
 PositiveInt = Annotated[StrictInt, Field(gt=0)]
 
@@ -89,6 +89,19 @@ def _one_of(choices: Sequence[str]) -> AfterValidator:
         return value
 
     return AfterValidator(check)
+
+
+def _scalar(value: Any) -> Any:
+    # One validator rather than a union of strict types: a union reports every branch's failure, which names the
+    # branch ("set.clock_hz[0].bool: Input should be a valid boolean") instead of what is wrong with the value.
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    if value is not None and not isinstance(value, bool | int | float | str):
+        raise ValueError(f"must be a number, string, boolean or null, not a {type(value).__name__}")
+    return value
+
+
+Scalar = Annotated[Any, AfterValidator(_scalar)]
 
 
 class _Strict(BaseModel):
@@ -217,9 +230,13 @@ def load_spec(path: Path) -> SweepSpec:
     try:
         return SweepSpec.model_validate(data)
     except ValidationError as err:
-        first = err.errors()[0]
+        # An unknown key first: a misspelt key is also reported missing, and the misspelling is the cause.
+        first = next((e for e in err.errors() if e["type"] == "extra_forbidden"), err.errors()[0])
         location = _key_path(first["loc"])
-        message = {"extra_forbidden": "unknown key", "missing": "missing key"}.get(first["type"], first["msg"])
+        message = {"extra_forbidden": "unknown key", "missing": "missing key"}.get(
+            first["type"],
+            first["msg"].removeprefix("Value error, "),  # pydantic's prefix to a validator's message
+        )
         value = first.get("input")
         shown = (
             "" if first["type"] in ("missing", "extra_forbidden") or isinstance(value, dict) else f" (got {value!r})"
@@ -410,6 +427,8 @@ def plan_sweep(points: Sequence[Point], cache_dir: Path) -> SweepPlan:
         path = cache_dir / f"{point.config_hash}.json"
         if path in corrupt or not path.exists():
             continue
+        if not path.is_file():  # it could not be replaced by the point's result either
+            raise SweepError(f"{path}: a cache entry that is not a file; remove it")
         outcome, reason = _read_entry(path, point.config_hash)
         if outcome is not None:
             cached[point.index] = outcome
@@ -439,7 +458,18 @@ def _read_entry(path: Path, config_hash: str) -> tuple[Mapping[str, Any] | None,
         "outcome_sha256"
     ):
         return None, "checksum mismatch"
+    if not _is_outcome(outcome):
+        return None, "not a point's outcome"
     return outcome, ""
+
+
+def _is_outcome(outcome: Mapping[str, Any]) -> bool:
+    """What `run_point` returns: an error message, or result fields with finite cycles (a checksum recomputed
+    over something else must not pass for a result)."""
+    if "error" in outcome:
+        return set(outcome) == {"error"} and isinstance(outcome["error"], str)
+    cycles = outcome.get("cycles")
+    return {"arch_name", "mode", "cycles"} <= set(outcome) and isinstance(cycles, float) and math.isfinite(cycles)
 
 
 def _store(cache_dir: Path, config_hash: str, outcome: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+import simgpu.api
 from simgpu.cli import main
 from simgpu.result import JSON_KEYS
 
@@ -69,3 +71,14 @@ def test_user_errors_are_one_line_and_exit_2(args: list[str], message: str, caps
     assert err.count("\n") == 1 and err.startswith("simgpu: error: ")
     assert message in err
     assert "Traceback" not in err + out
+
+
+def test_an_internal_error_is_one_line_and_exit_3(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = simgpu.api._run
+    monkeypatch.setattr(simgpu.api, "_run", lambda *args: replace(real(*args), cycles=1.0))  # below the roofline
+    status, out, err = run(SMALL_GEMM, capsys)
+    assert (status, out) == (3, "")
+    assert err.startswith("simgpu: error: internal error: gemm on NVIDIA H100 SXM5: 1 cycles is below the roofline")
+    assert err.count("\n") == 1

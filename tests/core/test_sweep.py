@@ -7,6 +7,7 @@ byte. A real `simgpu sweep` killed with SIGKILL leaves only valid cache entries,
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -270,7 +271,7 @@ def test_a_failing_point_is_a_row_not_a_crash(tmp_path: Path) -> None:
         ({"problem": {**TINY_ATTENTION, "seqlen": [256, 0]}}, "problem.seqlen[1]: Input should be greater than 0"),
         ({"problem": {**TINY_ATTENTION, "seqlen": 256}}, "problem.seqlen: Input should be a valid list"),
         ({"problem": {**TINY_ATTENTION, "seqlen": ["256"]}}, "problem.seqlen[0]: Input should be a valid integer"),
-        ({"problem": {**TINY_ATTENTION, "dtype": ["fp4"]}}, "problem.dtype[0]: Value error, must be one of"),
+        ({"problem": {**TINY_ATTENTION, "dtype": ["fp4"]}}, "problem.dtype[0]: must be one of"),
         ({"problem": {**TINY_ATTENTION, "causal": []}}, "problem.causal: List should have at least 1 item"),
         ({"problem": {"heads": [2], "seqlen": [256]}}, "problem.headdim: missing key"),
         ({"problem": {**TINY_ATTENTION, "m": [256]}}, "problem.m: no listed algorithm takes it"),
@@ -384,6 +385,36 @@ def test_corrupt_cache_entries_are_reported_once_and_recomputed(
 
     status, stdout, stderr = run(args, capsys)
     assert "warning" not in stderr and "(0 computed, 4 from cache, 0 failed)" in stdout
+
+
+def test_a_recomputed_checksum_does_not_make_an_entry_an_outcome(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, {"archs": ["h100"], "algos": ["gemm"], "problem": {"m": [256], "n": [256], "k": [64]}})
+    (point,) = load_points(spec)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for outcome in ({"cycles": 1.0}, {"error": None}, {"arch_name": "x", "mode": "fast", "cycles": "many"}):
+        text = json.dumps(outcome, separators=(",", ":"))
+        entry = {"config_hash": point.config_hash, "outcome_sha256": hashlib.sha256(text.encode()).hexdigest()}
+        (cache / f"{point.config_hash}.json").write_text(json.dumps({**entry, "outcome": outcome}))
+        plan = plan_sweep([point], cache)
+        assert not plan.cached
+        assert [c.reason for c in plan.corrupt] == ["not a point's outcome"]
+
+
+def test_a_cache_entry_that_is_a_folder_stops_the_sweep_before_any_point_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def must_not_run(point: Point) -> None:
+        raise AssertionError("a point ran")
+
+    monkeypatch.setattr("simgpu.sweep.run_point", must_not_run)
+    spec = write_spec(tmp_path, {"archs": ["h100"], "algos": ["gemm"], "problem": {"m": [256], "n": [256], "k": [64]}})
+    out = tmp_path / "r.csv"
+    (point,) = load_points(spec)
+    (Path(f"{out}.cache") / f"{point.config_hash}.json").mkdir(parents=True)
+    status, _, stderr = run(["sweep", str(spec), "--out", str(out)], capsys)
+    assert (status, stderr.count("\n")) == (2, 1)
+    assert f"{point.config_hash}.json: a cache entry that is not a file; remove it" in stderr
 
 
 def test_example_spec_is_valid() -> None:
