@@ -34,8 +34,9 @@ def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.
     When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
     heads replay, as many as fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2
     pressure of the heads running beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow (fewer see their
-    share of L2), and their bytes scale by the number of heads. Between kernels only their share of
-    L2 carries over, as from one kernel to the next the whole run's data competes for it. Both are exact while
+    share of L2), and their bytes scale by the number of heads. Between kernels their share of L2 stays
+    resident, as from one kernel to the next the whole run's data competes for it, but only what of theirs outlasts
+    the later heads' data can be hit (kernels take heads in order; L2 keeps the newest). Both are exact while
     the whole run fits in L2. One head too large to replay whole replays a prefix of its tiles where that applies
     (`_head_prefix_share`). Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and larger ones replay
     the first f and 2f of every kernel's tiles through that share of L2 and extrapolate linearly."""
@@ -250,7 +251,7 @@ def _prefix_bytes(
 @dataclass(frozen=True)
 class _Replayed:
     """Tiles to replay: per kernel, the tiles in launch order and folded at the base; the share of L2 they see, and
-    the share of it kept from one kernel to the next (None: all of it)."""
+    the share of the run's heads they are, which is the share of L2 kept from one kernel to the next (None: all)."""
 
     tiles: Sequence[Sequence[Hashable]]
     folded: Sequence[Sequence[FoldedTile | _HeadCopy]]
@@ -262,8 +263,11 @@ class _Replayed:
 
     def replay(self, arch: Arch, accesses: Sequence[KernelAccesses]) -> ReplayBytes:
         capacity = arch.l2.capacity_bytes * self.capacity_share
-        carry = None if self.carry_share is None else arch.l2.capacity_bytes * self.carry_share
-        return replay(arch, accesses, capacity, carry)
+        if self.carry_share is None:
+            return replay(arch, accesses, capacity)
+        # The replayed heads are the run's first: the others, launched after them, are newer in L2.
+        later = 1 / self.carry_share - 1
+        return replay(arch, accesses, capacity, arch.l2.capacity_bytes * self.carry_share, later)
 
 
 def _fold_replay(

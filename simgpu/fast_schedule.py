@@ -20,7 +20,8 @@ SHARE_STEPS = 64  # busy-SM counts the bandwidth share distinguishes
 
 def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarray) -> float:
     """When the last tile ends if every SM's `fit` CTA slots take the tiles in launch order, each when free (the
-    first wave breadth-first across SMs), CTAs on one SM share it and busy SMs share the chip's bandwidth.
+    first wave breadth-first across SMs, and so SMs whose slots free at one instant), CTAs on one SM share it and
+    busy SMs share the chip's bandwidth.
 
     `times[c, k - 1, a, f]`: the time of a tile of class c (`tile_class[t]` for tile t) with k CTAs resident on
     its SM, when every SM is busy (a = 0) or its SM is the only busy one (a = 1), as a slot's first tile (f = 0)
@@ -125,13 +126,23 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
         now, sm, seen = heapq.heappop(events)
         if seen != version[sm]:
             continue
-        advance(sm, now)
-        done = finish(sm)
+        # The SMs whose tiles end at this instant take the next tiles in turn, one each, as their slots free one
+        # by one in a chip (the first placed leads): not the first SM all it can hold.
+        ending = [sm]
+        while events and events[0][0] == now:
+            _, other, other_seen = heapq.heappop(events)
+            if other_seen == version[other]:
+                ending.append(other)
+        freed = []
+        for each in ending:
+            advance(each, now)
+            freed.append(finish(each))
         end = max(end, now)
-        for _ in range(done):
-            start(sm)
-        if not resident[sm]:
-            busy -= 1  # only an SM's own events change whether it is busy
+        for turn in range(max(freed)):
+            for each, done in zip(ending, freed, strict=True):
+                if turn < done:
+                    start(each)
+        busy -= sum(1 for each in ending if not resident[each])  # only an SM's own events change whether it is busy
         if share_weight(busy) != weight:
             # The chip's bandwidth is now shared by a different number of SMs: every SM's rates change.
             for other in range(sms):
@@ -140,15 +151,16 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
             times_now.clear()
             schedule_all(now)
         else:
-            schedule(sm, now)
+            for each in ending:
+                schedule(each, now)
     return end
 
 
 def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles: int) -> float:
     """`shared_schedule` of `tiles` tiles of one class (`times[k - 1][a][f]`). An SM's tiles start together and end
     together, so the SMs fall into a few runs of consecutive SMs in one state, and the schedule walks those runs
-    rather than the SMs: a run that ends hands the next tiles out in SM order, `fit` to an SM (as the SMs' events
-    do in `shared_schedule`), and whole waves of further tiles on every slot are skipped."""
+    rather than the SMs: a run that ends shares the next tiles out evenly over its SMs (as the SMs' events at one
+    instant do in `shared_schedule`), and whole waves of further tiles on every slot are skipped."""
     steps = min(sms, SHARE_STEPS)
     slots = sms * fit
     if tiles >= slots:
@@ -179,12 +191,13 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
             if 1.0 - run.done > 1e-9:
                 following.append(run)
                 continue
-            # The run's SMs in order: the first take `fit` tiles each, the next the rest, the others none.
-            left = tiles - position
-            full = min(run.sms, left // fit)
-            rest = min(left - full * fit, fit) if full < run.sms else 0
-            position += full * fit + rest
-            for count, ctas in ((full, fit), (1, rest)):
+            # The run's SMs share the tiles left evenly (as many as their slots hold): their slots free together
+            # in the fluid schedule, but in a chip one CTA of each SM ends a little before the others (the first
+            # placed leads), and the SMs take the next tiles in turn.
+            taken = min(tiles - position, run.sms * fit)
+            per_sm, more = divmod(taken, run.sms)
+            position += taken
+            for count, ctas in ((more, per_sm + 1), (run.sms - more, per_sm)):
                 if count and ctas:
                     last = following[-1] if following else None
                     if last is not None and (last.ctas, last.further, last.done) == (ctas, 1, 0.0):

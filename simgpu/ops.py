@@ -44,8 +44,23 @@ class Chain:
 
 
 @dataclass(frozen=True, slots=True)
+class Piece:
+    """A tile key for part of what other tiles of the same tensor hold: a kernel reads, with a grid of its own,
+    bytes that another kernel wrote (or read) as `wholes`. L2 holds the piece while every one of `wholes` is
+    resident (a hit touches them all), or after a miss brought the piece in under its own `name`."""
+
+    name: Hashable
+    wholes: tuple[Hashable, ...]
+
+    def __post_init__(self) -> None:
+        if not self.wholes:
+            raise ValueError(f"piece {self.name!r} is part of no tile")
+
+
+@dataclass(frozen=True, slots=True)
 class Load:
-    """Global -> on-chip copy of one tile of `tensor`. `tile` names the bytes for L2 residency."""
+    """Global -> on-chip copy of one tile of `tensor`. `tile` names the bytes for L2 residency (a `Piece` where
+    they are part of tiles written under other names)."""
 
     tensor: str
     tile: Hashable

@@ -16,12 +16,12 @@ the launch-order interleaving stands in for the order timing would give (the two
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 
 from simgpu.arch import Arch
-from simgpu.ops import Load, Store
+from simgpu.ops import Load, Piece, Store
 from simgpu.units.fluid_l2 import MissShares
 
 _LOAD, _STORE, _ATOMIC = 0, 1, 2
@@ -78,23 +78,45 @@ def rehead(
     return None if template is None else reheaded(template, head)
 
 
-HeadTemplate = tuple[tuple[int, str, tuple[object, ...], int], ...]  # records with their keys' head left out
+HeadTemplate = tuple[tuple[int, str, "tuple[object, ...] | _PieceRest", int], ...]  # records, keys' head left out
 
 
 def head_template(tile_records: Sequence[Record], axes: int, source: tuple[object, ...]) -> HeadTemplate | None:
     """The records with the head (`source`, the first `axes` entries of every tile key) left out, for `reheaded`;
     None when a key does not begin with `source`."""
-    out = []
+    out: list[tuple[int, str, tuple[object, ...] | _PieceRest, int]] = []
     for kind, tensor, (_, tile), nbytes in tile_records:
-        if type(tile) is not tuple or tile[:axes] != source:
+        if type(tile) is tuple:
+            if tile[:axes] != source:
+                return None
+            out.append((kind, tensor, tile[axes:], nbytes))
+            continue
+        if type(tile) is not Piece:
             return None
-        out.append((kind, tensor, tile[axes:], nbytes))
+        keys = [key for key in (tile.name, *tile.wholes) if type(key) is tuple and key[:axes] == source]
+        if len(keys) != 1 + len(tile.wholes):
+            return None
+        out.append((kind, tensor, _PieceRest(tuple(key[axes:] for key in keys)), nbytes))
     return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _PieceRest:
+    """A `Piece` in a `HeadTemplate`: its name's and wholes' keys with the head left out."""
+
+    keys: tuple[tuple[object, ...], ...]
 
 
 def reheaded(template: HeadTemplate, head: tuple[object, ...]) -> tuple[Record, ...]:
     """A `head_template`'s records with `head` put back in front of every tile key."""
-    return tuple([(kind, tensor, (tensor, head + rest), nbytes) for kind, tensor, rest, nbytes in template])
+    return tuple([(kind, tensor, (tensor, _with_head(rest, head)), nbytes) for kind, tensor, rest, nbytes in template])
+
+
+def _with_head(rest: tuple[object, ...] | _PieceRest, head: tuple[object, ...]) -> Hashable:
+    if isinstance(rest, _PieceRest):
+        name, *wholes = (head + keys for keys in rest.keys)
+        return Piece(name, tuple(wholes))
+    return head + rest
 
 
 @dataclass(frozen=True)
@@ -111,17 +133,24 @@ def replay(
     kernels: Sequence[KernelAccesses],
     capacity_bytes: float | None = None,
     carry_bytes: float | None = None,
+    later_heads: float | None = None,
 ) -> ReplayBytes:
     """Replay `kernels` in order through an L2 of the arch's capacity (or `capacity_bytes`); between two kernels
-    at most `carry_bytes` (the most recently used) stay resident.
+    at most `carry_bytes` (the most recently used) stay resident. With `later_heads`, the replayed tiles are the
+    first heads of a run with that many more heads, launched after them, per replayed head: each kernel's later
+    heads touch as many bytes as the replayed ones did, after them, and the arch's L2 keeps the newest; a line
+    those would have pushed out stays resident (it stands for theirs: it takes room and is written back when
+    evicted) but can no longer be hit.
 
     The L2 is `simgpu.units.l2.L2`'s without its timing, inlined (this walk is fast mode's hottest loop): LRU
-    over whole tiles, write-back of dirty tiles on eviction and at the end, tiles larger than the capacity
-    bypassing it (`tests/core/test_fast.py` holds the two to the same bytes)."""
+    over whole tiles (a `Piece` hitting while its wholes are resident), write-back of dirty tiles on eviction and at
+    the end, tiles larger than the capacity bypassing it (`tests/core/test_fast.py` holds the two to the same bytes)."""
     capacity = int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes)
     lines: OrderedDict[int, float] = OrderedDict()
     dirty: set[int] = set()
     numbers: dict[Hashable, int] = {}
+    owners: list[str] = []  # the tensor of each numbered key
+    touched: list[tuple[set[int], float]] = []  # per kernel walked: the keys it accessed, and their bytes
     used = 0.0
     hbm_read = hbm_write = l2_read = l2_write = 0.0
     evicted = False
@@ -130,18 +159,32 @@ def replay(
     written_bytes: dict[tuple[int, str], float] = defaultdict(float)  # HBM writes: the write-backs caused
     move, evict = lines.move_to_end, lines.popitem
     for number, kernel in enumerate(kernels):
-        if number and carry_bytes is not None and used > carry_bytes:
+        named = None
+        if later_heads is not None and touched:
+            named = _newest_kept(lines, touched, arch.l2.capacity_bytes, later_heads)
+        kept = None if carry_bytes is None else max(carry_bytes, named or 0.0)  # a line that the run keeps stays
+        if number and kept is not None and used > kept:
+            # What the run's other tiles would have pushed out while the previous kernel ran: its write-backs are
+            # that kernel's (on the tensor it accessed; untimed otherwise).
             evicted = True
-            while lines and used > carry_bytes:
+            previous = {tensor for n, tensor, _ in l2_bytes if n == number - 1}
+            while lines and used > kept:
                 old_key, old_bytes = evict(last=False)
                 used -= old_bytes
                 if old_key in dirty:
                     dirty.discard(old_key)
                     hbm_write += old_bytes
+                    if owners[old_key] in previous:
+                        written_bytes[number - 1, owners[old_key]] += old_bytes
+        if named is not None and used > named:
+            evicted = True
+            _rename_oldest(lines, dirty, used - named)
         # L2 bytes do not depend on what hits: summed per kind and tensor apart from the walk.
+        unique: dict[tuple[str, Hashable], float] = {}
         for tile in kernel.accesses:
-            for kind, tensor, _, nbytes in tile:
+            for kind, tensor, memory, nbytes in tile:
                 l2_bytes[number, tensor, kind] += nbytes
+                unique[memory] = nbytes
         missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
         tiles = kernel.accesses
         for start in range(0, len(tiles), kernel.slots):
@@ -153,11 +196,14 @@ def replay(
                 key = numbers.get(memory)
                 if key is None:
                     key = numbers[memory] = len(numbers)
+                    owners.append(tensor)
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
                     move(key)
                     if action != _LOAD:
                         dirty.add(key)
+                    continue
+                if action == _LOAD and type(memory[1]) is Piece and _covered(memory, lines, numbers):
                     continue
                 # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
                 read = 0.0 if action == _STORE else nbytes
@@ -190,6 +236,8 @@ def replay(
         for (kind, tensor), (read_sum, written_sum) in missed.items():
             read_bytes[number, tensor, kind] += read_sum
             written_bytes[number, tensor] += written_sum
+        if later_heads is not None and number + 1 < len(kernels):
+            touched.append((_keys_touched(unique, numbers), sum(unique.values())))
     for (_, _, kind), accessed in l2_bytes.items():
         action = kind if kind < _AGAIN else kind - _AGAIN
         if action != _STORE:
@@ -208,6 +256,66 @@ def replay(
             written = written_bytes[number, tensor] / accessed
             shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
     return ReplayBytes(hbm_read, hbm_write, timed, l2_read, l2_write, shares, evicted)
+
+
+def _keys_touched(memories: Iterable[tuple[str, Hashable]], numbers: Mapping[Hashable, int]) -> set[int]:
+    """The keys of `memories` and, for a `Piece`, of its wholes (a hit on it touches them)."""
+    keys = set()
+    for tensor, tile in memories:
+        keys.add(numbers[tensor, tile])
+        if isinstance(tile, Piece):
+            keys.update(numbers[whole] for whole in ((tensor, w) for w in tile.wholes) if whole in numbers)
+    return keys
+
+
+def _newest_kept(
+    lines: OrderedDict[int, float], touched: Sequence[tuple[set[int], float]], capacity_bytes: float, later: float
+) -> float:
+    """How many of the newest resident bytes the run keeps (`replay`'s `later_heads`): a line last accessed in
+    kernel k is older than the later heads' bytes of kernels k to the last, `later` times what the replay touched."""
+    kernel = len(touched) - 1
+    others = later * touched[kernel][1]
+    newer = 0.0
+    for key in reversed(lines):
+        while kernel > 0 and key not in touched[kernel][0]:
+            kernel -= 1
+            others += later * touched[kernel][1]
+        if newer + lines[key] + others > capacity_bytes:
+            break
+        newer += lines[key]
+    return newer
+
+
+def _rename_oldest(lines: OrderedDict[int, float], dirty: set[int], nbytes: float) -> None:
+    """Give the least recently used lines, at least `nbytes` of them, keys no access has (negative), in place."""
+    renamed: list[int] = []
+    total = 0.0
+    for key, line_bytes in lines.items():
+        if total >= nbytes:
+            break
+        renamed.append(key)
+        total += line_bytes
+    fresh = min(0, *lines) - 1
+    for key in reversed(renamed):  # each goes back to the front: the order stays
+        lines[fresh] = lines.pop(key)
+        lines.move_to_end(fresh, last=False)
+        if key in dirty:
+            dirty.discard(key)
+            dirty.add(fresh)
+        fresh -= 1
+
+
+def _covered(memory: tuple[str, Hashable], lines: OrderedDict[int, float], numbers: dict[Hashable, int]) -> bool:
+    """`simgpu.units.l2.L2`'s rule for a load of a `Piece`: a hit while all its wholes are resident (then used)."""
+    tensor, piece = memory
+    assert isinstance(piece, Piece)
+    found = [numbers.get((tensor, whole)) for whole in piece.wholes]
+    wholes = [whole for whole in found if whole is not None and whole in lines]
+    if len(wholes) != len(found):
+        return False
+    for whole in wholes:
+        lines.move_to_end(whole)
+    return True
 
 
 def _ratio(hbm_bytes: Mapping[_Key, float], l2_bytes: Mapping[_Key, float], key: _Key) -> float:

@@ -4,14 +4,17 @@ Forward, the three kernels of `cupy_kernels/standard/attention.cu`:
   std_qk       S = scale * Q K^T. One CTA per block_m x block_n tile of S (tiles ordered (batch, head, i, j), j
                fastest, as the kernel's grid); Q_i and K_j are copied to smem whole (d is the whole contraction,
                no k loop); the S tile is stored in the storage dtype.
-  std_softmax  P = softmax(S) and LSE. One CTA per block_m rows of S: every S tile of the rows is loaded at once,
-               the row statistics and P are computed with the row held on chip, P tiles and LSE are stored.
+  std_softmax  P = softmax(S) and LSE, one warp per row, `softmax_warps` rows per CTA at a time (see
+               `rowwise_kernel`): a row is loaded whole (twice with `softmax_passes=2`, as the CUDA kernel does),
+               its statistics and P computed on chip, its P row and LSE stored.
   std_pv       O = P V. One CTA per block_m rows of O; a k loop over block_n keys with a `stages`-deep cp.async
                ring of P and V tiles.
 Backward, the five kernels the numerics count (`algorithms/standard/numerics.py`): dV = P^T dO, dP = dO V^T,
 dS = P * (dP - rowsum(P * dP)) (elementwise, rows as in the softmax), dQ = scale * dS K, dK = scale * dS^T Q.
-S, P, dP and dS tiles are named (tensor, (batch, head, i, j)) with i the block_m query block and j the block_n key
-block by every kernel that writes or reads them, so a tile that is still in L2 when the next kernel reads it hits.
+The GEMMs write S and dP as tiles named (tensor, (batch, head, i, j)), i the block_m query block and j the block_n
+key block; the row-wise kernels write P and dS as row groups (tensor, (batch, head, g)). A kernel that reads with
+the other grid names what it reads a `Piece` of what was written, so that bytes still in L2 when the next kernel
+reads them hit.
 Causal: nothing is skipped (as cuBLAS-based attention): the full S is computed and the softmax masks it.
 
 Instruction: mma.sync m16n8k16 on every arch (Hopper and Blackwell take their legacy mma.sync path), as the CUDA
@@ -25,9 +28,11 @@ K and V once per query block in the tiled GEMMs), each output once. The numerics
 operand once per kernel); the difference is exactly those N x d re-reads, which L2 absorbs when it is on.
 Memory footprint: S and P live together during the softmax, P, dP and dS during the softmax backward; a problem
 whose buffers exceed HBM raises OutOfMemoryError (`algorithms._schedule.memory`).
+The CUDA softmax's second pass over a row hits while what enters L2 between the row's two reads fits (H200 with
+ncu, 16k tokens x 32 heads: S read from HBM 1.05 times at N = 1k, 1.49 at 2k, twice from 3k; the model 1.00, 1.55,
+2.00: `experiments.softmax_reuse`); ncu's L2 traffic says those re-reads are L2's, not L1's.
 Ignored: the __syncthreads of the GEMMs (warps modelled in lockstep), register-dependency latency, PyTorch's fp32
-upcasts and other temporaries, the 16-byte row padding of S and P in the CUDA kernels, and the second (L1/L2-hit)
-pass over S of the CUDA softmax, which the framework's one-pass softmax avoids.
+upcasts and other temporaries, the 16-byte row padding of S and P in the CUDA kernels.
 """
 
 from __future__ import annotations
@@ -41,17 +46,25 @@ from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
-from simgpu.ops import Load, Mma, Op, Repeat, Store, Vector, Wait
+from simgpu.ops import Load, Mma, Op, Piece, Repeat, Store, Vector, Wait
 from simgpu.problem import LSE_BYTES, Problem
 
 PROBLEM = "attention"
-OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None, "softmax_passes": 1}
+OPTIONS: dict[str, Any] = {
+    "block_m": None,
+    "block_n": None,
+    "warps": None,
+    "stages": None,
+    "softmax_passes": 1,
+    "softmax_warps": None,
+}
 
 SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernels)
 GEMM_REGISTERS = 255  # __launch_bounds__(WARPS * 32) lets ptxas use up to 255; no ptxas report recorded
-ROWWISE_REGISTERS = 64  # a row of up to 2k elements in registers per warp (32-64 per lane), plus addresses
+ROWWISE_REGISTERS = 32  # ptxas -v of std_softmax<4, bf16> (sm_90a): the row streams through, 8 elements a lane
 STORAGE_BYTES = 2  # S, P, dP, dS, O and the gradients are stored in 16 bits (bf16/fp16)
 MMA_ROWS = 16  # rows of one mma.sync m16 group
+ROWWISE_OUTPUTS = frozenset({"P", "dS"})  # written a row group at a time (`rowwise_kernel`), not in tiles
 
 
 @dataclass(frozen=True)
@@ -61,9 +74,11 @@ class Config:
     warps: int
     stages: int
     softmax_passes: int
+    softmax_warps: int  # warps (one a row) of a CTA of the row-wise kernels
 
 
-DEFAULT = Config(128, 128, 4, 2, 1)  # cupy_kernels/standard DEFAULTS (d = 64 and 128)
+# cupy_kernels/standard: DEFAULTS (d = 64 and 128) and SOFTMAX_WARPS
+DEFAULT = Config(128, 128, 4, 2, 1, 4)
 
 
 def config(problem: Problem, options: dict[str, Any]) -> Config:
@@ -168,7 +183,8 @@ def long_k_kernel(
 
         def loads(t: int) -> tuple[Load, Load]:
             ks = rows_in_block(k_total, k_block, t)
-            key = (bi, hi, t, i) if by_keys else (bi, hi, i, t)  # the (query block, key block) tile of X
+            # The (query block, key block) tile of X, which a row-wise kernel wrote.
+            key = tile_piece(p, cfg, (bi, hi), t, i) if by_keys else tile_piece(p, cfg, (bi, hi), i, t)
             slot = ("stage", t % stages)
             return (
                 Load(square, key, rows * ks * STORAGE_BYTES, engine="cp_async", arrive=slot),  # HBM: X once
@@ -234,6 +250,20 @@ def softmax_bwd_ops(rows: int, cols: int, causal: bool) -> Vector:
     return Vector(fma=fma + 5 * rows, alu=alu + 5 * rows)  # per row: butterfly sum (SHFL + FADD) x 5
 
 
+def row_group_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int) -> Piece:
+    """Row group `g` (softmax_warps query rows) of an N x N tensor written as block_m x block_n tiles."""
+    first, last = g * cfg.softmax_warps, min((g + 1) * cfg.softmax_warps, p.seqlen_q) - 1
+    blocks = range(first // cfg.block_m, last // cfg.block_m + 1)
+    return Piece((*head, g), tuple((*head, i, j) for i in blocks for j in range(ceil_div(p.nk, cfg.block_n))))
+
+
+def tile_piece(p: Problem, cfg: Config, head: tuple[int, int], i: int, j: int) -> Piece:
+    """Tile (query block i, key block j) of an N x N tensor written by a row-wise kernel, a row group at a time."""
+    w = cfg.softmax_warps
+    groups = range(i * cfg.block_m // w, (min((i + 1) * cfg.block_m, p.seqlen_q) - 1) // w + 1)
+    return Piece((*head, i, j), tuple((*head, g) for g in groups))
+
+
 def rowwise_kernel(
     name: str,
     p: Problem,
@@ -244,30 +274,33 @@ def rowwise_kernel(
     ops: Callable[[int, int, bool], Vector],
     passes: int = 1,
 ) -> Kernel:
-    """An elementwise kernel over the rows of N x N tensors: one CTA per block_m rows, every tile of the rows
-    loaded (`passes` times: the CUDA softmax reads its rows once for the max and sum, once more to write P; the
-    second read hits L2 while the rows are still there), `ops` on the rows, the output tiles (and LSE) stored."""
-    r, c = cfg.block_m, cfg.block_n
-    n_j = ceil_div(p.nk, c)
+    """An elementwise kernel over the rows of N x N tensors as the CUDA softmax launches it: one warp per row, a CTA
+    per `softmax_warps` rows (in order, so the rows in flight are a window that sweeps the tensor). The rows are
+    loaded whole (`passes` times: the CUDA softmax reads a row once for the max and sum, once more to write P; the
+    second read hits while what enters L2 in between fits), `ops` run on them, the rows (and LSE) are
+    stored. Rows of a tensor a GEMM wrote are a `Piece` of its tiles, so that they hit while those are in L2."""
+    w = cfg.softmax_warps
+    ctas = ceil_div(p.seqlen_q, w)
 
     def program(tile: Hashable) -> Sequence[Op]:
-        bi, hi, i = tile  # type: ignore[misc]
-        rows = rows_in_block(p.seqlen_q, r, i)
-        tiles = [(j, rows * rows_in_block(p.nk, c, j) * STORAGE_BYTES) for j in range(n_j)]
-        loads = [Load(t, (bi, hi, i, j), nbytes, engine="ldg", arrive="in") for t in reads for j, nbytes in tiles]
+        bi, hi, g = tile  # type: ignore[misc]
+        rows = rows_in_block(p.seqlen_q, w, g)
+        nbytes = rows * p.nk * STORAGE_BYTES
+        keys = [tile if t in ROWWISE_OUTPUTS else row_group_piece(p, cfg, (bi, hi), g) for t in reads]
+        loads = [Load(t, key, nbytes, engine="ldg", arrive="in") for t, key in zip(reads, keys, strict=True)]
         return (
-            # HBM (L2 off): each input tile read once per pass (16-byte ld.global into registers).
+            # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
             *(op for _ in range(passes) for op in (*loads, Wait("in"))),
             ops(rows, p.nk, p.causal),
-            *(Store(out, (bi, hi, i, j), nbytes, engine="ldg") for j, nbytes in tiles),  # HBM: each tile once
-            *((Store("LSE", (bi, hi, i), rows * LSE_BYTES, engine="ldg"),) if lse else ()),
+            Store(out, tile, nbytes, engine="ldg"),  # HBM: each row once
+            *((Store("LSE", tile, rows * LSE_BYTES, engine="ldg"),) if lse else ()),
         )
 
     return Kernel(
         name=name,
-        tiles=TileGrid((p.batch, p.heads, ceil_div(p.seqlen_q, r))),
+        tiles=TileGrid((p.batch, p.heads, ctas)),
         head_axes=HEAD_AXES,
-        cta=CtaResources(cfg.warps * 32, ROWWISE_REGISTERS, 0),
-        roles=(Role("warps", cfg.warps, program),),
-        barriers=(BarrierSpec("in", arrivals=len(reads) * n_j),),
+        cta=CtaResources(w * 32, ROWWISE_REGISTERS, 0),
+        roles=(Role("warps", w, program),),
+        barriers=(BarrierSpec("in", arrivals=len(reads)),),
     )

@@ -1,7 +1,9 @@
 """L2: chip-wide capacity with LRU replacement at the granularity of named tiles, write-back, shared bandwidth.
 
 Every load and store passes through L2 (counted as L2 read/write bytes and served at the L2 bandwidth). A load of a
-tile that is resident is a hit and costs no HBM bytes; a miss reads HBM and inserts the tile. Stores and atomics
+tile that is resident is a hit and costs no HBM bytes; a miss reads HBM and inserts the tile. A load of a `Piece`
+(a kernel reading, with a grid of its own, part of tiles another kernel wrote) also hits while all the tiles it is
+part of are resident. Stores and atomics
 make the tile resident and dirty; a dirty tile costs HBM write bytes when it is evicted or when the run ends.
 With capacity 0 every access goes to HBM. Ignored: sets/ways and partial hits (a tile is wholly resident or not),
 the two-partition structure of Hopper's L2, and the per-SM L2 port limit. Tiles larger than the capacity bypass.
@@ -13,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from simgpu.ops import Piece
 from simgpu.units.hbm import Hbm
 from simgpu.units.server import Server, SpanRecorder
 
@@ -62,6 +65,8 @@ class L2:
         if key in self.lines:
             self.lines.move_to_end(key)
             return Access(l2_done + self.hit_latency, True)
+        if self._covered(key):
+            return Access(l2_done + self.hit_latency, True)
         hbm_done = self.hbm.read(now, nbytes)
         self._insert(now, key, nbytes, dirty=False)
         return Access(max(l2_done, hbm_done) + self.hbm.latency_cycles, False)
@@ -86,6 +91,18 @@ class L2:
         if not self._insert(now, key, nbytes, dirty=True):
             hbm_done = self.hbm.write(now, nbytes)
         return max(l2_done, hbm_done) + self.hbm.latency_cycles
+
+    def _covered(self, key: Hashable) -> bool:
+        """Whether `key` is (tensor, `Piece`) with every one of the piece's wholes resident; if so they are used."""
+        if type(key) is not tuple or len(key) != 2 or type(key[1]) is not Piece:
+            return False
+        tensor, piece = key
+        wholes = [(tensor, whole) for whole in piece.wholes]
+        if not all(whole in self.lines for whole in wholes):
+            return False
+        for whole in wholes:
+            self.lines.move_to_end(whole)
+        return True
 
     def shrink(self, now: float, keep_bytes: float) -> None:
         """Evict least recently used tiles (writing dirty ones back) until at most `keep_bytes` stay resident."""

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from experiments import fast_vs_exact, gemm_ceiling, io_vs_memory, roofline, unit_overlap, validation_scatter
+from experiments import (
+    fast_vs_exact,
+    gemm_ceiling,
+    io_vs_memory,
+    roofline,
+    softmax_reuse,
+    unit_overlap,
+    validation_scatter,
+)
 from experiments.validation_scatter import VALIDATION_DIR
 
 
@@ -137,3 +145,12 @@ def test_unit_overlap_replays_every_measured_configuration_and_lone_units_match(
     beside = ("ss+ex2", "rs+ex2", "ss+ss+ex2", "hmma+ex2", "hmma+fma", "hmma+ldsm")
     for config in lone + beside:
         assert abs(float(rows[config]["rel_error"])) < 0.05, config
+
+
+def test_softmax_reuse_quick_run_sees_the_second_pass_hit_at_1k_and_miss_at_4k(tmp_path: Path) -> None:
+    rows = _run(softmax_reuse, "softmax_reuse", tmp_path)
+    passes = {int(r["seqlen"]): (float(r["measured_passes_from_hbm"]), float(r["model_passes_from_hbm"])) for r in rows}
+    assert set(passes) == set(softmax_reuse.QUICK_SEQLENS)
+    assert passes[1024][1] == pytest.approx(1.0)  # 8448 rows of 2 KiB in flight, 17 MB: the re-reads hit
+    assert passes[4096][1] > 1.5  # of 8 KiB, 69 MB: most miss (fast mode; exact mode: all, as measured)
+    assert passes[1024][0] < 1.1 and passes[4096][0] > 1.99  # the H200's, as read from the committed CSV

@@ -113,3 +113,26 @@ def test_causal_computes_the_full_s() -> None:
 def test_fp8_is_rejected() -> None:
     with pytest.raises(ProblemError, match="16-bit"):
         simulate("h100", "standard", Problem(1, 1, 128, 64, dtype="fp8"))
+
+
+@pytest.mark.parametrize(("seqlen", "rereads_hit"), [(2048, True), (16384, False)])
+def test_the_softmax_second_pass_hits_while_the_rows_in_flight_fit_in_l2(seqlen: int, rereads_hit: bool) -> None:
+    # 4 SMs x 16 CTAs of 4 warps (32 registers, ptxas): 256 rows in flight, 1 MiB at N = 2k and 8 MiB at 16k,
+    # against an L2 of 4 MiB. The CUDA kernel's second pass (`softmax_passes=2`) re-reads every row. HBM and L2
+    # bandwidth are the H100's share of 4 SMs: HBM-bound, a row's two reads are a whole queue of loads apart.
+    arch = load_arch(
+        "h100",
+        {
+            "sms": 4,
+            "l2.capacity_bytes": 4 * 2**20,
+            "hbm.bandwidth_bytes_per_s": 3.35e12 * 4 / 132,
+            "l2.bandwidth_bytes_per_s": 9.16e12 * 4 / 132,
+        },
+    )
+    problem = Problem(1, 1, seqlen, 64)
+    kernel = standard.schedule(arch, problem, softmax_passes=2)[1]
+    assert kernel.cta.threads == 128 and len(kernel.tiles) == seqlen // 4
+    s_bytes = seqlen * seqlen * 2
+    read = simulate(arch, "standard", problem, {"softmax_passes": 2}, mode="exact").hbm_read_bytes
+    once = simulate(arch, "standard", problem, {"softmax_passes": 1}, mode="exact").hbm_read_bytes
+    assert read - once == (0 if rereads_hit else s_bytes)

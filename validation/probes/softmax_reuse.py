@@ -1,0 +1,76 @@
+"""Device probe: where the second pass of our standard-attention softmax (`std_softmax` in
+`cupy_kernels/standard/attention.cu`, one warp per row, 4 rows a CTA) stops hitting in L2.
+
+The kernel reads each row of S twice (max and sum, then P). With 16k tokens and 32 heads (B = 16384 / N), the rows
+in flight chip-wide are 132 SMs x 64 warps; their bytes, 8448 x 2N, pass the H200's 60 MiB of L2 near N = 3.7k.
+Nsight Compute's DRAM read bytes per softmax launch, divided by S's bytes, give the passes that came from HBM (1
+while the re-reads hit, 2 when none does); its L2 bytes show whether the re-reads went to L2 (not L1). Each N is
+also timed (CUDA events, median, L2 flushed between runs).
+
+  PYTHONPATH=. python3 validation/probes/softmax_reuse.py OUT_DIR     (runs ncu on itself; writes
+  OUT_DIR/softmax_reuse_h200.csv)
+"""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import cupy as cp
+
+from cupy_kernels import common
+from cupy_kernels.standard import launch as standard
+
+SEQLENS = (1024, 2048, 2560, 3072, 3584, 4096, 5120, 8192)
+TOKENS, HEADS = 16384, 32
+METRICS = "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum"
+
+
+def tensors(n: int) -> tuple[object, object, object]:
+    lds = standard.padded_seqlen(n)
+    s = common.random_tensor((TOKENS // n, HEADS, n, lds), "bf16", n)
+    return s, cp.empty_like(s), cp.empty((TOKENS // n, HEADS, n), dtype=cp.float32)
+
+
+def ncu_target() -> None:
+    """One softmax launch per N, in `SEQLENS` order (what ncu profiles)."""
+    for n in SEQLENS:
+        standard.softmax(*tensors(n))
+    cp.cuda.runtime.deviceSynchronize()
+
+
+def main(out: Path) -> None:
+    cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:std_softmax", "--metrics", METRICS, "--csv",
+           "--print-units", "base", sys.executable, __file__, "--target"]  # fmt: skip
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    lines = result.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
+    metrics: dict[int, dict[str, float]] = {}
+    for row in csv.DictReader(lines[start:]):
+        metrics.setdefault(int(row["ID"]), {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    flush = common.L2Flusher()
+    rows = []
+    for n, launch_id in zip(SEQLENS, sorted(metrics), strict=True):
+        s, p, lse = tensors(n)
+        s_bytes = s.nbytes
+        timing = common.time_gpu(lambda s=s, p=p, lse=lse: standard.softmax(s, p, lse), flush=flush)
+        m = metrics[launch_id]
+        rows.append({
+            "gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+            "batch": TOKENS // n, "heads": HEADS, "seqlen": n, "s_bytes": s_bytes,
+            "dram_read_bytes": m["dram__bytes_read.sum"], "dram_write_bytes": m["dram__bytes_write.sum"],
+            "l2_bytes": m["lts__t_bytes.sum"], "passes_from_dram": m["dram__bytes_read.sum"] / s_bytes,
+            "l2_reads_over_s": (m["lts__t_bytes.sum"] - m["dram__bytes_write.sum"]) / s_bytes,
+            "median_ms": timing.median_ms,
+        })  # fmt: skip
+        print(rows[-1])
+    common.write_rows(out / "softmax_reuse_h200.csv", rows)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--target":
+        ncu_target()
+    else:
+        main(Path(sys.argv[1]))
