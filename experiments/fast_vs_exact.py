@@ -1,7 +1,7 @@
 """Fast mode against exact mode on a grid of small problems: every algorithm on the archs that run it, forward and
 backward, causal or not, on a chip cut to 8 SMs (several full waves) and to 10 SMs (a tail wave). Writes the
-cycle ratio, whether every byte count agrees, both wall times and how many kernels fast mode ran whole (small
-kernels of unequal tiles, `simgpu.fast_whole`) (CSV, then a PNG from it).
+cycle ratio (and each kernel's), whether every byte count agrees, both wall times and how many kernels fast mode ran
+whole (small kernels of unequal tiles, `simgpu.fast_whole`) (CSV, then a PNG from it).
 
 `python -m experiments.fast_vs_exact [--quick] [--out DIR]`; `--quick` runs the A100's cases of the first shape.
 `--large` instead compares full-size runs where fast mode is weakest (`fast_vs_exact_large.csv`): GPT-2 medium on
@@ -114,6 +114,10 @@ def compare_on(arch_name: str, overrides: dict[str, int], algo: str, problem: Pr
         "cycles_exact": exact.cycles,
         "cycles_fast": fast.cycles,
         "fast_over_exact": fast.cycles / exact.cycles,
+        # Per kernel, in launch order: which kernel a difference comes from.
+        "kernels_fast_over_exact": " ".join(
+            f"{f / e:.4f}" for f, e in zip(fast.kernel_cycles, exact.kernel_cycles, strict=True)
+        ),
         "bytes_equal": all(abs(getattr(fast, name) - getattr(exact, name)) < 0.5 for name in BYTE_FIELDS),
         "hbm_bytes_fast_over_exact": fast.hbm_bytes / exact.hbm_bytes,
         "exact_s": exact_s,

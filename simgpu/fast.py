@@ -7,14 +7,14 @@ Four reductions, checked against exact mode by the tests (`tests/core/test_fast.
    with one more period kept, and added back per tile. A removed iteration lies past a slot's start-up, so it costs
    a slot's first tile what it costs a further one; a round of tiles takes at least what its busiest unit (and its
    share of HBM and L2, past the first round) is busy for.
-2. Symmetry: tiles whose folded programs are equal up to memory keys form a class (`simgpu.fast_plan`; past 64
-   tile positions per head, grouped by their outlines, `simgpu.fold.outline`, and a few of each group folded). One SM
-   runs the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident (other counts
-   interpolated), once and twice in a row, alone (all of the chip's HBM and L2 bandwidth) and with every SM busy:
-   the class's time to a slot's first tile, per further tile, and its per-tile busy cycles and bytes. With every
-   SM busy, a slot's first tiles, which start together and queue for the same loads, get an equal share of the
-   bandwidth; further tiles, which that queue has staggered, get what the other SMs leave (processor sharing: each
-   uses what it used alone), at least an equal share. L2 hits come from the replay's miss shares
+2. Symmetry: tiles whose folded programs are equal up to memory keys form a class (`simgpu.fast_plan`; past 64 tile
+   positions per head, grouped by their outlines, `simgpu.fold.outline`, and a few of each group folded). One SM runs
+   the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident (other counts interpolated), once
+   and twice in a row, alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (every SM the kernel can
+   fill: no more than its tiles): the class's time to a slot's first tile, per further tile, and its per-tile busy
+   cycles and bytes. With every SM busy, a slot's first tiles, which start together and queue for the same loads, get an
+   equal share of the bandwidth; further tiles, which that queue has staggered, get what the other SMs leave (processor
+   sharing: each uses what it used alone), at least an equal share. L2 hits come from the replay's miss shares
    (`simgpu.units.fluid_l2`), per kernel; a further tile's time is averaged over enough rounds to hold its share of
    misses, and is at least the time HBM and L2 take to serve its bytes at the SM's share.
 3. Waves (`simgpu.fast_schedule`): the chip's CTA slots take the tiles in launch order, each when free; the CTAs
@@ -116,7 +116,9 @@ def run_fast(
             totals += metric_vector(whole, names, arch.sms)
             ops += whole.ops
             continue
-        costs, simulated = class_costs(arch, plan, clock_hz, event_budget, shares[number], names)
+        # A kernel of fewer tiles than SMs never has more SMs busy than tiles (the first wave goes breadth-first).
+        sharers = min(arch.sms, len(plan.kernel.tiles))
+        costs, simulated = class_costs(arch, plan, clock_hz, event_budget, shares[number], names, sharers)
         ops += simulated
         # Tiles cost alike when their shapes fold alike and lose as many iterations: one cost class each.
         classes: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -127,7 +129,7 @@ def run_fast(
             vectors[position] = [cost.of(removed) for cost in costs[kind]]
         tile_class = class_of_shape[plan.index]
         times = vectors[:, :, :2].reshape(len(classes), plan.fit, 2, 2)  # class, CTAs - 1, (busy, alone), column
-        kernel_cycles.append(launch + shared_schedule(arch.sms, plan.fit, times, tile_class))
+        kernel_cycles.append(launch + shared_schedule(arch.sms, plan.fit, times, tile_class, sharers))
         tiles_per_class = np.bincount(tile_class, minlength=len(classes))
         totals += tiles_per_class @ vectors[:, -2, 2:]  # all slots filled, all SMs busy
     cycles = sum(kernel_cycles)

@@ -1,13 +1,13 @@
 """Fast mode's class costs: what a tile of each kind costs, from one SM running the kind's representative.
 
-One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a
-row, alone (all of the chip's HBM and L2 bandwidth) and with every SM busy: the time to a slot's first tile, per
-further tile, and the per-tile busy cycles and bytes. With every SM busy, a slot's first tiles, which start together
-and queue for the same loads, get an equal share of the bandwidth; further tiles, which that queue has staggered, get
-what the other SMs leave (processor sharing: each uses what it used alone), at least an equal share. L2 hits come
-from the replay's miss shares (`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to
-hold its share of misses, and is at least the time HBM and L2 take to serve its bytes at the SM's share. A removed
-iteration's cost is fitted from runs of the fit variants (`simgpu.fold`).
+One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a row,
+alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (that the kernel can fill: no more than its
+tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. With every SM busy, a
+slot's first tiles, which start together and queue for the same loads, get an equal share of the bandwidth; further
+tiles, which that queue has staggered, get what the other SMs leave (processor sharing: each uses what it used alone),
+at least an equal share. L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`); a further tile's time is
+averaged over enough rounds to hold its share of misses, and is at least the time HBM and L2 take to serve its bytes at
+the SM's share. A removed iteration's cost is fitted from runs of the fit variants (`simgpu.fold`).
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -76,11 +76,13 @@ def class_costs(
     event_budget: int,
     shares: Mapping[str, MissShares],
     names: Sequence[str],
+    sharers: int | None = None,
 ) -> tuple[dict[int, tuple[Cost, ...]], int]:
     """Per kind of tiles (`KernelPlan.kinds`), per number of CTAs at once on an SM (1 to fit) and per bandwidth
-    share (every SM busy, or this SM alone): simulate the kind's representative (the tile with the most iterations
-    removed) in that many slots of one SM, at the base fold and at each fit variant of the kernel. Returns the costs,
-    in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the ops simulated."""
+    share (`sharers` SMs busy, by default all of them, or this SM alone): simulate the kind's representative (the
+    tile with the most iterations removed) in that many slots of one SM, at the base fold and at each fit variant of
+    the kernel. Returns the costs, in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the
+    ops simulated."""
     representatives = {kind: plan.representative(kind) for kind in dict.fromkeys(plan.kinds)}
     bounds = (
         tuple(2 + n for n, name in enumerate(names) if name.startswith("busy:")),
@@ -95,7 +97,7 @@ def class_costs(
         demand: dict[int, float] = {}
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
         for ctas, alone in itertools.product(_occupancies(plan.fit), (True, False)):
-            first_share, share = (1.0, 1.0) if alone else _busy_shares(arch.sms, demand[ctas])
+            first_share, share = (1.0, 1.0) if alone else _busy_shares(sharers or arch.sms, demand[ctas])
             run = _representative(arch, plan, base, (ctas, first_share, share), clock_hz, event_budget, shares, names)
             demand.setdefault(ctas, run.demand)
             ops += run.ops

@@ -18,22 +18,24 @@ import numpy as np
 SHARE_STEPS = 64  # busy-SM counts the bandwidth share distinguishes
 
 
-def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarray) -> float:
+def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarray, sharers: int | None = None) -> float:
     """When the last tile ends if every SM's `fit` CTA slots take the tiles in launch order, each when free (the
     first wave breadth-first across SMs, and so SMs whose slots free at one instant), CTAs on one SM share it and
     busy SMs share the chip's bandwidth.
 
     `times[c, k - 1, a, f]`: the time of a tile of class c (`tile_class[t]` for tile t) with k CTAs resident on
-    its SM, when every SM is busy (a = 0) or its SM is the only busy one (a = 1), as a slot's first tile (f = 0)
-    or a further one (f = 1). With A SMs busy the time is interpolated linearly in A between the two, A rounded to
-    a 64th of the SMs (each change moves every SM's rates); a tile advances at 1/time per cycle while k and A
-    hold. Each busy SM counts as one sharer however many CTAs it holds (see the module docstring).
+    its SM, when `sharers` SMs are busy (a = 0; default all: a kernel of fewer tiles than SMs never has more busy)
+    or its SM is the only busy one (a = 1), as a slot's first tile (f = 0) or a further one (f = 1). With A SMs busy
+    the time is interpolated linearly in A between the two, A rounded to a 64th of the sharers (each change moves
+    every SM's rates); a tile advances at 1/time per cycle while k and A hold. Each busy SM counts as one sharer
+    however many CTAs it holds (see the module docstring).
     """
+    sharers = sms if sharers is None else sharers
     table = times.tolist()  # plain lists: indexing numpy arrays element by element is slow
     if times.shape[0] == 1:
-        return _uniform_schedule(sms, fit, table[0], len(tile_class))
+        return _uniform_schedule(sms, fit, table[0], len(tile_class), sharers)
     classes = tile_class.tolist()
-    steps = min(sms, SHARE_STEPS)
+    steps = min(sharers, SHARE_STEPS)
     # Per SM, its resident tiles by (class, further): tiles of one group advance at one rate, so a group keeps the
     # work its tiles have done since it formed (`progress`), when each of its tiles ends on that scale (`ends`,
     # in start order) and its time per tile. The time holds while the SM's tiles and the busy SMs do not change
@@ -59,7 +61,7 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
         return time
 
     def share_weight(busy: int) -> float:
-        return round(steps * (busy - 1) / (sms - 1)) / steps if sms > 1 else 1.0
+        return round(steps * (busy - 1) / (sharers - 1)) / steps if sharers > 1 else 1.0
 
     def advance(sm: int, now: float) -> None:
         elapsed = now - updated[sm]
@@ -156,12 +158,12 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     return end
 
 
-def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles: int) -> float:
+def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles: int, sharers: int) -> float:
     """`shared_schedule` of `tiles` tiles of one class (`times[k - 1][a][f]`). An SM's tiles start together and end
     together, so the SMs fall into a few runs of consecutive SMs in one state, and the schedule walks those runs
     rather than the SMs: a run that ends shares the next tiles out evenly over its SMs (as the SMs' events at one
     instant do in `shared_schedule`), and whole waves of further tiles on every slot are skipped."""
-    steps = min(sms, SHARE_STEPS)
+    steps = min(sharers, SHARE_STEPS)
     slots = sms * fit
     if tiles >= slots:
         runs = [_Run(sms, fit, 0)]
@@ -172,7 +174,7 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
     now = 0.0
     while runs:
         busy = sum(run.sms for run in runs)
-        weight = round(steps * (busy - 1) / (sms - 1)) / steps if sms > 1 else 1.0
+        weight = round(steps * (busy - 1) / (sharers - 1)) / steps if sharers > 1 else 1.0
         durations = []
         for run in runs:
             busy_time, alone_time = times[run.ctas - 1][0][run.further], times[run.ctas - 1][1][run.further]
