@@ -8,7 +8,8 @@ whole (small kernels of unequal tiles, `simgpu.fast_whole`) (CSV, then a PNG fro
 the A100 (forward and backward, 1,024 heads) and standard attention whose S overflows L2. `--prefix` checks the
 replay of a prefix of one head's tiles that long sequences take (`simgpu.fast_bytes`), made to apply at a size
 exact mode affords (4,096 tokens on 4 SMs) by lowering `HEAD_PREFIX_TILES` to 8 tiles: fast mode with and without
-it against exact mode (`fast_vs_exact_prefix.csv`).
+it against exact mode (`fast_vs_exact_prefix.csv`). `--whatif` compares arch what-ifs far from the shipped chips (a
+much slower HBM, a tiny L2 or none; `fast_vs_exact_whatif.csv`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import csv
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -55,6 +57,21 @@ LARGE = (
 )
 
 
+# (arch, overrides, algo, problem sizes) of the --whatif comparison: arch what-ifs far from the shipped chips, where
+# `tests/core/test_properties.py` pins fast mode's misses (HBM 11x and 33x slower than the H100's, a 32 KB L2, none).
+WHATIF = (
+    ("h100", {"hbm.bandwidth_bytes_per_s": 3e11}, "v2", {"batch": 1, "heads": 4, "seqlen_q": 1024, "headdim": 128}),
+    ("h100", {"hbm.bandwidth_bytes_per_s": 1e11}, "v2", {"batch": 1, "heads": 4, "seqlen_q": 1024, "headdim": 128}),
+    (
+        "a100",
+        {"l2.capacity_bytes": 32823},
+        "standard",
+        {"batch": 1, "heads": 1, "seqlen_q": 183, "headdim": 32, "pass_": "fwd_bwd"},
+    ),
+    ("h100", {"l2.capacity_bytes": 0}, "v3", {"batch": 1, "heads": 1, "seqlen_q": 65, "headdim": 128}),
+)
+
+
 # (arch, algo) of the --prefix check, each forward and backward, causal or not.
 PREFIX = (("h100", "standard"), ("h100", "v2"), ("h100", "v3"), ("b200", "v4"), ("a100", "v2"))
 
@@ -91,7 +108,7 @@ def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> 
     return compare_on(arch_name, overrides, algo, Problem(**sizes, causal=causal, pass_=pass_))  # type: ignore[arg-type]
 
 
-def compare_on(arch_name: str, overrides: dict[str, int], algo: str, problem: Problem) -> dict[str, object]:
+def compare_on(arch_name: str, overrides: Mapping[str, object], algo: str, problem: Problem) -> dict[str, object]:
     arch = load_arch(arch_name, overrides)
     started = time.perf_counter()
     exact = simulate(arch, algo, problem, mode="exact")
@@ -183,6 +200,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="the A100's cases of the first shape")
     parser.add_argument("--large", action="store_true", help="full-size runs instead of the grid")
     parser.add_argument("--prefix", action="store_true", help="the prefix replay of long sequences, scaled down")
+    parser.add_argument("--whatif", action="store_true", help="arch what-ifs far from the shipped chips")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     args = parser.parse_args(argv)
     if args.prefix:
@@ -190,6 +208,13 @@ def main(argv: list[str] | None = None) -> None:
             (arch, algo, pass_, causal) for arch, algo in PREFIX for pass_ in ("fwd", "bwd") for causal in (False, True)
         ]
         save([compare_prefix(*case) for case in prefix_cases], args.out, "fast_vs_exact_prefix", plot_prefix)
+        return
+    if args.whatif:
+        rows = [
+            {**compare_on(arch, overrides, algo, Problem(**sizes)), "overrides": overrides}  # type: ignore[arg-type]
+            for arch, overrides, algo, sizes in WHATIF
+        ]
+        save(rows, args.out, "fast_vs_exact_whatif", plot)
         return
     if args.large:
         rows = [compare_on(arch, {}, algo, Problem(**sizes)) for arch, algo, sizes in LARGE]  # type: ignore[arg-type]

@@ -273,14 +273,14 @@ def check_fast_equals_exact(case: Case) -> None:
 @pytest.mark.parametrize(
     "case",
     [
-        # cycles +90% (+101% before the busy SMs were capped at the tiles): HBM 30x slower than the H100's
+        # cycles +90% (docs/results/fast_vs_exact_whatif.csv): HBM 33x slower than the H100's
         Case(
             "h100",
             {"hbm.bandwidth_bytes_per_s": 1e11},
             "v2",
             {"batch": 1, "heads": 4, "seqlen_q": 1024, "headdim": 128},
         ),
-        # HBM reads +0.6% (+5.5% at the commit before): a 32 KB L2
+        # HBM bytes -0.4% (the same CSV): a 32 KB L2
         Case(
             "a100",
             {"l2.capacity_bytes": 32823},
