@@ -180,11 +180,9 @@ def replay(
             evicted = True
             _rename_oldest(lines, dirty, used - named)
         # L2 bytes do not depend on what hits: summed per kind and tensor apart from the walk.
-        unique: dict[tuple[str, Hashable], float] = {}
         for tile in kernel.accesses:
-            for kind, tensor, memory, nbytes in tile:
+            for kind, tensor, _, nbytes in tile:
                 l2_bytes[number, tensor, kind] += nbytes
-                unique[memory] = nbytes
         missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
         tiles = kernel.accesses
         for start in range(0, len(tiles), kernel.slots):
@@ -237,6 +235,7 @@ def replay(
             read_bytes[number, tensor, kind] += read_sum
             written_bytes[number, tensor] += written_sum
         if later_heads is not None and number + 1 < len(kernels):
+            unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
             touched.append((_keys_touched(unique, numbers), sum(unique.values())))
     for (_, _, kind), accessed in l2_bytes.items():
         action = kind if kind < _AGAIN else kind - _AGAIN
