@@ -17,6 +17,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from simgpu.errors import ScheduleError
+
 CopyEngine = Literal["tma", "cp_async", "ldg"]
 Operand = Literal["reg", "smem", "tmem"]
 
@@ -54,7 +56,7 @@ class Piece:
 
     def __post_init__(self) -> None:
         if not self.wholes:
-            raise ValueError(f"piece {self.name!r} is part of no tile")
+            raise ScheduleError(f"piece {self.name!r} is part of no tile")
 
 
 @dataclass(frozen=True, slots=True)

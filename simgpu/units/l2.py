@@ -3,8 +3,8 @@
 Every load and store passes through L2 (counted as L2 read/write bytes and served at the L2 bandwidth). A load of a
 tile that is resident is a hit and costs no HBM bytes; a miss reads HBM and inserts the tile. A load of a `Piece`
 (a kernel reading, with a grid of its own, part of tiles another kernel wrote) also hits while all the tiles it is
-part of are resident. Stores and atomics
-make the tile resident and dirty; a dirty tile costs HBM write bytes when it is evicted or when the run ends.
+part of are resident. Stores and atomics make the tile resident and dirty; a dirty tile costs HBM write bytes when
+it is evicted or when the run ends.
 With capacity 0 every access goes to HBM. Ignored: sets/ways and partial hits (a tile is wholly resident or not),
 the two-partition structure of Hopper's L2, and the per-SM L2 port limit. Tiles larger than the capacity bypass.
 """

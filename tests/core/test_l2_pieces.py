@@ -4,10 +4,12 @@ Stories on the L2 unit model, and the fast mode's replay (its inlined L2) moving
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simgpu import load_arch
+from simgpu.errors import ScheduleError
 from simgpu.ops import Load, Piece, Store
 from simgpu.replay import KernelAccesses, records, replay
 from simgpu.units.hbm import Hbm
@@ -42,6 +44,11 @@ def test_a_piece_of_an_evicted_tile_misses_then_hits_under_its_own_name() -> Non
     assert hbm.read_bytes == KB // 2
     assert l2.load(0.0, ("S", row), KB // 2).hit  # the second pass over the row
     assert hbm.read_bytes == KB // 2
+
+
+def test_a_piece_of_no_tile_is_a_schedule_error() -> None:
+    with pytest.raises(ScheduleError, match="part of no tile"):
+        Piece("row0", ())
 
 
 def test_a_piece_does_not_hit_on_tiles_of_another_tensor() -> None:
