@@ -253,9 +253,15 @@ def test_the_same_input_gives_the_same_result_in_fresh_processes() -> None:
 
 # Fast mode against exact mode on the supported cases above. Exact mode simulates every CTA and iteration, so the
 # problems are the small ones of `problems` (at most MAX_WORK). The what-ifs scale rates by 0.5 .. 2 and keep the
-# shipped L2: a much slower HBM or a small L2 moves fast mode off exact mode (the counterexamples below).
+# shipped L2: a much slower HBM or a small L2 moves fast mode off exact mode (the counterexamples below). Standard
+# attention is left out: its softmax runs a CTA per 4 rows (as the CUDA kernel), and a few waves of such short CTAs
+# come out up to 1.7% slow in fast mode, which runs a slot's first tiles in step (the strict xfails of
+# `tests/core/test_fast.py`, `docs/results/fast_vs_exact.csv`; one more below).
+FAST_EQUALS_EXACT = [pair for pair in SUPPORTED if pair[0] != "standard"]
+
+
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(case=st.sampled_from(SUPPORTED).flatmap(lambda pair: supported_cases(*pair, scale=(0.5, 2.0), l2=False)))
+@given(case=st.sampled_from(FAST_EQUALS_EXACT).flatmap(lambda pair: supported_cases(*pair, scale=(0.5, 2.0), l2=False)))
 def test_fast_mode_equals_exact_mode(case: Case) -> None:
     check_fast_equals_exact(case)
 
@@ -289,8 +295,10 @@ def check_fast_equals_exact(case: Case) -> None:
         ),
         # cycles -2.3%: no L2
         Case("h100", {"l2.capacity_bytes": 0}, "v3", {"batch": 1, "heads": 1, "seqlen_q": 65, "headdim": 128}),
+        # cycles +1.1%: the shipped A100, standard attention's softmax a wave and a bit of short CTAs
+        Case("a100", {}, "standard", {"batch": 1, "heads": 2, "seqlen_q": 256, "headdim": 16}),
     ],
-    ids=["v2-slow-hbm", "standard-tiny-l2", "v3-no-l2"],
+    ids=["v2-slow-hbm", "standard-tiny-l2", "v3-no-l2", "standard-short-ctas"],
 )
 def test_fast_mode_equals_exact_mode_off_the_property_domain(case: Case) -> None:
     check_fast_equals_exact(case)
