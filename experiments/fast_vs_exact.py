@@ -4,12 +4,13 @@ cycle ratio (and each kernel's), whether every byte count agrees, both wall time
 whole (small kernels of unequal tiles, `simgpu.fast_whole`) (CSV, then a PNG from it).
 
 `python -m experiments.fast_vs_exact [--quick] [--out DIR]`; `--quick` runs the A100's cases of the first shape.
-`--large` instead compares full-size runs where fast mode is weakest (`fast_vs_exact_large.csv`): GPT-2 medium on
-the A100 (forward and backward, 1,024 heads) and standard attention whose S overflows L2. `--prefix` checks the
-replay of a prefix of one head's tiles that long sequences take (`simgpu.fast_bytes`), made to apply at a size
-exact mode affords (4,096 tokens on 4 SMs) by lowering `HEAD_PREFIX_TILES` to 8 tiles: fast mode with and without
-it against exact mode (`fast_vs_exact_prefix.csv`). `--whatif` compares arch what-ifs far from the shipped chips (a
-much slower HBM, a tiny L2 or none; `fast_vs_exact_whatif.csv`).
+`--large` instead compares full-size runs where fast mode is weakest (`fast_vs_exact_large.csv`): GPT-2 medium on the
+A100 (forward and backward, 1,024 heads), standard attention whose S overflows L2, and v1 on the H100 as one wave on
+half the SMs. `--prefix` checks the replay of a prefix of one head's tiles that long sequences take
+(`simgpu.fast_bytes`), made to apply at a size exact mode affords (4,096 tokens on 4 SMs) by lowering
+`HEAD_PREFIX_TILES` to 8 tiles: fast mode with and without it against exact mode (`fast_vs_exact_prefix.csv`).
+`--whatif` compares arch what-ifs far from the shipped chips (a much slower HBM, a tiny L2 or none;
+`fast_vs_exact_whatif.csv`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ LARGE = (
     ("a100", "v1", {"batch": 64, "heads": 16, "seqlen_q": 1024, "headdim": 64, "pass_": "fwd_bwd"}),
     ("a100", "standard", {"batch": 64, "heads": 16, "seqlen_q": 1024, "headdim": 64, "pass_": "fwd_bwd"}),
     ("a100", "standard", {"batch": 2, "heads": 8, "seqlen_q": 2048, "headdim": 64}),
+    ("h100", "v1", {"batch": 4, "heads": 16, "seqlen_q": 4096, "headdim": 128}),  # one wave on half the SMs
 )
 
 
