@@ -503,6 +503,19 @@ def time_gpu(
     return Timing(float(np.median(times)), float(p10), float(p90), len(times), t_start, t_end, probe_mhz)
 
 
+def ncu_metrics(stdout: str) -> list[dict[str, float]] | None:
+    """The metrics of each launch Nsight Compute profiled, in launch order, from its `--csv --print-units base`
+    output; None when the output holds no table (ncu failed)."""
+    lines = stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        return None
+    metrics: dict[int, dict[str, float]] = {}
+    for row in csv.DictReader(lines[start:]):
+        metrics.setdefault(int(row["ID"]), {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    return [metrics[launch] for launch in sorted(metrics)]
+
+
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     """A CSV of `rows` (the first row's keys as header), its folder made if needed: the probes' raw output."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -442,22 +442,17 @@ def run_ncu(out_dir: Path) -> None:
            "--csv", "--print-units", "base", sys.executable, "-m", "cupy_kernels.selfcheck", "--out", str(out_dir),
            "--ncu-target", str(labels)]  # fmt: skip
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    lines = result.stdout.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if result.returncode != 0 or start is None:
+    metrics = common.ncu_metrics(result.stdout)
+    if result.returncode != 0 or metrics is None:
         print("ncu failed:", result.returncode, result.stdout[-2000:], result.stderr[-2000:])
         return
-    metrics: dict[int, dict[str, float]] = {}
-    for row in csv.DictReader(lines[start:]):
-        value = float(row["Metric Value"].replace(",", ""))
-        metrics.setdefault(int(row["ID"]), {})[row["Metric Name"]] = value
     with open(labels) as f:
         launches = list(csv.DictReader(f))
     with open(out_dir / "ncu_bytes.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow([*launches[0].keys(), *NCU_METRICS.split(",")])
-        for launch, launch_id in zip(launches, sorted(metrics), strict=True):
-            writer.writerow([*launch.values(), *(f"{metrics[launch_id][m]:.0f}" for m in NCU_METRICS.split(","))])
+        for launch, measured in zip(launches, metrics, strict=True):
+            writer.writerow([*launch.values(), *(f"{measured[m]:.0f}" for m in NCU_METRICS.split(","))])
     print(f"ncu: {len(launches)} kernels profiled -> {out_dir / 'ncu_bytes.csv'}")
 
 

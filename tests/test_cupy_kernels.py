@@ -112,6 +112,23 @@ def test_sources_expand_their_includes_once() -> None:
     assert text.count("__device__ __forceinline__ void mma16816") == 1
 
 
+def test_ncu_csv_output_gives_each_launchs_metrics_in_launch_order() -> None:
+    stdout = "\n".join(
+        [
+            "==PROF== Connected to process 1",
+            '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"',
+            '"1","std_softmax","dram__bytes_read.sum","byte","2,048"',
+            '"0","std_softmax","dram__bytes_read.sum","byte","1,024"',
+            '"0","std_softmax","lts__t_bytes.sum","byte","4096"',
+        ]
+    )
+    assert common.ncu_metrics(stdout) == [
+        {"dram__bytes_read.sum": 1024.0, "lts__t_bytes.sum": 4096.0},
+        {"dram__bytes_read.sum": 2048.0},
+    ]
+    assert common.ncu_metrics("==ERROR== no kernels were profiled") is None
+
+
 def test_default_configs_are_fa2s() -> None:
     assert v2.fwd_config(64) == common.TileConfig(block_m=128, block_n=128, warps=4, stages=2)
     assert v2.fwd_config(128) == common.TileConfig(block_m=128, block_n=64, warps=4, stages=2)

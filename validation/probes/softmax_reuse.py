@@ -13,7 +13,6 @@ also timed (CUDA events, median, L2 flushed between runs).
 
 from __future__ import annotations
 
-import csv
 import subprocess
 import sys
 from pathlib import Path
@@ -45,18 +44,15 @@ def main(out: Path) -> None:
     cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:std_softmax", "--metrics", METRICS, "--csv",
            "--print-units", "base", sys.executable, __file__, "--target"]  # fmt: skip
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-    lines = result.stdout.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
-    metrics: dict[int, dict[str, float]] = {}
-    for row in csv.DictReader(lines[start:]):
-        metrics.setdefault(int(row["ID"]), {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+    metrics = common.ncu_metrics(result.stdout)
+    if metrics is None:
+        raise SystemExit(f"ncu failed ({result.returncode}): {result.stderr[-2000:]}")
     flush = common.L2Flusher()
     rows = []
-    for n, launch_id in zip(SEQLENS, sorted(metrics), strict=True):
+    for n, m in zip(SEQLENS, metrics, strict=True):
         s, p, lse = tensors(n)
         s_bytes = s.nbytes
         timing = common.time_gpu(lambda s=s, p=p, lse=lse: standard.softmax(s, p, lse), flush=flush)
-        m = metrics[launch_id]
         rows.append({
             "gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
             "batch": TOKENS // n, "heads": HEADS, "seqlen": n, "s_bytes": s_bytes,
