@@ -73,6 +73,9 @@ class SmSpec(_Node):
     # Bytes per cycle that cp.async copies (16 bytes per thread, through the SM's load path) bring into one SM from L2
     # or HBM, however many are in flight (None: only the L2 and HBM bandwidths limit them).
     cp_async_bytes_per_cycle: PositiveFloat | None = None
+    # Cycles a warp spends on each cp.async instruction it issues (16 bytes per thread) before it can go on: the
+    # load path takes a warp's copies at this pace, and the warp waits for it (None: one issue slot per copy).
+    cp_async_issue_cycles: NonNegativeFloat | None = None
 
 
 class TensorCoreSpec(_Node):

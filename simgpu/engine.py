@@ -442,6 +442,8 @@ class Engine:
                 yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
             elif arrive is not None:
                 self._arrive_at(cta.barrier(arrive, state), done - now, revision)
+                if kind is Load and sm.copy_issued > now:
+                    yield timeout(sm.copy_issued - now)  # its warps are still issuing the copy
                 if kind is Mma and sm.async_release > now:
                     yield timeout(sm.async_release - now)  # the tensor cores' queue is full
                     # Wait until the op's revised release no longer lies ahead (inlined: once per op).

@@ -431,7 +431,7 @@ def _shape(op: Op) -> Hashable:
     kind = type(op)
     if kind is Load:
         load: Load = op  # type: ignore[assignment]
-        return ("load", load.tensor, load.nbytes, load.engine, load.arrive, load.acquire)
+        return ("load", load.tensor, load.nbytes, load.engine, load.arrive, load.acquire, load.address_instructions)
     if kind is Store:
         store: Store = op  # type: ignore[assignment]
         return (

@@ -72,6 +72,9 @@ class Load:
     # A semaphore acquire: the role spins on this word until `(tensor, tile)` has been released this many times in
     # the kernel. Synchronous (`arrive` must be None). None: an ordinary load.
     acquire: int | None = None
+    # Integer instructions (ALU) that form the addresses of each thread-issued 16-byte copy (cp.async, ld.global),
+    # each waiting for the one before: the issuing code's, not the hardware's (0: addresses come for free).
+    address_instructions: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,6 +69,7 @@ class Sm:
         parts = arch.tensor_core.subpartitions
         self.index = index
         self.async_release = 0.0  # when the role that issued the latest async MMA may go on (`_mma`)
+        self.copy_issued = 0.0  # when the role that issued the latest cp.async copy may go on (`_load`)
         self.revision: Revision | None = None  # of the op `execute` reserved last
         self._role: object = None  # the role of the op `execute` is reserving
         self.arch = arch
@@ -97,6 +98,8 @@ class Sm:
         ingest = arch.sm.cp_async_bytes_per_cycle
         self.cp_async_ingest = Server("cp_async_ingest", ingest, rec) if ingest is not None else None
         self.latency = arch.latency
+        self._cp_async_issue_cycles = arch.sm.cp_async_issue_cycles or 0.0
+        self._address_step_cycles = arch.latency.alu_cycles if arch.latency is not None else 0.0
         self._single_warp_serial = arch.sm.single_warp_serial_fraction  # read once: `_elementwise` is a hot path
         self._schedulers = arch.sm.warp_schedulers
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
@@ -214,15 +217,27 @@ class Sm:
         issued = self.issue.issue(now, (op.read_bytes + op.write_bytes) / TMEM_BYTES_PER_INSTRUCTION, warps)
         return max(issued, self.tmem.access(now, op.read_bytes, op.write_bytes))
 
-    def _copy_issue(self, now: float, engine: str, nbytes: float, warps: int) -> float:
+    def _copy_issue(self, now: float, engine: str, nbytes: float, warps: int, address_instructions: float) -> float:
         if engine == "tma":
             if self.tma is None:
                 raise ScheduleError(f"{self.arch.name} has no TMA (features.tma is false)")
             return max(self.issue.issue(now, 1.0, 1), self.tma.issue(now))
-        return self._lanes(now, nbytes / VECTOR_BYTES_PER_LANE, warps)
+        if address_instructions < 0:
+            raise ScheduleError(f"address_instructions must be >= 0, got {address_instructions}")
+        copies = nbytes / VECTOR_BYTES_PER_LANE  # one instruction per thread per 16 bytes
+        issued = self._lanes(now, copies * (1.0 + address_instructions), warps)
+        if address_instructions:
+            issued = max(issued, self.alu.run(now, copies * address_instructions, warps))
+        # Each warp goes through its copies one after the other: the address chain, then the load path's pace.
+        step_cycles = address_instructions * self._address_step_cycles
+        if engine == "cp_async":
+            step_cycles += self._cp_async_issue_cycles
+        return max(issued, now + copies / WARP_LANES / warps * step_cycles)
 
     def _load(self, op: Load, now: float, warps: int) -> float:
-        issued = self._copy_issue(now, op.engine, op.nbytes, warps)
+        issued = self._copy_issue(now, op.engine, op.nbytes, warps, op.address_instructions)
+        # The role that issues a cp.async goes on once its warps have issued it (the engine holds it until then).
+        self.copy_issued = issued if op.engine == "cp_async" else now
         access = self.l2.load(issued, (op.tensor, op.tile), op.nbytes)
         if op.engine == "ldg":
             return access.ready
@@ -234,7 +249,7 @@ class Sm:
         return max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
 
     def _store(self, op: Store, now: float, warps: int) -> float:
-        issued = self._copy_issue(now, op.engine, op.nbytes, warps)
+        issued = self._copy_issue(now, op.engine, op.nbytes, warps, 0.0)
         key = (op.tensor, op.tile)
         if op.atomic:
             return self.l2.atomic(issued, key, op.nbytes)

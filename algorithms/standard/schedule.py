@@ -41,6 +41,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.memory import check_footprint
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
 from simgpu.arch import Arch
@@ -143,8 +144,8 @@ def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str,
         bi, hi, i, j = tile  # type: ignore[misc]
         rows, cols = rows_in_block(p.seqlen_q, r, i), rows_in_block(p.nk, c, j)
         return (
-            Load(a, (bi, hi, i), rows * d * eb, engine="cp_async", arrive="ab"),  # HBM: rows x d, per key block
-            Load(b, (bi, hi, j), cols * d * eb, engine="cp_async", arrive="ab"),  # HBM: cols x d, per query block
+            tile_copy(a, (bi, hi, i), rows * d * eb, "ab"),  # HBM: rows x d, per key block
+            tile_copy(b, (bi, hi, j), cols * d * eb, "ab"),  # HBM: cols x d, per query block
             Wait("ab"),
             Mma(r, c, d, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes),
             # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack).
@@ -187,8 +188,8 @@ def long_k_kernel(
             key = tile_piece(p, cfg, (bi, hi), t, i) if by_keys else tile_piece(p, cfg, (bi, hi), i, t)
             slot = ("stage", t % stages)
             return (
-                Load(square, key, rows * ks * STORAGE_BYTES, engine="cp_async", arrive=slot),  # HBM: X once
-                Load(operand, (bi, hi, t), ks * d * eb, engine="cp_async", arrive=slot),  # HBM: per output block
+                tile_copy(square, key, rows * ks * STORAGE_BYTES, slot),  # HBM: X once
+                tile_copy(operand, (bi, hi, t), ks * d * eb, slot),  # HBM: per output block
             )
 
         def step(t: int) -> Sequence[Op]:

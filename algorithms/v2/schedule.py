@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
+from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.softmax import online_softmax
 from algorithms._schedule.tiling import (
     HEAD_AXES,
@@ -139,8 +140,8 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
             cols = rows_in_block(problem.nk, c, j)
             slot = ("kv", j % cfg.stages)
             return (
-                Load("K", (b, h, j), cols * d * eb, engine="cp_async", arrive=slot),
-                Load("V", (b, h, j), cols * d * eb, engine="cp_async", arrive=slot),
+                tile_copy("K", (b, h, j), cols * d * eb, slot),
+                tile_copy("V", (b, h, j), cols * d * eb, slot),
             )
 
         def step(j: int) -> Sequence[Op]:
@@ -162,7 +163,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
                 Mma(r, d, c, problem.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=kv_frag),
             )
 
-        prologue = [Load("Q", (b, h, i), rows * d * eb, engine="cp_async", arrive="q")]
+        prologue = [tile_copy("Q", (b, h, i), rows * d * eb, "q")]
         prologue += [op for j in range(min(cfg.stages - 1, keys.visited)) for op in kv_loads(j)]
         return (
             *prologue,
@@ -210,8 +211,8 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
             rows = rows_in_block(problem.seqlen_q, r, i)
             slot = ("q", (i - first) % cfg.stages)
             return (
-                Load("Q", (b, h, i), rows * d * eb, engine="cp_async", arrive=slot),
-                Load("dO", (b, h, i), rows * d * eb, engine="cp_async", arrive=slot),
+                tile_copy("Q", (b, h, i), rows * d * eb, slot),
+                tile_copy("dO", (b, h, i), rows * d * eb, slot),
                 Load("LSE", (b, h, i), rows * LSE_BYTES, engine="cp_async", arrive=slot),
                 Load("Delta", (b, h, i), rows * ACC_BYTES, engine="cp_async", arrive=slot),
             )
@@ -240,8 +241,8 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
             )
 
         prologue = [
-            Load("K", (b, h, j), cols * d * eb, engine="cp_async", arrive="kv"),
-            Load("V", (b, h, j), cols * d * eb, engine="cp_async", arrive="kv"),
+            tile_copy("K", (b, h, j), cols * d * eb, "kv"),
+            tile_copy("V", (b, h, j), cols * d * eb, "kv"),
         ]
         prologue += [op for i in range(first, min(first + cfg.stages - 1, n_q_blocks)) for op in q_loads(i)]
         return (

@@ -6,12 +6,13 @@ from collections.abc import Hashable, Sequence
 
 import pytest
 
-from simgpu.arch import Arch
+from simgpu.arch import Arch, load_arch
 from simgpu.engine import Engine, ctas_per_sm
-from simgpu.errors import DeadlockError, EventBudgetError, ResourceError
+from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
 from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Vector, Wait
 from simgpu.trace import Trace
+from tests.core.conftest import TOY
 
 MB = 1_000_000  # 1 MB takes 1000 cycles at the toy HBM's 1000 B/cycle
 ISSUE = 1  # a TMA copy is one instruction: one issue cycle before the engine starts it
@@ -306,6 +307,32 @@ def test_a_copy_landing_in_smem_takes_its_engines_share_of_the_port(toy_hopper: 
     assert (
         Engine(convention).run([one_cta([fixed(Load("K", 0, 128_000, engine=engine))])]).units["smem"].busy_cycles == 0
     )
+
+
+def test_a_cp_async_copy_holds_its_warps_while_they_issue_it(toy_hopper: Arch) -> None:
+    # 64 KiB by 4 warps: 4096 copies of 16 bytes, 32 per warp. Each costs its warp 3 address instructions at the ALU
+    # latency (4 cycles) and 8 cycles on the load path: 32 x (3 x 4 + 8) = 640 cycles before the role goes on to
+    # its 100 cycles of FFMA (issue slots, 4096 x 4 / 32 / 4 = 128, and the ALU pipe, 4096 x 3 / 64 = 192, are
+    # shorter). The data (65.5 cycles from HBM) lands under the FFMA.
+    timed = {key: value for key, value in TOY.items() if key != "latency"}  # the H100's dependency latencies
+    arch = load_arch("h100", timed).with_overrides(
+        {"sm.cp_async_issue_cycles": 8.0, "sm.cp_async_bytes_per_cycle": None, "contention": None}
+    )
+    assert arch.latency is not None and arch.latency.alu_cycles == 4 and arch.latency.fma_cycles == 4
+
+    def run(load: Load, **overrides: object) -> float:
+        ops = (load, Fma(128 * 100), Wait("kv"))
+        return Engine(arch.with_overrides(overrides)).run([one_cta([fixed(*ops)], [BarrierSpec("kv")])]).cycles
+
+    copy = Load("K", 0, 65536, engine="cp_async", arrive="kv", address_instructions=3)
+    assert run(copy) == pytest.approx(640 + 100)
+    assert run(copy, **{"sm.cp_async_issue_cycles": None}) == pytest.approx(32 * 3 * 4 + 100)
+    # Addresses for free and no load-path pace: the role waits for its copies' issue slots, 4096 / 32 / 4 = 32.
+    assert run(Load("K", 0, 65536, engine="cp_async", arrive="kv"), **{"sm.cp_async_issue_cycles": None}) == 32 + 100
+    # ld.global does not hold its role: the data comes one address chain (384 cycles) plus 65.5 after the start.
+    assert run(Load("K", 0, 65536, engine="ldg", arrive="kv", address_instructions=3)) == pytest.approx(384 + 65.536)
+    with pytest.raises(ScheduleError, match="address_instructions must be >= 0"):
+        run(Load("K", 0, 65536, engine="cp_async", arrive="kv", address_instructions=-1))
 
 
 @pytest.mark.parametrize(("mmas", "ffmas"), [(100, 100), (100, 300), (200, 50)])

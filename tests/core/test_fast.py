@@ -284,11 +284,16 @@ def test_exact_mode_budget_error_points_to_fast_mode() -> None:
 # Standard attention's softmax runs a CTA per 4 rows (as the CUDA kernel): in these small problems a few waves of
 # short CTAs that wait on latency. Fast mode runs a slot's first tiles in step and hands the next wave out when
 # they end; in exact mode they end apart (the first placed leads) and the second wave overlaps the first: the
-# softmax kernel comes out 5-6% slow, the forward 1.1-1.7% (the B200's and one H100 causal case).
+# softmax kernel comes out 5-6% slow, the forward 1.1-1.7% (the B200's and the H100's shape 0).
 SHORT_CTA_WAVES = {
-    ("h100", "standard", "fwd", True, 0),
+    *(("h100", "standard", "fwd", causal, 0) for causal in (False, True)),
     *(("b200", "standard", "fwd", causal, shape) for causal in (False, True) for shape in (0, 1)),
 }
+# The B200's v2 causal forward runs whole (above), with the replay's misses spread evenly over a tensor's loads
+# (`simgpu.units.fluid_l2`); exact mode misses on first touch. Its CTAs wait for their first K/V tiles after
+# issuing their copies (`simgpu.ops.Load.address_instructions`), so which of them waits an HBM latency rather than
+# an L2 hit moves their phases: -2.2% and +4.3% (with the hit latency set equal to the miss latency: -0.3%, -0.2%).
+MISS_PLACEMENT = {("b200", "v2", "fwd", True, shape) for shape in (0, 1)}
 
 
 @pytest.mark.parametrize(
@@ -299,6 +304,8 @@ SHORT_CTA_WAVES = {
             id="-".join(str(x) for x in case),
             marks=[pytest.mark.xfail(strict=True, reason="a few waves of short CTAs")]
             if case in SHORT_CTA_WAVES
+            else [pytest.mark.xfail(strict=True, reason="first-touch misses")]
+            if case in MISS_PLACEMENT
             else [],
         )
         for case in GRID
