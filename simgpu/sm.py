@@ -12,7 +12,9 @@ per scheduler issues in order, so its elementwise op lasts at least its longest 
 `sm.single_warp_serial_fraction` of its other pipes' spans (spans from the op's start, so they include waiting behind
 other roles' work on a pipe); like a latency floor, that wait occupies no unit.
 A cp.async copy also passes the SM's load path at `sm.cp_async_bytes_per_cycle` (where the arch gives it): its
-data is ready one memory latency after its last bytes pass.
+data is ready one memory latency after its last bytes pass. Its role waits while its warps issue it (`copy_issued`):
+each warp goes through its copies one after the other, per copy its `Load.address_instructions` at the ALU latency
+and `sm.cp_async_issue_cycles` on the load path (our FA2 kernel's executed SASS and a probe, both on the H200).
 On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
 while it runs slows its pipes further, and the op's `Revision` gives the completion those stretched units imply
 (the engine waits for it). Copies (`Load`, `Store`) are not revised. Async MMAs with the issue hold from two
