@@ -60,7 +60,7 @@ LARGE = (
 
 
 # (arch, overrides, algo, problem sizes) of the --whatif comparison: arch what-ifs far from the shipped chips, where
-# `tests/core/test_properties.py` pins fast mode's misses (HBM 11x and 33x slower than the H100's, a 32 KB L2, none).
+# `tests/core/test_properties.py` pins fast mode's misses (HBM 33x slower than the H100's, no L2).
 WHATIF = (
     ("h100", {"hbm.bandwidth_bytes_per_s": 3e11}, "v2", {"batch": 1, "heads": 4, "seqlen_q": 1024, "headdim": 128}),
     ("h100", {"hbm.bandwidth_bytes_per_s": 1e11}, "v2", {"batch": 1, "heads": 4, "seqlen_q": 1024, "headdim": 128}),

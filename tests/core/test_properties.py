@@ -279,7 +279,7 @@ def check_fast_equals_exact(case: Case) -> None:
 @pytest.mark.parametrize(
     "case",
     [
-        # cycles +90% (docs/results/fast_vs_exact_whatif.csv): HBM 33x slower than the H100's
+        # cycles +83% (docs/results/fast_vs_exact_whatif.csv): HBM 33x slower than the H100's
         Case(
             "h100",
             {"hbm.bandwidth_bytes_per_s": 1e11},
