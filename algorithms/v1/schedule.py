@@ -163,8 +163,9 @@ def footprint_bytes(problem: Problem) -> dict[str, int]:
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
     cfg = config(problem, options)
     check_footprint(arch, "v1", footprint_bytes(problem))
-    forward, backward = (forward_kernel(problem, cfg),), (backward_kernel(problem, cfg),)
-    return {"fwd": forward, "bwd": backward, "fwd_bwd": forward + backward}[problem.pass_]
+    forward = (forward_kernel(problem, cfg),) if problem.pass_ != "bwd" else ()
+    backward = (backward_kernel(problem, cfg),) if problem.pass_ != "fwd" else ()
+    return forward + backward
 
 
 @dataclass(frozen=True)
@@ -177,14 +178,15 @@ class _Step:
     last: bool  # j is the last key block query block i sees
 
 
-def _inner_steps(p: Problem, cfg: Config, j: int) -> list[_Step]:
-    """The query blocks that see key block j, in order (causal: the blocks below the diagonal)."""
-    steps = []
+def _inner_steps(p: Problem, cfg: Config, n_k: int) -> list[list[_Step]]:
+    """Per key block j < `n_k`, the query blocks that see it, in order (causal: the blocks below the diagonal).
+    Each query block's key range is computed once, not once per key block (long sequences have thousands)."""
+    steps: list[list[_Step]] = [[] for _ in range(n_k)]
     for i in range(ceil_div(p.seqlen_q, cfg.block_m)):
         rows = rows_in_block(p.seqlen_q, cfg.block_m, i)
         keys = key_blocks(p, i * cfg.block_m, rows, cfg.block_n)
-        if j < keys.visited:
-            steps.append(_Step(i, rows, masked=j >= keys.unmasked, last=j == keys.visited - 1))
+        for j in range(min(n_k, keys.visited)):
+            steps[j].append(_Step(i, rows, masked=j >= keys.unmasked, last=j == keys.visited - 1))
     return steps
 
 
@@ -213,7 +215,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
     d, eb, w = p.headdim, p.element_bytes, cfg.forward_warps
     rp, kp = cfg.rows_pad, cfg.cols_pad(w)
     n_k = ceil_div(p.nk, cfg.block_n)
-    steps = [_inner_steps(p, cfg, j) for j in range(n_k)]
+    steps = _inner_steps(p, cfg, n_k)
     qk_frag = w * rp * d * eb  # ldmatrix: every warp reads all of Q_i; K and V come from registers
     unseen = _unseen_blocks(p, cfg)
 
@@ -340,7 +342,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     d, eb, w = p.headdim, p.element_bytes, cfg.backward_warps
     rp, kp = cfg.rows_pad, cfg.cols_pad(w)
     n_k = ceil_div(p.nk, cfg.block_n)
-    steps = [_inner_steps(p, cfg, j) for j in range(n_k)]
+    steps = _inner_steps(p, cfg, n_k)
     # ldmatrix per inner step (r = all query rows, c = the warps' key slices together):
     #   S = Q K^T and dP = dO V^T: every warp reads all of Q_i / dO_i and its slice of K_j / V_j (from smem),
     #   dV += P^T dO and dK += dS^T Q: P^T, dS^T (staged in smem, r x c) and all of dO_i / Q_i per warp,
