@@ -355,8 +355,7 @@ def _expand_folded(
             inside = _expand(loop.body(i), out)[0]
             ran[kind] += inside
             held[kind] += inside
-        for i in range(first, end):
-            held[kind] += _count(loop.body(i))
+        held[kind] += _count_between(loop, first, end)
     return (tuple(ran), tuple(held)), looped
 
 
@@ -421,6 +420,15 @@ def _count(ops: Sequence[Op]) -> int:
             if loop.count and (_has_loop(loop.body(0)) or _has_loop(loop.body(loop.count - 1))):
                 iterations += sum(_count(loop.body(i)) for i in range(loop.count))
     return iterations
+
+
+def _count_between(loop: Repeat, first: int, end: int) -> int:
+    """The loop iterations that iterations `[first, end)` of `loop` hold, as `_count` counts them: none, without
+    building those bodies (a folded nested loop's removed steps are most of a long sequence's), when its first and
+    last bodies hold no loop."""
+    if first >= end or not (_has_loop(loop.body(0)) or _has_loop(loop.body(loop.count - 1))):
+        return 0
+    return sum(_count(loop.body(i)) for i in range(first, end))
 
 
 def _has_loop(ops: Sequence[Op]) -> bool:
