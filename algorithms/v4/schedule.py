@@ -669,10 +669,13 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     # Deterministic dQ: per key block, the first Q tiles of the key blocks that come before it in the queue and add
     # into the same half of dQ (every head's blocks come in the same order), sorted.
     head_order = [j for b, h, j in tiles if (b, h) == tiles[0][:2]]
+    starts = {j: first_query_block(problem, j * c, r) for j in head_order}
     earlier_starts: dict[int, list[int]] = {}
-    for place, j in enumerate(head_order):
-        ahead = (first_query_block(problem, jj * c, r) for jj in head_order[:place] if jj % dq_share == j % dq_share)
-        earlier_starts[j] = sorted(ahead)
+    ahead: dict[int, list[int]] = {}  # per half of dQ: the first Q tiles of the key blocks so far, sorted
+    for j in head_order:
+        half = ahead.setdefault(j % dq_share, [])
+        earlier_starts[j] = list(half)
+        bisect.insort(half, starts[j])
 
     def dq_semaphore(b: int, h: int, i: int, j: int) -> tuple[str, tuple[int, int, int, int]]:
         return "dQ_semaphore", (b, h, i, j % dq_share)
