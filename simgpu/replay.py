@@ -150,6 +150,7 @@ def replay(
     dirty: set[int] = set()
     numbers: dict[Hashable, int] = {}
     owners: list[str] = []  # the tensor of each numbered key
+    wholes: dict[int, tuple[int, ...]] = {}  # per `Piece` key whose wholes are all numbered: their keys
     touched: list[tuple[set[int], float]] = []  # per kernel walked: the keys it accessed, and their bytes
     used = 0.0
     hbm_read = hbm_write = l2_read = l2_write = 0.0
@@ -201,7 +202,7 @@ def replay(
                     if action != _LOAD:
                         dirty.add(key)
                     continue
-                if action == _LOAD and type(memory[1]) is Piece and _covered(memory, lines, numbers):
+                if action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
                     continue
                 # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
                 read = 0.0 if action == _STORE else nbytes
@@ -236,7 +237,7 @@ def replay(
             written_bytes[number, tensor] += written_sum
         if later_heads is not None and number + 1 < len(kernels):
             unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
-            touched.append((_keys_touched(unique, numbers), sum(unique.values())))
+            touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
     for (_, _, kind), accessed in l2_bytes.items():
         action = kind if kind < _AGAIN else kind - _AGAIN
         if action != _STORE:
@@ -257,13 +258,25 @@ def replay(
     return ReplayBytes(hbm_read, hbm_write, timed, l2_read, l2_write, shares, evicted)
 
 
-def _keys_touched(memories: Iterable[tuple[str, Hashable]], numbers: Mapping[Hashable, int]) -> set[int]:
-    """The keys of `memories` and, for a `Piece`, of its wholes (a hit on it touches them)."""
+def _keys_touched(
+    memories: Iterable[tuple[str, Hashable]], numbers: Mapping[Hashable, int], wholes: Mapping[int, tuple[int, ...]]
+) -> set[int]:
+    """The keys of `memories` and, for a `Piece`, of its wholes (a hit on it touches them); `wholes`: the keys of
+    the wholes of pieces whose wholes are all numbered (`_covered`)."""
     keys = set()
+    get = numbers.get
     for tensor, tile in memories:
-        keys.add(numbers[tensor, tile])
+        key = numbers[tensor, tile]
+        keys.add(key)
         if isinstance(tile, Piece):
-            keys.update(numbers[whole] for whole in ((tensor, w) for w in tile.wholes) if whole in numbers)
+            known = wholes.get(key)
+            if known is not None:
+                keys.update(known)
+                continue
+            for whole in tile.wholes:
+                number = get((tensor, whole))
+                if number is not None:
+                    keys.add(number)
     return keys
 
 
@@ -304,15 +317,28 @@ def _rename_oldest(lines: OrderedDict[int, float], dirty: set[int], nbytes: floa
         fresh -= 1
 
 
-def _covered(memory: tuple[str, Hashable], lines: OrderedDict[int, float], numbers: dict[Hashable, int]) -> bool:
-    """`simgpu.units.l2.L2`'s rule for a load of a `Piece`: a hit while all its wholes are resident (then used)."""
-    tensor, piece = memory
-    assert isinstance(piece, Piece)
-    found = [numbers.get((tensor, whole)) for whole in piece.wholes]
-    wholes = [whole for whole in found if whole is not None and whole in lines]
-    if len(wholes) != len(found):
-        return False
-    for whole in wholes:
+def _covered(
+    memory: tuple[str, Hashable],
+    key: int,
+    lines: OrderedDict[int, float],
+    numbers: dict[Hashable, int],
+    wholes: dict[int, tuple[int, ...]],
+) -> bool:
+    """`simgpu.units.l2.L2`'s rule for a load of a `Piece` (numbered `key`): a hit while all its wholes are resident
+    (then used). The keys of its wholes are kept in `wholes` once all are numbered (they keep their numbers): a
+    piece holds many, and nested keys are slow to hash."""
+    known = wholes.get(key)
+    if known is None:
+        tensor, piece = memory
+        assert isinstance(piece, Piece)
+        found = [numbers.get((tensor, whole)) for whole in piece.wholes]
+        if None in found:
+            return False
+        known = wholes[key] = tuple(found)  # type: ignore[arg-type]
+    for whole in known:
+        if whole not in lines:
+            return False
+    for whole in known:
         lines.move_to_end(whole)
     return True
 
