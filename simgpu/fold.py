@@ -163,7 +163,9 @@ class FoldedTile:
     @functools.cached_property
     def accesses(self) -> tuple[Load | Store, ...]:
         """The memory ops of the tile in the order the L2 replay takes them (`memory_order`)."""
-        return tuple(op for _, op in memory_order(self.programs))
+        if len(self.programs) == 1:  # one role: its memory ops in program order, without their positions
+            return tuple([op for op in self.programs[0] if type(op) in _MEMORY_OPS])  # type: ignore[misc]
+        return tuple([op for _, op in memory_order(self.programs)])
 
     @functools.cached_property
     def records(self) -> tuple[Record, ...]:

@@ -56,15 +56,18 @@ def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
     """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`). An access to a key that the
     tile accessed before has its kind raised by `_AGAIN` (its miss share is counted apart)."""
     seen: set[tuple[str, Hashable]] = set()
-    out = []
+    add = seen.add
+    out: list[Record] = []
+    append = out.append  # once per access of every replayed tile
     for op in ops:
-        kind = _LOAD if isinstance(op, Load) else _ATOMIC if op.atomic else _STORE
-        key = (op.tensor, op.tile)
+        kind = _LOAD if type(op) is Load else _ATOMIC if op.atomic else _STORE  # type: ignore[union-attr]
+        tensor = op.tensor
+        key = (tensor, op.tile)
         if key in seen:
             kind += _AGAIN
         else:
-            seen.add(key)
-        out.append((kind, op.tensor, key, op.nbytes))
+            add(key)
+        append((kind, tensor, key, op.nbytes))
     return tuple(out)
 
 
@@ -150,7 +153,7 @@ def replay(
     dirty: set[int] = set()
     numbers: dict[Hashable, int] = {}
     owners: list[str] = []  # the tensor of each numbered key
-    wholes: dict[int, tuple[int, ...]] = {}  # per `Piece` key whose wholes are all numbered: their keys
+    wholes: dict[int, tuple[int, ...]] = {}  # per `Piece` key found whole in L2: its wholes' keys
     touched: list[tuple[set[int], float]] = []  # per kernel walked: the keys it accessed, and their bytes
     used = 0.0
     hbm_read = hbm_write = l2_read = l2_write = 0.0
@@ -262,22 +265,17 @@ def _keys_touched(
     memories: Iterable[tuple[str, Hashable]], numbers: Mapping[Hashable, int], wholes: Mapping[int, tuple[int, ...]]
 ) -> set[int]:
     """The keys of `memories` and, for a `Piece`, of its wholes (a hit on it touches them); `wholes`: the keys of
-    the wholes of pieces whose wholes are all numbered (`_covered`)."""
-    keys = set()
+    the wholes of pieces found whole (`_covered`)."""
+    keys: set[int | None] = set()
     get = numbers.get
     for tensor, tile in memories:
         key = numbers[tensor, tile]
         keys.add(key)
         if isinstance(tile, Piece):
             known = wholes.get(key)
-            if known is not None:
-                keys.update(known)
-                continue
-            for whole in tile.wholes:
-                number = get((tensor, whole))
-                if number is not None:
-                    keys.add(number)
-    return keys
+            keys.update(known if known is not None else [get((tensor, whole)) for whole in tile.wholes])
+    keys.discard(None)  # the wholes never accessed
+    return keys  # type: ignore[return-value]
 
 
 def _newest_kept(
@@ -325,19 +323,21 @@ def _covered(
     wholes: dict[int, tuple[int, ...]],
 ) -> bool:
     """`simgpu.units.l2.L2`'s rule for a load of a `Piece` (numbered `key`): a hit while all its wholes are resident
-    (then used). The keys of its wholes are kept in `wholes` once all are numbered (they keep their numbers): a
-    piece holds many, and nested keys are slow to hash."""
+    (then used). The first whole not resident decides (a piece holds many, and nested keys are slow to hash); the
+    keys of a piece found whole are kept in `wholes` (they keep their numbers)."""
     known = wholes.get(key)
     if known is None:
         tensor, piece = memory
         assert isinstance(piece, Piece)
-        found = [numbers.get((tensor, whole)) for whole in piece.wholes]
-        if None in found:
-            return False
-        known = wholes[key] = tuple(found)  # type: ignore[arg-type]
-    for whole in known:
-        if whole not in lines:
-            return False
+        found = []
+        for whole in piece.wholes:
+            number = numbers.get((tensor, whole))
+            if number is None or number not in lines:
+                return False
+            found.append(number)
+        known = wholes[key] = tuple(found)
+    elif not all(whole in lines for whole in known):
+        return False
     for whole in known:
         lines.move_to_end(whole)
     return True
