@@ -92,7 +92,8 @@ class FluidL2:
         state[0] = owed - 1.0 if miss else owed
         server = self.hbm.server
         hbm_done = server.reserve(now, nbytes) if miss else now
-        server.reserve(now, nbytes * state[2])
+        if state[2]:  # most tensors write nothing back: skip the empty reservation (once per access)
+            server.reserve(now, nbytes * state[2])
         if miss:
             return Access(max(l2_done, hbm_done) + self.hbm.latency_cycles, False)
         return Access(l2_done + self.hit_latency, True)
