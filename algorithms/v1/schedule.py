@@ -68,7 +68,7 @@ import functools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from algorithms._schedule.memory import check_footprint
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, key_blocks, round_up, rows_in_block
@@ -170,9 +170,9 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     return forward + backward
 
 
-@dataclass(frozen=True)
-class _Step:
-    """One inner step: query block i against key block j."""
+class _Step(NamedTuple):
+    """One inner step: query block i against key block j. (A named tuple: a long sequence's folds make hundreds of
+    thousands, and a frozen dataclass is several times slower to build.)"""
 
     i: int
     rows: int
@@ -296,6 +296,15 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         b, h, z = cast(tuple[int, ...], tile) if cfg.splits > 1 else (*cast(tuple[int, int], tile), 0)
         unseen_mine = [i for i in unseen if i % cfg.splits == z]
 
+        # A query block's loads and stores are alike in every key block: built once per block of this tile.
+        @functools.cache
+        def load(name: str, i: int, nbytes: int, arrive: str) -> Load:
+            return Load(name, (b, h, i), nbytes, engine="ldg", arrive=arrive)
+
+        @functools.cache
+        def store(name: str, i: int, nbytes: int) -> Store:
+            return Store(name, (b, h, i), nbytes)
+
         def outer(j: int) -> Sequence[Op]:
             cols = rows_in_block(p.nk, cfg.block_n, j)
             # this CTA's query steps: every `splits`-th, by their index (the later releases' `blockIdx.z` stride)
@@ -306,27 +315,27 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
 
             def step(k: int) -> Sequence[Op]:
                 s = inner[k]
-                r, key = s.rows, (b, h, s.i)
+                r, i = s.rows, s.i
                 # Q_i committed to smem once its load (issued by the previous step) lands; the block's head commits
                 # the first. The kernel commits it before the previous step's P~ V_j (module docstring).
                 ops: list[Op] = [Wait("q"), commit_q(r), qk] if k else [qk]
                 if not first:  # HBM: o_tmp_i (r x d fp32) into registers, needed after P~ V_j and the reduction
-                    ops.append(Load("O_acc", key, r * d * ACC_BYTES, engine="ldg", arrive="o_tmp"))
+                    ops.append(load("O_acc", i, r * d * ACC_BYTES, "o_tmp"))
                 nxt = inner[k + 1] if k + 1 < len(inner) else None
                 if nxt is not None:  # HBM: the next step's Q (r x d) into registers
-                    ops.append(Load("Q", (b, h, nxt.i), nxt.rows * d * eb, engine="ldg", arrive="q"))
+                    ops.append(load("Q", nxt.i, nxt.rows * d * eb, "q"))
                 if not first:  # lse_i (loaded one step ahead) seeds the row max; HBM: lse_i+1 (r fp32)
                     ops.append(Wait("lse"))
                     if nxt is not None:
-                        ops.append(Load("LSE", (b, h, nxt.i), nxt.rows * ACC_BYTES, engine="ldg", arrive="lse"))
+                        ops.append(load("LSE", nxt.i, nxt.rows * ACC_BYTES, "lse"))
                 ops += softmax_pv(r, cols, s.masked)
                 if not first:
                     ops.append(Wait("o_tmp"))
                 ops += [
                     rescale(r, first),
-                    Store("LSE", key, r * ACC_BYTES),  # HBM: lse_i, every step
+                    store("LSE", i, r * ACC_BYTES),  # HBM: lse_i, every step
                     # HBM: O_i in the output dtype on its last key block, else the fp32 o_tmp_i
-                    Store("O", key, r * d * eb) if s.last else Store("O_acc", key, r * d * ACC_BYTES),
+                    store("O", i, r * d * eb) if s.last else store("O_acc", i, r * d * ACC_BYTES),
                 ]
                 return ops
 
@@ -446,20 +455,28 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     def program(tile: Hashable) -> Sequence[Op]:
         b, h = cast(tuple[int, int], tile)
 
+        # A query block's loads and stores are alike in every key block: built once per block of this tile.
+        @functools.cache
+        def load(name: str, i: int, nbytes: int, arrive: str) -> Load:
+            return Load(name, (b, h, i), nbytes, engine="ldg", arrive=arrive)
+
+        @functools.cache
+        def store(name: str, i: int, nbytes: int) -> Store:
+            return Store(name, (b, h, i), nbytes)
+
         def q_load(s: _Step) -> Load:
             """HBM: Q_i (r x d) into registers, to be committed to smem."""
-            return Load("Q", (b, h, s.i), s.rows * d * eb, engine="ldg", arrive="q")
+            return load("Q", s.i, s.rows * d * eb, "q")
 
         def do_loads(j: int, s: _Step) -> list[Op]:
             """HBM: dO_i (r x d; O_i too in the first key block) into registers, to be committed to smem."""
-            key, r = (b, h, s.i), s.rows
             if j:
-                return [Load("dO", key, r * d * eb, engine="ldg", arrive="do")]
-            return [Load(name, key, r * d * eb, engine="ldg", arrive="do0") for name in ("dO", "O")]
+                return [load("dO", s.i, s.rows * d * eb, "do")]
+            return [load(name, s.i, s.rows * d * eb, "do0") for name in ("dO", "O")]
 
         def lse_load(s: _Step) -> Load:
             """HBM: lse_i (r fp32) into registers, one step ahead of P = exp(S - lse_i)."""
-            return Load("LSE", (b, h, s.i), s.rows * ACC_BYTES, engine="ldg", arrive="lse")
+            return load("LSE", s.i, s.rows * ACC_BYTES, "lse")
 
         def delta_step(j: int, s: _Step) -> list[Op]:
             """D_i: computed from dO_i and O_i and written (HBM, fp32) in the first key block; then (every key block)
@@ -475,7 +492,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
 
             def step(k: int) -> Sequence[Op]:
                 s = inner[k]
-                r, key = s.rows, (b, h, s.i)
+                r, i = s.rows, s.i
                 nxt = inner[k + 1] if k + 1 < len(inner) else None
                 # Q_i, dO_i are in smem (committed by the previous step or the block's head); lse_i, D_i load into
                 # registers one step ahead.
@@ -489,21 +506,21 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                 if nxt is not None:  # the next Q committed to smem: its load must have landed
                     ops += [Wait("q"), commit(nxt.rows)]
                 if not first:  # HBM: dq_tmp_i (fp32) into registers, needed after dK's product
-                    ops.append(Load("dQ_acc", key, r * d * ACC_BYTES, engine="ldg", arrive="dq"))
+                    ops.append(load("dQ_acc", i, r * d * ACC_BYTES, "dq"))
                 if nxt is not None:  # the next dO committed (and D_i+1 computed in the first key block); lse_i+1
                     ops += [Wait("do0" if first else "do"), commit(nxt.rows)]
                     if first:
-                        ops += [delta(nxt.rows), Store("Delta", (b, h, nxt.i), nxt.rows * ACC_BYTES)]
+                        ops += [delta(nxt.rows), store("Delta", nxt.i, nxt.rows * ACC_BYTES)]
                     ops.append(lse_load(nxt))
                 ops.append(dk)
                 if nxt is not None:  # after a sync: HBM: D_i+1 (fp32) into registers
-                    ops.append(Load("Delta", (b, h, nxt.i), nxt.rows * ACC_BYTES, engine="ldg", arrive="delta"))
+                    ops.append(load("Delta", nxt.i, nxt.rows * ACC_BYTES, "delta"))
                 ops.append(dq_read(r))  # the warps' partial dQ_i read back
                 if not first:
                     ops.append(Wait("dq"))
                 ops.append(dq_add(r))
                 # HBM: dQ_i in the output dtype on its last key block, else dq_tmp_i (fp32)
-                ops.append(Store("dQ", key, r * d * eb) if s.last else Store("dQ_acc", key, r * d * ACC_BYTES))
+                ops.append(store("dQ", i, r * d * eb) if s.last else store("dQ_acc", i, r * d * ACC_BYTES))
                 return ops
 
             # HBM: K_j and V_j (cols x d each), once per key block, and the first step's rows, all into registers,
