@@ -184,7 +184,7 @@ class FoldedTile:
 
     @functools.cached_property
     def _signature(self) -> Hashable:  # built once: fast mode asks for it per shape and per class
-        return _HashedOnce(tuple(tuple(_shape(op) for op in program) for program in self.programs))
+        return _HashedOnce(tuple(tuple(map(_shape, program)) for program in self.programs))
 
 
 class _HashedOnce:
@@ -236,13 +236,20 @@ def mark_retouches(programs: Sequence[Sequence[Op]]) -> tuple[tuple[Op, ...], ..
 def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
     programs = [role.program(tile) for role in kernel.roles]
     top = [op.count for program in programs for op in program if isinstance(op, Repeat)]
+    counts = NESTED + len(NESTED_SIDES)
+    if not top:  # nothing to fold (standard attention's GEMM and softmax tiles: thousands of shapes)
+        gapless = ((),) * len(programs)
+        none = (False,) * len(NESTED_SIDES)
+        return FoldedTile(
+            tuple(map(tuple, programs)), (0,) * counts, (0,) * counts, gapless, (0, 0), spec, (kernel, tile), none
+        )
     # One removal for every role of the tile, from its shortest loop (see the module docstring).
-    first, second = spec.kept(min(top)) if top else (0, 0)
+    first, second = spec.kept(min(top))
     removed = second - first
     # Nested loops fold only in a kernel of one role: no other role's loop must stay in step with them.
     nested_spec = spec if spec.nested and len(programs) == 1 else None
-    executed = [0] * (NESTED + len(NESTED_SIDES))
-    full = [0] * (NESTED + len(NESTED_SIDES))
+    executed = [0] * counts
+    full = [0] * counts
     nested_removed = [False] * len(NESTED_SIDES)
     flat = []
     gaps = []
