@@ -204,7 +204,7 @@ class _TileQueue:
 
 
 class _Cta:
-    __slots__ = ("barriers", "index", "kernel", "queue", "sm", "tiles")
+    __slots__ = ("barriers", "index", "kernel", "queue", "rings", "sm", "tiles")
 
     def __init__(self, index: int, kernel: Kernel, sm: Sm, tiles: list[Hashable], queue: _TileQueue | None):
         self.index = index
@@ -213,6 +213,7 @@ class _Cta:
         self.tiles = tiles
         self.queue = queue  # persistent CTAs draw further tiles from the kernel's queue
         self.barriers = {spec.name: [_Barrier(spec, i) for i in range(spec.slots)] for spec in kernel.barriers}
+        self.rings: dict[str, list[_Barrier]] = {}  # by a cursor reference ("name" or "name@cursor"): its ring
 
     def tile(self, k: int) -> Hashable | None:
         if k < len(self.tiles):
@@ -225,13 +226,19 @@ class _Cta:
     def barrier(self, ref: BarrierRef, role: _RoleState) -> _Barrier:
         """The barrier slot `ref` names: explicit `(name, slot)`, or the role's cursor on ring `name`."""
         if isinstance(ref, str):
-            name, slot = ref.partition("@")[0], role.cursors.get(ref, 0)
-        else:
-            name, slot = ref
+            ring = self.rings.get(ref)  # asked once per op that waits or arrives: the name parsed once
+            if ring is None:
+                ring = self.rings[ref] = self._ring(ref.partition("@")[0])
+            return ring[role.cursors.get(ref, 0) % len(ring)]
+        name, slot = ref
+        ring = self._ring(name)
+        return ring[slot % len(ring)]
+
+    def _ring(self, name: str) -> list[_Barrier]:
         ring = self.barriers.get(name)
         if ring is None:
             raise ScheduleError(f"kernel {self.kernel.name}: no barrier named {name!r}")
-        return ring[slot % len(ring)]
+        return ring
 
 
 class Engine:

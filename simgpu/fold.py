@@ -163,7 +163,9 @@ class FoldedTile:
     @functools.cached_property
     def accesses(self) -> tuple[Load | Store, ...]:
         """The memory ops of the tile in the order the L2 replay takes them (`memory_order`)."""
-        return tuple(op for _, op in memory_order(self.programs))
+        if len(self.programs) == 1:  # one role: its memory ops in program order, without their positions
+            return tuple([op for op in self.programs[0] if type(op) in _MEMORY_OPS])  # type: ignore[misc]
+        return tuple([op for _, op in memory_order(self.programs)])
 
     @functools.cached_property
     def records(self) -> tuple[Record, ...]:
@@ -182,7 +184,7 @@ class FoldedTile:
 
     @functools.cached_property
     def _signature(self) -> Hashable:  # built once: fast mode asks for it per shape and per class
-        return _HashedOnce(tuple(tuple(_shape(op) for op in program) for program in self.programs))
+        return _HashedOnce(tuple(tuple(map(_shape, program)) for program in self.programs))
 
 
 class _HashedOnce:
@@ -234,13 +236,20 @@ def mark_retouches(programs: Sequence[Sequence[Op]]) -> tuple[tuple[Op, ...], ..
 def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
     programs = [role.program(tile) for role in kernel.roles]
     top = [op.count for program in programs for op in program if isinstance(op, Repeat)]
+    counts = NESTED + len(NESTED_SIDES)
+    if not top:  # nothing to fold (standard attention's GEMM and softmax tiles: thousands of shapes)
+        gapless = ((),) * len(programs)
+        none = (False,) * len(NESTED_SIDES)
+        return FoldedTile(
+            tuple(map(tuple, programs)), (0,) * counts, (0,) * counts, gapless, (0, 0), spec, (kernel, tile), none
+        )
     # One removal for every role of the tile, from its shortest loop (see the module docstring).
-    first, second = spec.kept(min(top)) if top else (0, 0)
+    first, second = spec.kept(min(top))
     removed = second - first
     # Nested loops fold only in a kernel of one role: no other role's loop must stay in step with them.
     nested_spec = spec if spec.nested and len(programs) == 1 else None
-    executed = [0] * (NESTED + len(NESTED_SIDES))
-    full = [0] * (NESTED + len(NESTED_SIDES))
+    executed = [0] * counts
+    full = [0] * counts
     nested_removed = [False] * len(NESTED_SIDES)
     flat = []
     gaps = []
@@ -355,8 +364,7 @@ def _expand_folded(
             inside = _expand(loop.body(i), out)[0]
             ran[kind] += inside
             held[kind] += inside
-        for i in range(first, end):
-            held[kind] += _count(loop.body(i))
+        held[kind] += _count_between(loop, first, end)
     return (tuple(ran), tuple(held)), looped
 
 
@@ -421,6 +429,15 @@ def _count(ops: Sequence[Op]) -> int:
             if loop.count and (_has_loop(loop.body(0)) or _has_loop(loop.body(loop.count - 1))):
                 iterations += sum(_count(loop.body(i)) for i in range(loop.count))
     return iterations
+
+
+def _count_between(loop: Repeat, first: int, end: int) -> int:
+    """The loop iterations that iterations `[first, end)` of `loop` hold, as `_count` counts them: none, without
+    building those bodies (a folded nested loop's removed steps are most of a long sequence's), when its first and
+    last bodies hold no loop."""
+    if first >= end or not (_has_loop(loop.body(0)) or _has_loop(loop.body(loop.count - 1))):
+        return 0
+    return sum(_count(loop.body(i)) for i in range(first, end))
 
 
 def _has_loop(ops: Sequence[Op]) -> bool:

@@ -56,15 +56,18 @@ def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
     """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`). An access to a key that the
     tile accessed before has its kind raised by `_AGAIN` (its miss share is counted apart)."""
     seen: set[tuple[str, Hashable]] = set()
-    out = []
+    add = seen.add
+    out: list[Record] = []
+    append = out.append  # once per access of every replayed tile
     for op in ops:
-        kind = _LOAD if isinstance(op, Load) else _ATOMIC if op.atomic else _STORE
-        key = (op.tensor, op.tile)
+        kind = _LOAD if type(op) is Load else _ATOMIC if op.atomic else _STORE  # type: ignore[union-attr]
+        tensor = op.tensor
+        key = (tensor, op.tile)
         if key in seen:
             kind += _AGAIN
         else:
-            seen.add(key)
-        out.append((kind, op.tensor, key, op.nbytes))
+            add(key)
+        append((kind, tensor, key, op.nbytes))
     return tuple(out)
 
 
@@ -150,6 +153,7 @@ def replay(
     dirty: set[int] = set()
     numbers: dict[Hashable, int] = {}
     owners: list[str] = []  # the tensor of each numbered key
+    wholes: dict[int, tuple[int, ...]] = {}  # per `Piece` key found whole in L2: its wholes' keys
     touched: list[tuple[set[int], float]] = []  # per kernel walked: the keys it accessed, and their bytes
     used = 0.0
     hbm_read = hbm_write = l2_read = l2_write = 0.0
@@ -201,7 +205,7 @@ def replay(
                     if action != _LOAD:
                         dirty.add(key)
                     continue
-                if action == _LOAD and type(memory[1]) is Piece and _covered(memory, lines, numbers):
+                if action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
                     continue
                 # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
                 read = 0.0 if action == _STORE else nbytes
@@ -236,7 +240,7 @@ def replay(
             written_bytes[number, tensor] += written_sum
         if later_heads is not None and number + 1 < len(kernels):
             unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
-            touched.append((_keys_touched(unique, numbers), sum(unique.values())))
+            touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
     for (_, _, kind), accessed in l2_bytes.items():
         action = kind if kind < _AGAIN else kind - _AGAIN
         if action != _STORE:
@@ -257,14 +261,21 @@ def replay(
     return ReplayBytes(hbm_read, hbm_write, timed, l2_read, l2_write, shares, evicted)
 
 
-def _keys_touched(memories: Iterable[tuple[str, Hashable]], numbers: Mapping[Hashable, int]) -> set[int]:
-    """The keys of `memories` and, for a `Piece`, of its wholes (a hit on it touches them)."""
-    keys = set()
+def _keys_touched(
+    memories: Iterable[tuple[str, Hashable]], numbers: Mapping[Hashable, int], wholes: Mapping[int, tuple[int, ...]]
+) -> set[int]:
+    """The keys of `memories` and, for a `Piece`, of its wholes (a hit on it touches them); `wholes`: the keys of
+    the wholes of pieces found whole (`_covered`)."""
+    keys: set[int | None] = set()
+    get = numbers.get
     for tensor, tile in memories:
-        keys.add(numbers[tensor, tile])
+        key = numbers[tensor, tile]
+        keys.add(key)
         if isinstance(tile, Piece):
-            keys.update(numbers[whole] for whole in ((tensor, w) for w in tile.wholes) if whole in numbers)
-    return keys
+            known = wholes.get(key)
+            keys.update(known if known is not None else [get((tensor, whole)) for whole in tile.wholes])
+    keys.discard(None)  # the wholes never accessed
+    return keys  # type: ignore[return-value]
 
 
 def _newest_kept(
@@ -304,15 +315,30 @@ def _rename_oldest(lines: OrderedDict[int, float], dirty: set[int], nbytes: floa
         fresh -= 1
 
 
-def _covered(memory: tuple[str, Hashable], lines: OrderedDict[int, float], numbers: dict[Hashable, int]) -> bool:
-    """`simgpu.units.l2.L2`'s rule for a load of a `Piece`: a hit while all its wholes are resident (then used)."""
-    tensor, piece = memory
-    assert isinstance(piece, Piece)
-    found = [numbers.get((tensor, whole)) for whole in piece.wholes]
-    wholes = [whole for whole in found if whole is not None and whole in lines]
-    if len(wholes) != len(found):
+def _covered(
+    memory: tuple[str, Hashable],
+    key: int,
+    lines: OrderedDict[int, float],
+    numbers: dict[Hashable, int],
+    wholes: dict[int, tuple[int, ...]],
+) -> bool:
+    """`simgpu.units.l2.L2`'s rule for a load of a `Piece` (numbered `key`): a hit while all its wholes are resident
+    (then used). The first whole not resident decides (a piece holds many, and nested keys are slow to hash); the
+    keys of a piece found whole are kept in `wholes` (they keep their numbers)."""
+    known = wholes.get(key)
+    if known is None:
+        tensor, piece = memory
+        assert isinstance(piece, Piece)
+        found = []
+        for whole in piece.wholes:
+            number = numbers.get((tensor, whole))
+            if number is None or number not in lines:
+                return False
+            found.append(number)
+        known = wholes[key] = tuple(found)
+    elif not all(whole in lines for whole in known):
         return False
-    for whole in wholes:
+    for whole in known:
         lines.move_to_end(whole)
     return True
 

@@ -185,7 +185,7 @@ class Sm:
         serial = self._single_warp_serial if warps <= self._schedulers else None
         if self.contention is None:
             return elementwise_done(now, base, [end for _, end in pipes], serial)
-        revision = Revision(now, base, tuple(server.watch(end, now) for server, end in pipes), serial)
+        revision = Revision(now, base, tuple([server.watch(end, now) for server, end in pipes]), serial)
         self.revision = revision
         return revision.done()
 

@@ -8,6 +8,7 @@ padded tiles).
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from simgpu.problem import Problem
@@ -53,11 +54,13 @@ def first_query_block(problem: Problem, k_start: int, block_m: int) -> int:
         return 0
     offset = problem.nk - problem.seqlen_q
     n_blocks = ceil_div(problem.seqlen_q, block_m)
-    for i in range(n_blocks):
+
+    def sees(i: int) -> bool:
         last_row = min(problem.seqlen_q, (i + 1) * block_m) - 1
-        if last_row + offset >= k_start:
-            return i
-    return n_blocks
+        return last_row + offset >= k_start
+
+    # A block's last row grows with its index: a binary search (schedules ask once per key block, and more).
+    return bisect.bisect_left(range(n_blocks), True, key=sees)
 
 
 def tile_needs_mask(problem: Problem, q_start: int, q_rows: int, k_start: int, k_cols: int) -> bool:

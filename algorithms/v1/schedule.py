@@ -63,10 +63,12 @@ V_j in L2 that exact mode misses (N = 512, 4 splits: half of exact's HBM bytes):
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from algorithms._schedule.memory import check_footprint
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, key_blocks, round_up, rows_in_block
@@ -163,13 +165,14 @@ def footprint_bytes(problem: Problem) -> dict[str, int]:
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
     cfg = config(problem, options)
     check_footprint(arch, "v1", footprint_bytes(problem))
-    forward, backward = (forward_kernel(problem, cfg),), (backward_kernel(problem, cfg),)
-    return {"fwd": forward, "bwd": backward, "fwd_bwd": forward + backward}[problem.pass_]
+    forward = (forward_kernel(problem, cfg),) if problem.pass_ != "bwd" else ()
+    backward = (backward_kernel(problem, cfg),) if problem.pass_ != "fwd" else ()
+    return forward + backward
 
 
-@dataclass(frozen=True)
-class _Step:
-    """One inner step: query block i against key block j."""
+class _Step(NamedTuple):
+    """One inner step: query block i against key block j. (A named tuple: a long sequence's folds make hundreds of
+    thousands, and a frozen dataclass is several times slower to build.)"""
 
     i: int
     rows: int
@@ -177,26 +180,48 @@ class _Step:
     last: bool  # j is the last key block query block i sees
 
 
-def _inner_steps(p: Problem, cfg: Config, j: int) -> list[_Step]:
-    """The query blocks that see key block j, in order (causal: the blocks below the diagonal)."""
-    steps = []
-    for i in range(ceil_div(p.seqlen_q, cfg.block_m)):
-        rows = rows_in_block(p.seqlen_q, cfg.block_m, i)
-        keys = key_blocks(p, i * cfg.block_m, rows, cfg.block_n)
-        if j < keys.visited:
-            steps.append(_Step(i, rows, masked=j >= keys.unmasked, last=j == keys.visited - 1))
-    return steps
+class _QueryBlocks:
+    """Per query block, its real rows and key range; `steps` gives the query blocks that see a key block. Built in
+    O(query blocks): a long sequence's key blocks x query blocks steps are made only where a program asks for one."""
+
+    __slots__ = ("rows", "unmasked", "visited")
+
+    def __init__(self, p: Problem, cfg: Config) -> None:
+        self.rows = [rows_in_block(p.seqlen_q, cfg.block_m, i) for i in range(ceil_div(p.seqlen_q, cfg.block_m))]
+        keys = [key_blocks(p, i * cfg.block_m, rows, cfg.block_n) for i, rows in enumerate(self.rows)]
+        # Nondecreasing in i (a causal mask aligned bottom-right shows a later query block at least the keys an
+        # earlier one sees): the blocks that see key block j are those from the first with visited > j on.
+        self.visited = [k.visited for k in keys]
+        self.unmasked = [k.unmasked for k in keys]
+
+    def unseen(self) -> list[int]:
+        """Query blocks that see no key at all (causal with seqlen_k < seqlen_q): their outputs are written once, as
+        zeros (and lse = -inf), before the key loop."""
+        return [i for i, visited in enumerate(self.visited) if visited == 0]
+
+    def steps(self, j: int, splits: int = 1, z: int = 0) -> _Steps:
+        """The query blocks that see key block j, in order, of those with index z modulo `splits`."""
+        start = bisect.bisect_right(self.visited, j)
+        start += (z - start) % splits
+        return _Steps(self, j, start, splits, max(0, ceil_div(len(self.rows) - start, splits)))
 
 
-def _unseen_blocks(p: Problem, cfg: Config) -> list[int]:
-    """Query blocks that see no key at all (causal with seqlen_k < seqlen_q): their outputs are written once, as
-    zeros (and lse = -inf), before the key loop."""
-    n_q = ceil_div(p.seqlen_q, cfg.block_m)
-    return [
-        i
-        for i in range(n_q)
-        if key_blocks(p, i * cfg.block_m, rows_in_block(p.seqlen_q, cfg.block_m, i), cfg.block_n).visited == 0
-    ]
+class _Steps:
+    """The inner steps of key block j: query blocks start, start + stride, ... (`count` of them)."""
+
+    __slots__ = ("blocks", "count", "j", "start", "stride")
+
+    def __init__(self, blocks: _QueryBlocks, j: int, start: int, stride: int, count: int) -> None:
+        self.blocks, self.j, self.start, self.stride, self.count = blocks, j, start, stride, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, k: int) -> _Step:
+        if not 0 <= k < self.count:
+            raise IndexError(k)
+        i, blocks = self.start + k * self.stride, self.blocks
+        return _Step(i, blocks.rows[i], masked=self.j >= blocks.unmasked[i], last=self.j == blocks.visited[i] - 1)
 
 
 def _tiles(p: Problem) -> tuple[tuple[int, int], ...]:
@@ -213,85 +238,104 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
     d, eb, w = p.headdim, p.element_bytes, cfg.forward_warps
     rp, kp = cfg.rows_pad, cfg.cols_pad(w)
     n_k = ceil_div(p.nk, cfg.block_n)
-    steps = [_inner_steps(p, cfg, j) for j in range(n_k)]
+    blocks = _QueryBlocks(p, cfg)
     qk_frag = w * rp * d * eb  # ldmatrix: every warp reads all of Q_i; K and V come from registers
-    unseen = _unseen_blocks(p, cfg)
+    unseen = blocks.unseen()
+
+    # A step's ops that name no tile depend on its rows, key columns, mask and key block only: built once each (a
+    # long sequence's tile folds build hundreds of thousands of steps).
+    qk = Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=qk_frag)
+
+    @functools.cache
+    def commit_q(r: int) -> Smem:
+        return Smem(write_bytes=r * d * eb)
+
+    @functools.cache
+    def softmax_pv(r: int, cols: int, masked: bool) -> tuple[Op, ...]:
+        scores = r * cols
+        # Two passes, as the kernel's reduce_max then scale_apply_exp / reduce_sum. Row max, per score: FMNMX
+        # (+ compare and select on masked tiles); per row and warp quad shuffles (8). Exps, per score: FFMA
+        # scale-subtract, MUFU.EX2, FADD row sum, half an F2FP; per row the warps' partial maxes combined
+        # (w - 1 FMNMX after an smem round trip). Chains (per warp, `simgpu.ops.Chain`): a row's scores of
+        # the warp's key slice sit in a quad of lanes, `per_thread` per lane.
+        per_thread = cols / w / QUAD
+        mask = 2 * scores if masked else 0
+        row_max = Vector(
+            alu=scores + 8 * w * r + mask,
+            chain=Chain(alu=per_thread / 2 + 2 + (2 if masked else 0), shuffle=2),
+        )
+        exps = Vector(
+            fma=2 * scores,
+            alu=0.5 * scores + (w - 1) * r,
+            ex2=scores,
+            chain=Chain(smem=2, alu=w - 1, fma=3 + per_thread, mufu=1),
+        )
+        # Partial P~ V_j and row sums of every warp through smem, each warp reading its share of all.
+        partials = w * r * (d + 1) * ACC_BYTES
+        return (
+            row_max,
+            Smem(read_bytes=w * w * r * ACC_BYTES, write_bytes=w * r * ACC_BYTES),  # partial row maxes
+            exps,
+            Mma(rp, d, kp, p.dtype, "reg", "reg", instruction="mma_sync"),
+            Smem(read_bytes=partials, write_bytes=partials),
+        )
+
+    @functools.cache
+    def rescale(r: int, first: bool) -> Vector:
+        # Split-K adds; per row 2 ex2 + lg2 + rcp, 4 FMA; per O element FMUL (+ FFMA with an old O). Chain:
+        # the partials' smem round trip, w - 1 adds, the rescale factor's ex2, the reciprocal, the scaling.
+        per_element = 1 if first else 2
+        return Vector(
+            fma=(w - 1) * r * d + 4 * r + per_element * r * d,
+            alu=r,
+            ex2=4 * r,
+            chain=Chain(smem=2, fma=w - 1 + 2, mufu=2),
+        )
 
     def program(tile: Hashable) -> Sequence[Op]:
         b, h, z = cast(tuple[int, ...], tile) if cfg.splits > 1 else (*cast(tuple[int, int], tile), 0)
-        # this CTA's query steps: every `splits`-th, by their index (the later releases' `blockIdx.z` stride)
-        mine = [[s for s in block if s.i % cfg.splits == z] for block in steps]
         unseen_mine = [i for i in unseen if i % cfg.splits == z]
+
+        # A query block's loads and stores are alike in every key block: built once per block of this tile.
+        @functools.cache
+        def load(name: str, i: int, nbytes: int, arrive: str) -> Load:
+            return Load(name, (b, h, i), nbytes, engine="ldg", arrive=arrive)
+
+        @functools.cache
+        def store(name: str, i: int, nbytes: int) -> Store:
+            return Store(name, (b, h, i), nbytes)
 
         def outer(j: int) -> Sequence[Op]:
             cols = rows_in_block(p.nk, cfg.block_n, j)
-            inner = mine[j]
+            # this CTA's query steps: every `splits`-th, by their index (the later releases' `blockIdx.z` stride)
+            inner = blocks.steps(j, cfg.splits, z)
             if not inner:  # no step of this CTA sees key block j: the kernel returns before loading K_j, V_j
                 return ()
             first = j == 0  # every query block that sees any key sees key block 0
 
             def step(k: int) -> Sequence[Op]:
                 s = inner[k]
-                r, key = s.rows, (b, h, s.i)
-                scores = r * cols
-                # Two passes, as the kernel's reduce_max then scale_apply_exp / reduce_sum. Row max, per score: FMNMX
-                # (+ compare and select on masked tiles); per row and warp quad shuffles (8). Exps, per score: FFMA
-                # scale-subtract, MUFU.EX2, FADD row sum, half an F2FP; per row the warps' partial maxes combined
-                # (w - 1 FMNMX after an smem round trip). Chains (per warp, `simgpu.ops.Chain`): a row's scores of
-                # the warp's key slice sit in a quad of lanes, `per_thread` per lane.
-                per_thread = cols / w / QUAD
-                mask = 2 * scores if s.masked else 0
-                row_max = Vector(
-                    alu=scores + 8 * w * r + mask,
-                    chain=Chain(alu=per_thread / 2 + 2 + (2 if s.masked else 0), shuffle=2),
-                )
-                exps = Vector(
-                    fma=2 * scores,
-                    alu=0.5 * scores + (w - 1) * r,
-                    ex2=scores,
-                    chain=Chain(smem=2, alu=w - 1, fma=3 + per_thread, mufu=1),
-                )
+                r, i = s.rows, s.i
                 # Q_i committed to smem once its load (issued by the previous step) lands; the block's head commits
                 # the first. The kernel commits it before the previous step's P~ V_j (module docstring).
-                ops: list[Op] = [Wait("q"), Smem(write_bytes=r * d * eb)] if k else []
-                ops += [
-                    Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=qk_frag),
-                ]
+                ops: list[Op] = [Wait("q"), commit_q(r), qk] if k else [qk]
                 if not first:  # HBM: o_tmp_i (r x d fp32) into registers, needed after P~ V_j and the reduction
-                    ops.append(Load("O_acc", key, r * d * ACC_BYTES, engine="ldg", arrive="o_tmp"))
+                    ops.append(load("O_acc", i, r * d * ACC_BYTES, "o_tmp"))
                 nxt = inner[k + 1] if k + 1 < len(inner) else None
                 if nxt is not None:  # HBM: the next step's Q (r x d) into registers
-                    ops.append(Load("Q", (b, h, nxt.i), nxt.rows * d * eb, engine="ldg", arrive="q"))
+                    ops.append(load("Q", nxt.i, nxt.rows * d * eb, "q"))
                 if not first:  # lse_i (loaded one step ahead) seeds the row max; HBM: lse_i+1 (r fp32)
                     ops.append(Wait("lse"))
                     if nxt is not None:
-                        ops.append(Load("LSE", (b, h, nxt.i), nxt.rows * ACC_BYTES, engine="ldg", arrive="lse"))
-                ops += [
-                    row_max,
-                    Smem(read_bytes=w * w * r * ACC_BYTES, write_bytes=w * r * ACC_BYTES),  # partial row maxes
-                    exps,
-                ]
-                # Partial P~ V_j and row sums of every warp through smem, each warp reading its share of all.
-                partials = w * r * (d + 1) * ACC_BYTES
-                ops += [
-                    Mma(rp, d, kp, p.dtype, "reg", "reg", instruction="mma_sync"),
-                    Smem(read_bytes=partials, write_bytes=partials),
-                ]
+                        ops.append(load("LSE", nxt.i, nxt.rows * ACC_BYTES, "lse"))
+                ops += softmax_pv(r, cols, s.masked)
                 if not first:
                     ops.append(Wait("o_tmp"))
-                # Split-K adds; per row 2 ex2 + lg2 + rcp, 4 FMA; per O element FMUL (+ FFMA with an old O). Chain:
-                # the partials' smem round trip, w - 1 adds, the rescale factor's ex2, the reciprocal, the scaling.
-                per_element = 1 if first else 2
                 ops += [
-                    Vector(
-                        fma=(w - 1) * r * d + 4 * r + per_element * r * d,
-                        alu=r,
-                        ex2=4 * r,
-                        chain=Chain(smem=2, fma=w - 1 + 2, mufu=2),
-                    ),
-                    Store("LSE", key, r * ACC_BYTES),  # HBM: lse_i, every step
+                    rescale(r, first),
+                    store("LSE", i, r * ACC_BYTES),  # HBM: lse_i, every step
                     # HBM: O_i in the output dtype on its last key block, else the fp32 o_tmp_i
-                    Store("O", key, r * d * eb) if s.last else Store("O_acc", key, r * d * ACC_BYTES),
+                    store("O", i, r * d * eb) if s.last else store("O_acc", i, r * d * ACC_BYTES),
                 ]
                 return ops
 
@@ -340,7 +384,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     d, eb, w = p.headdim, p.element_bytes, cfg.backward_warps
     rp, kp = cfg.rows_pad, cfg.cols_pad(w)
     n_k = ceil_div(p.nk, cfg.block_n)
-    steps = [_inner_steps(p, cfg, j) for j in range(n_k)]
+    blocks = _QueryBlocks(p, cfg)
     # ldmatrix per inner step (r = all query rows, c = the warps' key slices together):
     #   S = Q K^T and dP = dO V^T: every warp reads all of Q_i / dO_i and its slice of K_j / V_j (from smem),
     #   dV += P^T dO and dK += dS^T Q: P^T, dS^T (staged in smem, r x c) and all of dO_i / Q_i per warp,
@@ -348,25 +392,91 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     nt_frag = w * rp * d * eb + kp * d * eb
     tn_frag = rp * kp * eb + w * rp * d * eb
     dq_frag = kp * d * eb
-    unseen = _unseen_blocks(p, cfg)
+    unseen = blocks.unseen()
+
+    # A step's ops that name no tile depend on its rows, key columns and mask only: built once each (a long
+    # sequence's tile folds build hundreds of thousands of steps).
+    nt = Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=nt_frag)
+    dk = Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag)
+
+    @functools.cache
+    def probabilities(r: int, cols: int, masked: bool) -> tuple[Op, ...]:
+        scores = r * cols
+        return (
+            nt,
+            Wait("lse"),
+            # P = exp(S * scale - lse) per score: FFMA, ex2, half an F2FP.
+            Vector(
+                fma=scores,
+                alu=0.5 * scores + (2 * scores if masked else 0),
+                ex2=scores,
+                chain=Chain(fma=1, mufu=1, alu=2 if masked else 0),
+            ),
+            Smem(write_bytes=scores * eb),  # P staged for the transposed product
+        )
+
+    @functools.cache
+    def score_gradients(r: int, cols: int) -> tuple[Op, ...]:
+        scores = r * cols
+        return (
+            Wait("delta"),  # dP's accumulators start at -D_i
+            nt,
+            # dS = P * (dP - D): FADD, FMUL, half an F2FP per score.
+            Vector(fma=2 * scores, alu=0.5 * scores, chain=Chain(fma=2)),
+        )
+
+    @functools.cache
+    def dq_dv(r: int, cols: int) -> tuple[Op, ...]:
+        return (
+            Smem(write_bytes=r * cols * eb),  # dS staged for the transposed product
+            Mma(rp, d, kp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=dq_frag),
+            Smem(write_bytes=w * r * d * ACC_BYTES),  # the warps' partial dQ_i (r x d fp32), after a sync
+            Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag),  # dV
+        )
+
+    @functools.cache
+    def commit(rows: int) -> Smem:
+        return Smem(write_bytes=rows * d * eb)
+
+    @functools.cache
+    def delta(rows: int) -> Vector:
+        return Vector(fma=rows * d, alu=rows * d)
+
+    @functools.cache
+    def dq_read(r: int) -> Smem:
+        return Smem(read_bytes=w * r * d * ACC_BYTES)
+
+    @functools.cache
+    def dq_add(r: int) -> Vector:
+        # split-K adds, + dq_tmp, * scale on the last write: about one FFMA per element and partial; chain:
+        # the partials' smem round trip, then the adds
+        return Vector(fma=w * r * d, chain=Chain(smem=2, fma=w))
 
     def program(tile: Hashable) -> Sequence[Op]:
         b, h = cast(tuple[int, int], tile)
 
+        # A query block's loads and stores are alike in every key block: built once per block of this tile.
+        @functools.cache
+        def load(name: str, i: int, nbytes: int, arrive: str) -> Load:
+            return Load(name, (b, h, i), nbytes, engine="ldg", arrive=arrive)
+
+        @functools.cache
+        def store(name: str, i: int, nbytes: int) -> Store:
+            return Store(name, (b, h, i), nbytes)
+
         def q_load(s: _Step) -> Load:
             """HBM: Q_i (r x d) into registers, to be committed to smem."""
-            return Load("Q", (b, h, s.i), s.rows * d * eb, engine="ldg", arrive="q")
+            return load("Q", s.i, s.rows * d * eb, "q")
 
         def do_loads(j: int, s: _Step) -> list[Op]:
             """HBM: dO_i (r x d; O_i too in the first key block) into registers, to be committed to smem."""
-            key, r = (b, h, s.i), s.rows
             if j:
-                return [Load("dO", key, r * d * eb, engine="ldg", arrive="do")]
-            return [Load(name, key, r * d * eb, engine="ldg", arrive="do0") for name in ("dO", "O")]
+                return [load("dO", s.i, s.rows * d * eb, "do")]
+            return [load(name, s.i, s.rows * d * eb, "do0") for name in ("dO", "O")]
 
         def lse_load(s: _Step) -> Load:
             """HBM: lse_i (r fp32) into registers, one step ahead of P = exp(S - lse_i)."""
-            return Load("LSE", (b, h, s.i), s.rows * ACC_BYTES, engine="ldg", arrive="lse")
+            return load("LSE", s.i, s.rows * ACC_BYTES, "lse")
 
         def delta_step(j: int, s: _Step) -> list[Op]:
             """D_i: computed from dO_i and O_i and written (HBM, fp32) in the first key block; then (every key block)
@@ -377,67 +487,40 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
 
         def outer(j: int) -> Sequence[Op]:
             cols = rows_in_block(p.nk, cfg.block_n, j)
-            inner = steps[j]
+            inner = blocks.steps(j)
             first = j == 0
 
             def step(k: int) -> Sequence[Op]:
                 s = inner[k]
-                r, key = s.rows, (b, h, s.i)
-                scores = r * cols
+                r, i = s.rows, s.i
                 nxt = inner[k + 1] if k + 1 < len(inner) else None
                 # Q_i, dO_i are in smem (committed by the previous step or the block's head); lse_i, D_i load into
                 # registers one step ahead.
-                ops: list[Op] = [
-                    Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=nt_frag),
-                    Wait("lse"),
-                    # P = exp(S * scale - lse) per score: FFMA, ex2, half an F2FP.
-                    Vector(
-                        fma=scores,
-                        alu=0.5 * scores + (2 * scores if s.masked else 0),
-                        ex2=scores,
-                        chain=Chain(fma=1, mufu=1, alu=2 if s.masked else 0),
-                    ),
-                    Smem(write_bytes=scores * eb),  # P staged for the transposed product
-                ]
+                ops: list[Op] = [*probabilities(r, cols, s.masked)]
                 if nxt is not None:  # HBM: the next Q, into registers
                     ops.append(q_load(nxt))
-                ops += [
-                    Wait("delta"),  # dP's accumulators start at -D_i
-                    Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=nt_frag),
-                    # dS = P * (dP - D): FADD, FMUL, half an F2FP per score.
-                    Vector(fma=2 * scores, alu=0.5 * scores, chain=Chain(fma=2)),
-                ]
+                ops += score_gradients(r, cols)
                 if nxt is not None:  # HBM: the next dO (and O in the first key block), into registers
                     ops += do_loads(j, nxt)
-                ops += [
-                    Smem(write_bytes=scores * eb),  # dS staged for the transposed product
-                    Mma(rp, d, kp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=dq_frag),
-                    Smem(write_bytes=w * r * d * ACC_BYTES),  # the warps' partial dQ_i (r x d fp32), after a sync
-                    Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag),  # dV
-                ]
+                ops += dq_dv(r, cols)
                 if nxt is not None:  # the next Q committed to smem: its load must have landed
-                    ops += [Wait("q"), Smem(write_bytes=nxt.rows * d * eb)]
+                    ops += [Wait("q"), commit(nxt.rows)]
                 if not first:  # HBM: dq_tmp_i (fp32) into registers, needed after dK's product
-                    ops.append(Load("dQ_acc", key, r * d * ACC_BYTES, engine="ldg", arrive="dq"))
+                    ops.append(load("dQ_acc", i, r * d * ACC_BYTES, "dq"))
                 if nxt is not None:  # the next dO committed (and D_i+1 computed in the first key block); lse_i+1
-                    ops += [Wait("do0" if first else "do"), Smem(write_bytes=nxt.rows * d * eb)]
+                    ops += [Wait("do0" if first else "do"), commit(nxt.rows)]
                     if first:
-                        ops += [
-                            Vector(fma=nxt.rows * d, alu=nxt.rows * d),
-                            Store("Delta", (b, h, nxt.i), nxt.rows * ACC_BYTES),
-                        ]
+                        ops += [delta(nxt.rows), store("Delta", nxt.i, nxt.rows * ACC_BYTES)]
                     ops.append(lse_load(nxt))
-                ops.append(Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag))
+                ops.append(dk)
                 if nxt is not None:  # after a sync: HBM: D_i+1 (fp32) into registers
-                    ops.append(Load("Delta", (b, h, nxt.i), nxt.rows * ACC_BYTES, engine="ldg", arrive="delta"))
-                ops.append(Smem(read_bytes=w * r * d * ACC_BYTES))  # the warps' partial dQ_i read back
+                    ops.append(load("Delta", nxt.i, nxt.rows * ACC_BYTES, "delta"))
+                ops.append(dq_read(r))  # the warps' partial dQ_i read back
                 if not first:
                     ops.append(Wait("dq"))
-                # split-K adds, + dq_tmp, * scale on the last write: about one FFMA per element and partial; chain:
-                # the partials' smem round trip, then the adds
-                ops.append(Vector(fma=w * r * d, chain=Chain(smem=2, fma=w)))
+                ops.append(dq_add(r))
                 # HBM: dQ_i in the output dtype on its last key block, else dq_tmp_i (fp32)
-                ops.append(Store("dQ", key, r * d * eb) if s.last else Store("dQ_acc", key, r * d * ACC_BYTES))
+                ops.append(store("dQ", i, r * d * eb) if s.last else store("dQ_acc", i, r * d * ACC_BYTES))
                 return ops
 
             # HBM: K_j and V_j (cols x d each), once per key block, and the first step's rows, all into registers,

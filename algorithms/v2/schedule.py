@@ -25,6 +25,7 @@ arch's `latency:` section (`simgpu.latency`; the softmax's chains in `algorithms
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -131,6 +132,15 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
     q_frag = r * d * eb
     kv_frag = cfg.warps * passes * c * d * eb
 
+    @functools.cache
+    def compute(masked: bool) -> tuple[Op, ...]:
+        """A key tile's ops that name no tile, built once (long sequences fold thousands of tiles)."""
+        return (
+            Mma(r, c, d, problem.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=q_frag + kv_frag),
+            *online_softmax(r, c, d, masked=masked),
+            Mma(r, d, c, problem.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=kv_frag),
+        )
+
     def program(tile: Hashable) -> Sequence[Op]:
         b, h, i = tile  # type: ignore[misc]
         rows = rows_in_block(problem.seqlen_q, r, i)
@@ -149,18 +159,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
             return (
                 Wait(("kv", j % cfg.stages)),
                 *(kv_loads(ahead) if ahead < keys.visited else ()),
-                Mma(
-                    r,
-                    c,
-                    d,
-                    problem.dtype,
-                    a="reg",
-                    b="reg",
-                    instruction="mma_sync",
-                    operand_smem_bytes=q_frag + kv_frag,
-                ),
-                *online_softmax(r, c, d, masked=j >= keys.unmasked),
-                Mma(r, d, c, problem.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=kv_frag),
+                *compute(j >= keys.unmasked),
             )
 
         prologue = [tile_copy("Q", (b, h, i), rows * d * eb, "q")]
@@ -201,6 +200,24 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
     dk_smem = q_frag  # dK += dS^T Q (Q via ldmatrix.trans)
     dq_smem = r * d * c * eb // 32 + r * d * c * eb // 16  # dS rows and K columns of every dQ task
 
+    @functools.cache
+    def compute(masked: bool) -> tuple[Op, ...]:
+        """A Q block's ops that name no tile, built once (long sequences fold thousands of tiles)."""
+        scores = r * c
+        mma = {"a": "reg", "b": "reg", "instruction": "mma_sync"}
+        return (
+            Mma(c, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]
+            # P^T = exp2(S^T * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
+            Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
+            Mma(c, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]
+            Mma(c, r, d, problem.dtype, operand_smem_bytes=dp_smem, **mma),  # type: ignore[arg-type]
+            Vector(fma=2 * scores, alu=scores / 2),  # dS^T = P^T (dP^T - Delta); pack to 16 bits
+            Mma(c, d, r, problem.dtype, operand_smem_bytes=dk_smem, **mma),  # type: ignore[arg-type]
+            Smem(write_bytes=scores * eb),  # dS^T to smem for the dQ product
+            Mma(r, d, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
+            Vector(fma=r * d),  # scale dQ before the atomics
+        )
+
     def main(tile: Hashable) -> Sequence[Op]:
         b, h, j = tile  # type: ignore[misc]
         cols = rows_in_block(problem.nk, c, j)
@@ -221,22 +238,11 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
             i = first + n
             rows = rows_in_block(problem.seqlen_q, r, i)
             ahead = i + cfg.stages - 1
-            scores = r * c
             masked = tile_needs_mask(problem, i * r, rows, j * c, cols) or rows < r or cols < c
-            mma = {"a": "reg", "b": "reg", "instruction": "mma_sync"}
             return (
                 Wait(("q", n % cfg.stages)),
                 *(q_loads(ahead) if ahead < n_q_blocks else ()),
-                Mma(c, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]
-                # P^T = exp2(S^T * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
-                Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
-                Mma(c, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]
-                Mma(c, r, d, problem.dtype, operand_smem_bytes=dp_smem, **mma),  # type: ignore[arg-type]
-                Vector(fma=2 * scores, alu=scores / 2),  # dS^T = P^T (dP^T - Delta); pack to 16 bits
-                Mma(c, d, r, problem.dtype, operand_smem_bytes=dk_smem, **mma),  # type: ignore[arg-type]
-                Smem(write_bytes=scores * eb),  # dS^T to smem for the dQ product
-                Mma(r, d, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
-                Vector(fma=r * d),  # scale dQ before the atomics
+                *compute(masked),
                 Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True),
             )
 

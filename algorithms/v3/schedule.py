@@ -47,6 +47,7 @@ Ignored: the epilogue's smem staging of O (it reuses Q's smem), cluster multicas
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -398,6 +399,27 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
         )
 
     def consumer(index: int) -> Role:
+        @functools.cache
+        def compute(masked: bool) -> tuple[Op, ...]:
+            """A Q block's ops up to the dQ reduction, which name no tile: built once (long sequences fold thousands
+            of tiles)."""
+            scores = keys * r
+            return (
+                Wait("q_full"),
+                Mma(keys, r, d, problem.dtype, arrive=f"sdp{index}"),  # S^T = K Q^T, SS
+                Mma(keys, r, d, problem.dtype, arrive=f"sdp{index}"),  # dP^T = V dO^T, SS
+                Wait(f"sdp{index}"),
+                # P^T = exp2(S^T scale - LSE), dS^T = P^T (dP^T - Delta); both packed to 16 bits; the mask.
+                Vector(fma=3 * scores, ex2=scores, alu=scores + (2 * scores if masked else 0)),
+                Mma(keys, d, r, problem.dtype, a="reg", arrive=f"dkv{index}"),  # dV += P^T dO, RS
+                Mma(keys, d, r, problem.dtype, a="reg", arrive=f"dkv{index}"),  # dK += dS^T Q, RS
+                Smem(write_bytes=scores * eb),  # dS^T for the dQ product
+                Arrive("ds_ready"),
+                Wait("ds_ready"),  # both halves of dS^T are in smem
+                Mma(d, dq_rows, c, problem.dtype),  # dQ_i^T (its query rows) = K^T dS^T, SS
+                Wait(f"dkv{index}"),
+            )
+
         def program(tile: Hashable) -> Sequence[Op]:
             b, h, j = tile  # type: ignore[misc]
             cols = rows_in_block(problem.nk, c, j)
@@ -406,22 +428,9 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
             def step(n: int) -> Sequence[Op]:
                 i = blocks.start + n
                 rows = rows_in_block(problem.seqlen_q, r, i)
-                scores = keys * r
                 masked = tile_needs_mask(problem, i * r, rows, j * c, cols) or rows < r or cols < c
                 return (
-                    Wait("q_full"),
-                    Mma(keys, r, d, problem.dtype, arrive=f"sdp{index}"),  # S^T = K Q^T, SS
-                    Mma(keys, r, d, problem.dtype, arrive=f"sdp{index}"),  # dP^T = V dO^T, SS
-                    Wait(f"sdp{index}"),
-                    # P^T = exp2(S^T scale - LSE), dS^T = P^T (dP^T - Delta); both packed to 16 bits; the mask.
-                    Vector(fma=3 * scores, ex2=scores, alu=scores + (2 * scores if masked else 0)),
-                    Mma(keys, d, r, problem.dtype, a="reg", arrive=f"dkv{index}"),  # dV += P^T dO, RS
-                    Mma(keys, d, r, problem.dtype, a="reg", arrive=f"dkv{index}"),  # dK += dS^T Q, RS
-                    Smem(write_bytes=scores * eb),  # dS^T for the dQ product
-                    Arrive("ds_ready"),
-                    Wait("ds_ready"),  # both halves of dS^T are in smem
-                    Mma(d, dq_rows, c, problem.dtype),  # dQ_i^T (its query rows) = K^T dS^T, SS
-                    Wait(f"dkv{index}"),
+                    *compute(masked),
                     *_dq_reduce(b, h, i, max(0, min(dq_rows, rows - index * dq_rows)) * d * ACC_BYTES),
                     Arrive("q_empty"),
                     Advance(("q_full", "q_empty", "ds_ready")),

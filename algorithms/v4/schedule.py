@@ -617,45 +617,49 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
             Wait("qt_full"), Wait("dst_full"), dk_last, Wait("ds_full"), Wait("dq_empty"), dq,
         )  # fmt: skip
 
+    scores = r * c
+    # dS is ready for the dQ MMA once written (1-CTA), or once the DSMEM copy of half of it to the peer CTA (FA4's
+    # `cpasync_bulk_s2cluster` from `sdS_xchg`, completing on the pair's mbarrier) has landed: an smem read at the
+    # sender and a write at the receiver, both charged to every CTA (the pair is symmetric). The compute warps
+    # issue the copy and go on.
+    if cfg.two_cta:
+        ds_ready: tuple[Op, ...] = (Smem(read_bytes=scores * eb / 2, write_bytes=scores * eb / 2, arrive="ds_full"),)
+    else:
+        ds_ready = (Arrive("ds_full"),)
+
+    # 2-CTA: the Q_i rows' buffer is free once S^T has read it, that of dO_i's rows once dP^T has; dK may start
+    # once dS^T is in TMEM, dQ only once dS has been exchanged.
+    s_read = (Arrive("q_empty"),) if cfg.two_cta else ()
+    dp_read = (Arrive("do_empty"),) if cfg.two_cta else ()
+    ds_t_written = (Arrive("dst_full"),) if cfg.two_cta else ()
+
+    @cache
+    def compute_step(is_masked: bool) -> tuple[Op, ...]:
+        """A Q tile's compute ops, which name no tile: built once (long sequences fold thousands of tiles)."""
+        mask = 2 * scores if is_masked else 0
+        return (
+            Wait("s_full"),
+            *s_read,
+            Tmem(read_bytes=scores * ACC_BYTES),
+            Vector(fma=scores, alu=0.5 * scores + mask, ex2=scores),  # P = exp2(S scale - LSE), to 16 bits
+            Tmem(write_bytes=scores * eb),  # P^T for the dV MMA
+            Arrive("p_full"),
+            Wait("dp_full"),
+            *dp_read,
+            Tmem(read_bytes=scores * ACC_BYTES),
+            Vector(fma=2 * scores, alu=0.5 * scores),  # dS = P (dP - D), to 16 bits
+            Tmem(write_bytes=scores * eb),  # dS^T for the dK MMA
+            *ds_t_written,
+            Wait("ds_empty"),
+            Smem(write_bytes=scores * eb),  # dS for the dQ MMA's A operand
+            *ds_ready,
+        )
+
     def compute(tile: Hashable) -> Sequence[Op]:
         _, _, j, start = visits(tile)
-        scores = r * c
-        # dS is ready for the dQ MMA once written (1-CTA), or once the DSMEM copy of half of it to the peer CTA (FA4's
-        # `cpasync_bulk_s2cluster` from `sdS_xchg`, completing on the pair's mbarrier) has landed: an smem read at the
-        # sender and a write at the receiver, both charged to every CTA (the pair is symmetric). The compute warps
-        # issue the copy and go on.
-        if cfg.two_cta:
-            ds_ready: tuple[Op, ...] = (
-                Smem(read_bytes=scores * eb / 2, write_bytes=scores * eb / 2, arrive="ds_full"),
-            )
-        else:
-            ds_ready = (Arrive("ds_full"),)
-
-        # 2-CTA: the Q_i rows' buffer is free once S^T has read it, that of dO_i's rows once dP^T has; dK may start
-        # once dS^T is in TMEM, dQ only once dS has been exchanged.
-        s_read = (Arrive("q_empty"),) if cfg.two_cta else ()
-        dp_read = (Arrive("do_empty"),) if cfg.two_cta else ()
-        ds_t_written = (Arrive("dst_full"),) if cfg.two_cta else ()
 
         def step(k: int) -> Sequence[Op]:
-            mask = 2 * scores if masked(j, start + k) else 0
-            return (
-                Wait("s_full"),
-                *s_read,
-                Tmem(read_bytes=scores * ACC_BYTES),
-                Vector(fma=scores, alu=0.5 * scores + mask, ex2=scores),  # P = exp2(S scale - LSE), to 16 bits
-                Tmem(write_bytes=scores * eb),  # P^T for the dV MMA
-                Arrive("p_full"),
-                Wait("dp_full"),
-                *dp_read,
-                Tmem(read_bytes=scores * ACC_BYTES),
-                Vector(fma=2 * scores, alu=0.5 * scores),  # dS = P (dP - D), to 16 bits
-                Tmem(write_bytes=scores * eb),  # dS^T for the dK MMA
-                *ds_t_written,
-                Wait("ds_empty"),
-                Smem(write_bytes=scores * eb),  # dS for the dQ MMA's A operand
-                *ds_ready,
-            )
+            return compute_step(masked(j, start + k))
 
         return (Repeat(n_q - start, step),)
 
@@ -669,10 +673,13 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     # Deterministic dQ: per key block, the first Q tiles of the key blocks that come before it in the queue and add
     # into the same half of dQ (every head's blocks come in the same order), sorted.
     head_order = [j for b, h, j in tiles if (b, h) == tiles[0][:2]]
+    starts = {j: first_query_block(problem, j * c, r) for j in head_order}
     earlier_starts: dict[int, list[int]] = {}
-    for place, j in enumerate(head_order):
-        ahead = (first_query_block(problem, jj * c, r) for jj in head_order[:place] if jj % dq_share == j % dq_share)
-        earlier_starts[j] = sorted(ahead)
+    ahead: dict[int, list[int]] = {}  # per half of dQ: the first Q tiles of the key blocks so far, sorted
+    for j in head_order:
+        half = ahead.setdefault(j % dq_share, [])
+        earlier_starts[j] = list(half)
+        bisect.insort(half, starts[j])
 
     def dq_semaphore(b: int, h: int, i: int, j: int) -> tuple[str, tuple[int, int, int, int]]:
         return "dQ_semaphore", (b, h, i, j % dq_share)

@@ -56,7 +56,7 @@ class Retouch:
 
 
 class FluidL2:
-    __slots__ = ("hbm", "hit_latency", "owed", "read_bytes", "server", "shares", "write_bytes")
+    __slots__ = ("_counters", "hbm", "hit_latency", "read_bytes", "server", "shares", "write_bytes")
 
     def __init__(
         self,
@@ -70,7 +70,9 @@ class FluidL2:
         self.hit_latency = hit_latency_cycles
         self.hbm = hbm
         self.shares = shares
-        self.owed: dict[tuple[str, int, bool], float] = {}  # misses owed per (tensor, kind, again)
+        # Per (tensor, kind, again): [misses owed, miss share, write-back bytes per byte]. The shares are looked up
+        # once per counter: every access of a run passes here.
+        self._counters: dict[tuple[str, int, bool], list[float]] = {}
         self.read_bytes = 0.0
         self.write_bytes = 0.0
 
@@ -80,13 +82,18 @@ class FluidL2:
         the time is charged here: the bytes a run reports come from the replay."""
         tensor, tile = key if isinstance(key, tuple) else (key, None)
         again = isinstance(tile, Retouch)
-        shares = self.shares.get(str(tensor), _ALL_MISS)
         counter = (str(tensor), kind, again)
-        owed = self.owed.get(counter, 0.0) + shares.kinds(again)[kind]
+        state = self._counters.get(counter)
+        if state is None:
+            shares = self.shares.get(str(tensor), _ALL_MISS)
+            state = self._counters[counter] = [0.0, shares.kinds(again)[kind], shares.written]
+        owed = state[0] + state[1]
         miss = owed >= 0.5
-        self.owed[counter] = owed - 1.0 if miss else owed
-        hbm_done = self.hbm.server.reserve(now, nbytes) if miss else now
-        self.hbm.server.reserve(now, nbytes * shares.written)
+        state[0] = owed - 1.0 if miss else owed
+        server = self.hbm.server
+        hbm_done = server.reserve(now, nbytes) if miss else now
+        if state[2]:  # most tensors write nothing back: skip the empty reservation (once per access)
+            server.reserve(now, nbytes * state[2])
         if miss:
             return Access(max(l2_done, hbm_done) + self.hbm.latency_cycles, False)
         return Access(l2_done + self.hit_latency, True)
