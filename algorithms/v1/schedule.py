@@ -66,7 +66,7 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
@@ -110,6 +110,20 @@ class Config:
     def cols_pad(self, warps: int) -> int:
         """Keys the MMAs run on: each warp's slice rounded up to whole k16 steps."""
         return warps * round_up(ceil_div(self.block_n, warps), MMA_ROWS)
+
+
+def _block_copies(b: int, h: int) -> tuple[Callable[[str, int, int, str], Load], Callable[[str, int, int], Store]]:
+    """A tile's query-block loads and stores, alike in every key block: each built once per (tensor, block)."""
+
+    @functools.cache
+    def load(name: str, i: int, nbytes: int, arrive: str) -> Load:
+        return Load(name, (b, h, i), nbytes, engine="ldg", arrive=arrive)
+
+    @functools.cache
+    def store(name: str, i: int, nbytes: int) -> Store:
+        return Store(name, (b, h, i), nbytes)
+
+    return load, store
 
 
 def config(problem: Problem, options: dict[str, Any]) -> Config:
@@ -296,14 +310,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         b, h, z = cast(tuple[int, ...], tile) if cfg.splits > 1 else (*cast(tuple[int, int], tile), 0)
         unseen_mine = [i for i in unseen if i % cfg.splits == z]
 
-        # A query block's loads and stores are alike in every key block: built once per block of this tile.
-        @functools.cache
-        def load(name: str, i: int, nbytes: int, arrive: str) -> Load:
-            return Load(name, (b, h, i), nbytes, engine="ldg", arrive=arrive)
-
-        @functools.cache
-        def store(name: str, i: int, nbytes: int) -> Store:
-            return Store(name, (b, h, i), nbytes)
+        load, store = _block_copies(b, h)
 
         def outer(j: int) -> Sequence[Op]:
             cols = rows_in_block(p.nk, cfg.block_n, j)
@@ -455,14 +462,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     def program(tile: Hashable) -> Sequence[Op]:
         b, h = cast(tuple[int, int], tile)
 
-        # A query block's loads and stores are alike in every key block: built once per block of this tile.
-        @functools.cache
-        def load(name: str, i: int, nbytes: int, arrive: str) -> Load:
-            return Load(name, (b, h, i), nbytes, engine="ldg", arrive=arrive)
-
-        @functools.cache
-        def store(name: str, i: int, nbytes: int) -> Store:
-            return Store(name, (b, h, i), nbytes)
+        load, store = _block_copies(b, h)
 
         def q_load(s: _Step) -> Load:
             """HBM: Q_i (r x d) into registers, to be committed to smem."""
