@@ -5,9 +5,12 @@ alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (that the 
 tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. With every SM busy, a
 slot's first tiles, which start together and queue for the same loads, get an equal share of the bandwidth; further
 tiles, which that queue has staggered, get what the other SMs leave (processor sharing: each uses what it used alone),
-at least an equal share. L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`); a further tile's time is
-averaged over enough rounds to hold its share of misses, and is at least the time HBM and L2 take to serve its bytes at
-the SM's share. A removed iteration's cost is fitted from runs of the fit variants (`simgpu.fold`).
+at least an equal share, and take no longer than alone: while an SM's copies are not in flight (its issue, its
+products) the busy SMs use its share, so only the bytes at an equal share bound it further (HBM-bound GEMMs whose
+2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's miss shares
+(`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses, and is at
+least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's cost is fitted from runs
+of the fit variants (`simgpu.fold`).
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -114,7 +117,14 @@ def class_costs(
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
                 # further one.
                 slopes[:, 0] = slopes[:, 1]
-            simulated_costs[kind, ctas, alone] = Cost(run.vector, slopes, ctas, bounds)
+            vector = run.vector
+            if not alone:
+                # Processor sharing: while this SM's copies are not in flight (its issue, its products) the busy SMs
+                # use its share, so a further tile takes no longer than alone, bounded by its bytes at an equal share
+                # (`Cost.of`).
+                vector = vector.copy()
+                vector[1] = min(vector[1], simulated_costs[kind, ctas, True].base[1])
+            simulated_costs[kind, ctas, alone] = Cost(vector, slopes, ctas, bounds)
     costs = {
         kind: tuple(
             _interpolated(simulated_costs, kind, ctas, alone)
