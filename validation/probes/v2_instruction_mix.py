@@ -14,7 +14,9 @@ second launch (`--launch-skip 1 --launch-count 1`):
 summarize DIR` reads the source pages it wrote (DIR/NAME_source.csv, or .csv.gz) and writes
 `v2_instruction_mix_h200.csv` into DIR: per build and opcode (the first word of the SASS mnemonic), executed warp
 instructions (per warp per key tile for the forward builds) and warp-state samples; and per forward build the load
-code (from the loop's BAR.SYNC to its LDGDEPBAR): its samples other than the barrier's, as a share of all samples.
+code (from the loop's BAR.SYNC to its LDGDEPBAR): its samples other than the barrier's, as a share of all samples;
+per backward build the dQ atomics (its first REDG to its last) and their share of the samples; for both regions
+their largest stall reasons, as shares of all their samples.
 """
 
 from __future__ import annotations
@@ -94,10 +96,34 @@ def summarize(folder: Path) -> list[dict[str, object]]:
         unit = "per_warp_key_tile" if build in FORWARD_BUILDS else "per_launch"
         for op, count in executed.most_common():
             out.append({"build": build, "part": op, "unit": unit, "executed": count / tiles,
-                        "samples": samples[op], "sample_share": samples[op] / sum(samples.values())})  # fmt: skip
+                        "samples": samples[op], "sample_share": samples[op] / sum(samples.values()),
+                        "top_stalls": ""})  # fmt: skip
         if build in FORWARD_BUILDS:
             out.append(_load_code(build, rows, tiles))
+        elif build.startswith("bwd"):
+            out.append(_atomics(build, rows))
     return out
+
+
+def _atomics(build: str, rows: list[dict[str, str]]) -> dict[str, object]:
+    """The backward's dQ atomics: from its first REDG to its last, the instructions between included."""
+    reds = [i for i, row in enumerate(rows) if "REDG" in row["Source"]]
+    region = rows[reds[0] : reds[-1] + 1]
+    inside = sum(_samples(row) for row in region)
+    return {"build": build, "part": "dQ atomics (first .. last REDG)", "unit": "per_launch",
+            "executed": sum(int(row["Instructions Executed"] or 0) for row in region), "samples": inside,
+            "sample_share": inside / sum(_samples(row) for row in rows), "top_stalls": _top_stalls(region)}  # fmt: skip
+
+
+def _top_stalls(region: list[dict[str, str]]) -> str:
+    """The region's four largest stall reasons with their shares of its samples, e.g. `lg 0.41 long_sb 0.33`."""
+    reasons: Counter[str] = Counter()
+    for row in region:
+        for column, value in row.items():
+            if column.startswith("stall_") and "Not Issued" not in column:
+                reasons[column.removeprefix("stall_")] += int(value or 0)
+    total = sum(reasons.values()) or 1
+    return " ".join(f"{name} {count / total:.2f}" for name, count in reasons.most_common(4))
 
 
 def _load_code(build: str, rows: list[dict[str, str]], tiles: int) -> dict[str, object]:
@@ -110,7 +136,8 @@ def _load_code(build: str, rows: list[dict[str, str]], tiles: int) -> dict[str, 
     inside = sum(_samples(row) - int(row["stall_barrier"] or 0) for row in region)
     executed = sum(int(row["Instructions Executed"] or 0) for row in region)
     return {"build": build, "part": "load code (BAR.SYNC .. LDGDEPBAR)", "unit": "per_warp_key_tile",
-            "executed": executed / tiles, "samples": inside, "sample_share": inside / total}  # fmt: skip
+            "executed": executed / tiles, "samples": inside, "sample_share": inside / total,
+            "top_stalls": _top_stalls(region)}  # fmt: skip
 
 
 def main() -> None:
