@@ -150,3 +150,14 @@ def test_the_phase_traced_build_compiles_cleanly() -> None:
     spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
     assert len(spills) == 8 and all(s == ("0", "0") for s in spills), report
     assert "warning" not in report.lower(), report
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_the_cta_traced_build_compiles_cleanly() -> None:
+    # validation/probes/v3_cta_timeline.py compiles fwd.cu with FA3_CTA_TRACE: the default variant at both d.
+    prefix = "#define FA3_CTA_TRACE\n#define FA3_TRACE_CTAS 8192"
+    names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, True, True) for d in (64, 128))
+    report = compile_report(prefix, names)
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert len(spills) == 2 and all(s == ("0", "0") for s in spills), report
+    assert "warning" not in report.lower(), report

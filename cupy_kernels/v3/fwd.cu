@@ -79,6 +79,37 @@ __device__ long long fa3_phase_trace[2][FA3_TRACE_BLOCKS][PHASES];
   } while (0)
 #endif
 
+// Per-CTA timestamps, for validation/probes/v3_cta_timeline.py only: compiled in when the source is prefixed with
+// FA3_CTA_TRACE (and FA3_TRACE_CTAS), else CTA_STAMP is empty. One thread writes clock64() (a per-SM counter, so
+// stamps compare only within one SM: hence the SM id) at the CTA's entry, the producer's Q issue, and per consumer
+// (lane 0 of its first warp) at Q ready, S_0 ready, the last P V done and the epilogue's stores issued.
+enum CtaStamp { CTA_SM = 0, CTA_ENTRY, CTA_Q_ISSUED, CTA_Q_READY, CTA_S0_READY, CTA_LOOP_DONE, CTA_EPILOGUE_DONE };
+constexpr int CTA_FIELDS = 3 + 2 * 4;  // SM id, entry, Q issued, then the four consumer stamps of each consumer
+#ifdef FA3_CTA_TRACE
+__device__ long long fa3_cta_trace[FA3_TRACE_CTAS][CTA_FIELDS];
+__device__ __forceinline__ long long* cta_trace_row() {
+  const long long cta = static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x;
+  return cta < FA3_TRACE_CTAS ? fa3_cta_trace[cta] : nullptr;
+}
+// `field` of the CTA (consumer stamps: field + 4 * c for consumer c), written by the calling thread.
+#define CTA_STAMP(field)                                                \
+  do {                                                                  \
+    long long* row_ = cta_trace_row();                                  \
+    if (row_ != nullptr) row_[(field)] = static_cast<long long>(clock64()); \
+  } while (0)
+#define CTA_CONSUMER_STAMP(field)                                                   \
+  do {                                                                              \
+    if (lane == 0 && warp == 0) CTA_STAMP((field) + ((field) >= CTA_Q_READY ? 4 * c : 0)); \
+  } while (0)
+#else
+#define CTA_STAMP(field) \
+  do {                   \
+  } while (0)
+#define CTA_CONSUMER_STAMP(field) \
+  do {                            \
+  } while (0)
+#endif
+
 // ---------------------------------------------------------------------------------------------------------
 // mbarriers, named barriers, TMA
 // ---------------------------------------------------------------------------------------------------------
@@ -204,6 +235,12 @@ __global__ void __launch_bounds__(THREADS, 1)
   const int n_unmasked = IS_CAUSAL ? min(n / BLOCK_N, (q_row0 + 1) / BLOCK_N) : n / BLOCK_N;
 
   if (threadIdx.x == 0) {
+#ifdef FA3_CTA_TRACE
+    u32 smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    CTA_STAMP(CTA_ENTRY);
+    if (cta_trace_row() != nullptr) cta_trace_row()[CTA_SM] = smid;
+#endif
     mbar_init(q_full, 1);
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(k_full(s), 1);  // the producer's expect_tx arrival; the bytes complete the phase
@@ -231,6 +268,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 
     mbar_expect_tx(q_full, Q_BYTES);
     for (int p = 0; p < PANELS; ++p) tma_load_3d(q_s + p * Q_PANEL_BYTES, tm_q, q_full, p * PANEL, q_row0, bh);
+    CTA_STAMP(CTA_Q_ISSUED);
     for (int j = 0; j < n_blocks; ++j) {
       const int s = j % STAGES;
       // Use u of slot s (u = j / STAGES) must wait until the consumers released use u - 1: its phase parity
@@ -359,6 +397,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   };
 
   mbar_wait(q_full, 0);
+  CTA_CONSUMER_STAMP(CTA_Q_READY);
   if (c == 1) turn_pass();  // consumer 0 takes the first turn
 
   // Tile 0: S_0 alone (there is no P V yet).
@@ -367,6 +406,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   turn_pass();
   wgmma_wait<0>();
   fence_regs(s_acc);
+  CTA_CONSUMER_STAMP(CTA_S0_READY);
   release(k_empty(0));
   softmax(0);
   pack_p();
@@ -410,6 +450,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   if (c == 0) turn_pass();
   wgmma_wait<0>();
   fence_regs(o_acc);
+  CTA_CONSUMER_STAMP(CTA_LOOP_DONE);
 
   // Epilogue: O / l in bf16 (each quad writes 16 contiguous bytes per row and 8-column tile), LSE = m * scale +
   // ln(l).
@@ -428,4 +469,5 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     if (t == 0) lse_h[row] = row_max[h] * scale + logf(l);
   }
+  CTA_CONSUMER_STAMP(CTA_EPILOGUE_DONE);
 }
