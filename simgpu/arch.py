@@ -76,6 +76,10 @@ class SmSpec(_Node):
     # Cycles a warp spends on each cp.async instruction it issues (16 bytes per thread) before it can go on: the
     # load path takes a warp's copies at this pace, and the warp waits for it (None: one issue slot per copy).
     cp_async_issue_cycles: NonNegativeFloat | None = None
+    # Cycles the SM's store path spends on each warp-level 4- or 8-byte store or fp32 reduction (RED) issued from an
+    # MMA accumulator's register fragments (8 rows of 16-32 contiguous bytes: 8 sectors per instruction); the issuing
+    # warps wait until the path has taken their instructions (None: such stores cost issue slots only).
+    fragment_store_cycles: PositiveFloat | None = None
 
 
 class TensorCoreSpec(_Node):
@@ -136,9 +140,11 @@ class TmemSpec(_Node):
 
 
 class TmaSpec(_Node):
-    """Bulk tensor copy engine of one SM: a fixed issue cost per copy instruction."""
+    """Bulk tensor copy engine of one SM: a fixed issue cost per copy instruction, and the rate at which the SM takes
+    in the bytes of its copies (None: only L2/HBM bandwidth and latency limit them)."""
 
     issue_cycles: NonNegativeInt
+    bytes_per_cycle: PositiveFloat | None = None
 
 
 class L2Spec(_Node):

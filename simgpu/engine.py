@@ -458,6 +458,8 @@ class Engine:
                         yield timeout(later - env.now)
             elif kind is Store and not op.wait:  # type: ignore[union-attr]
                 timeout(done - now)  # keeps the kernel open until the write drains
+                if sm.copy_issued > now:
+                    yield timeout(sm.copy_issued - now)  # its warps are still issuing the stores
             else:
                 yield timeout(done - now)
                 if revision is not None:

@@ -460,5 +460,6 @@ def _shape(op: Op) -> Hashable:
             store.wait,
             store.arrive,
             store.release,
+            store.fragment_lane_bytes,
         )
     return op

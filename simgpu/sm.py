@@ -11,10 +11,15 @@ issuing S = QK^T and PV back to back is held for about their whole tensor-core t
 per scheduler issues in order, so its elementwise op lasts at least its longest pipe's span plus
 `sm.single_warp_serial_fraction` of its other pipes' spans (spans from the op's start, so they include waiting behind
 other roles' work on a pipe); like a latency floor, that wait occupies no unit.
-A cp.async copy also passes the SM's load path at `sm.cp_async_bytes_per_cycle` (where the arch gives it): its
-data is ready one memory latency after its last bytes pass. Its role waits while its warps issue it (`copy_issued`):
+A cp.async copy also passes the SM's load path at `sm.cp_async_bytes_per_cycle`, and a TMA copy the copy engine's
+at `tma.bytes_per_cycle` (where the arch gives them): its data is ready one memory latency after its last bytes
+pass. Its role waits while its warps issue it (`copy_issued`):
 each warp goes through its copies one after the other, per copy its `Load.address_instructions` at the ALU latency
 and `sm.cp_async_issue_cycles` on the load path (our FA2 kernel's executed SASS and a probe, both on the H200).
+Stores and fp32 reductions issued straight from MMA accumulator fragments (`Store.fragment_lane_bytes`) pass the
+SM's store path at `sm.fragment_store_cycles` per warp instruction, and their role waits until the path has taken
+them (`copy_issued`): on the H200 every such instruction (8 rows of 16-32 bytes) costs the SM 16 cycles, plain store
+or RED alike (validation/h200/dq_atomics_h200.csv).
 On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
 while it runs slows its pipes further, and the op's `Revision` gives the completion those stretched units imply
 (the engine waits for it). Copies (`Load`, `Store`) are not revised. Async MMAs with the issue hold from two
@@ -71,7 +76,7 @@ class Sm:
         parts = arch.tensor_core.subpartitions
         self.index = index
         self.async_release = 0.0  # when the role that issued the latest async MMA may go on (`_mma`)
-        self.copy_issued = 0.0  # when the role that issued the latest cp.async copy may go on (`_load`)
+        self.copy_issued = 0.0  # when the role that issued the latest cp.async copy or fragment store may go on
         self.revision: Revision | None = None  # of the op `execute` reserved last
         self._role: object = None  # the role of the op `execute` is reserving
         self.arch = arch
@@ -99,6 +104,11 @@ class Sm:
         self.tma = CopyEngine(arch.tma.issue_cycles, rec) if arch.tma is not None else None
         ingest = arch.sm.cp_async_bytes_per_cycle
         self.cp_async_ingest = Server("cp_async_ingest", ingest, rec) if ingest is not None else None
+        tma_rate = arch.tma.bytes_per_cycle if arch.tma is not None else None
+        self.tma_ingest = Server("tma_ingest", tma_rate, rec) if tma_rate is not None else None
+        self._ingest = {"cp_async": self.cp_async_ingest, "tma": self.tma_ingest}
+        self._fragment_store_cycles = arch.sm.fragment_store_cycles
+        self.store_path = Server("store_path", 1.0, rec) if self._fragment_store_cycles is not None else None
         self.latency = arch.latency
         self._cp_async_issue_cycles = arch.sm.cp_async_issue_cycles or 0.0
         self._address_step_cycles = arch.latency.alu_cycles if arch.latency is not None else 0.0
@@ -134,6 +144,10 @@ class Sm:
             units["tma"] = self.tma.server
         if self.cp_async_ingest is not None:
             units["cp_async_ingest"] = self.cp_async_ingest
+        if self.tma_ingest is not None:
+            units["tma_ingest"] = self.tma_ingest
+        if self.store_path is not None:
+            units["store_path"] = self.store_path
         return units
 
     def execute(self, op: UnitOp, now: float, warps: int, role: object = None) -> float:
@@ -244,18 +258,35 @@ class Sm:
         if op.engine == "ldg":
             return access.ready
         ready = access.ready
-        if op.engine == "cp_async" and self.cp_async_ingest is not None:
+        ingest = self._ingest.get(op.engine)
+        if ingest is not None:
             # The copy's bytes leave the SM's load path at its rate; the last returns one latency after it left.
             latency = self.l2.hit_latency if access.hit else self.l2.hbm.latency_cycles
-            ready = max(ready, self.cp_async_ingest.reserve(issued, op.nbytes) + latency)
+            ready = max(ready, ingest.reserve(issued, op.nbytes) + latency)
         return max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
 
     def _store(self, op: Store, now: float, warps: int) -> float:
-        issued = self._copy_issue(now, op.engine, op.nbytes, warps, 0.0)
+        if op.fragment_lane_bytes:
+            issued = self._fragment_store_issue(now, op.nbytes, op.fragment_lane_bytes, warps)
+        else:
+            issued = self._copy_issue(now, op.engine, op.nbytes, warps, 0.0)
+            self.copy_issued = now
         key = (op.tensor, op.tile)
         if op.atomic:
             return self.l2.atomic(issued, key, op.nbytes)
         return self.l2.store(issued, key, op.nbytes)
+
+    def _fragment_store_issue(self, now: float, nbytes: float, lane_bytes: int, warps: int) -> float:
+        """One instruction per thread per `lane_bytes`; the role goes on once the store path has taken them."""
+        if lane_bytes < 0:
+            raise ScheduleError(f"fragment_lane_bytes must be >= 0, got {lane_bytes}")
+        stores = nbytes / lane_bytes
+        issued = self._lanes(now, stores, warps)
+        if self.store_path is not None:
+            assert self._fragment_store_cycles is not None  # set together in __init__
+            issued = max(issued, self.store_path.reserve(now, stores / WARP_LANES * self._fragment_store_cycles))
+        self.copy_issued = issued
+        return issued
 
     def _mma(self, op: Mma, now: float, warps: int) -> float:
         plan = self._mma_plans.get(op)

@@ -150,7 +150,8 @@ def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str,
             Mma(r, c, d, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes),
             # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack).
             Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols),
-            Store(out, (bi, hi, i, j), rows * cols * STORAGE_BYTES, engine="ldg"),  # HBM: the N x N tile, once
+            # HBM: the N x N tile, once, in 4-byte stores straight from the accumulator fragments.
+            Store(out, (bi, hi, i, j), rows * cols * STORAGE_BYTES, engine="ldg", fragment_lane_bytes=4),
         )
 
     n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
@@ -214,7 +215,8 @@ def long_k_kernel(
             Repeat(n_k, step),
             # Epilogue per element: FMUL by the scale (dQ, dK), half an F2FP.
             Vector(fma=rows * d if scaled else 0.0, alu=0.5 * rows * d),
-            Store(out, (bi, hi, i), rows * d * STORAGE_BYTES, engine="ldg"),  # HBM: rows x d, once
+            # HBM: rows x d, once, in 4-byte stores from the accumulator fragments.
+            Store(out, (bi, hi, i), rows * d * STORAGE_BYTES, engine="ldg", fragment_lane_bytes=4),
         )
 
     smem = stages * (

@@ -170,7 +170,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
             Repeat(keys.visited, step),
             # Epilogue: O / l (d FMUL per row), LSE; O leaves registers in 4-byte stores.
             Vector(fma=rows * d, ex2=rows),
-            Store("O", (b, h, i), rows * d * eb, engine="ldg"),
+            Store("O", (b, h, i), rows * d * eb, engine="ldg", fragment_lane_bytes=4),
             Store("LSE", (b, h, i), rows * LSE_BYTES, engine="ldg"),
         )
 
@@ -243,7 +243,8 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
                 Wait(("q", n % cfg.stages)),
                 *(q_loads(ahead) if ahead < n_q_blocks else ()),
                 *compute(masked),
-                Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True),
+                # One fp32 RED per thread per element, from the dQ product's fragments.
+                Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True, fragment_lane_bytes=ACC_BYTES),
             )
 
         prologue = [
@@ -256,8 +257,8 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
             Wait("kv"),
             Repeat(visited, step),
             Vector(fma=cols * d),  # dK * scale
-            Store("dK", (b, h, j), cols * d * eb),
-            Store("dV", (b, h, j), cols * d * eb),
+            Store("dK", (b, h, j), cols * d * eb, fragment_lane_bytes=4),  # packed pairs from the fragments
+            Store("dV", (b, h, j), cols * d * eb, fragment_lane_bytes=4),
         )
 
     smem = (

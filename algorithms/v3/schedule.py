@@ -19,6 +19,8 @@ Mechanisms, each an option for the ablations:
                        the softmax of S_{j+1} while PV_j runs (FA3's 2-stage GEMM-softmax pipelining).
   persistent           True: as many CTAs as fit pull tiles from a queue (FA3's tile scheduler); False: one CTA per
                        tile, launched in tile order.
+  epilogue             "tma" (FA3's): O leaves through shared memory in a TMA store; "registers" (our kernel's,
+                       `cupy_kernels/v3`): each thread stores its accumulator fragments, 4 bytes per instruction.
   lpt                  longest-processing-time first (default when causal): the Q blocks with the most keys first.
                        Persistent: FA3's L2-aware scheduler order, heads in sections whose K and V fill
                        `L2_SECTION_BYTES`, Q blocks outermost within a section. One CTA per tile: the grid's order
@@ -78,8 +80,10 @@ OPTIONS: dict[str, Any] = {
     "pingpong": True,
     "intra_wg_overlap": True,
     "persistent": True,
+    "epilogue": "tma",
     "lpt": None,
 }
+EPILOGUES = ("tma", "registers")
 
 WGMMA_ROWS = 64  # rows of one wgmma: each consumer warpgroup owns 64 query rows
 WARPGROUP = 4  # warps
@@ -99,6 +103,7 @@ class Config:
     pingpong: bool
     intra_wg_overlap: bool
     persistent: bool
+    epilogue: str
     lpt: bool
 
     @property
@@ -133,6 +138,8 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
     for name in ("warp_specialization", "pingpong", "intra_wg_overlap", "persistent", "lpt"):
         if not isinstance(values[name], bool):
             raise OptionError(f"v3 option {name} must be true or false, got {values[name]!r}")
+    if values["epilogue"] not in EPILOGUES:
+        raise OptionError(f"v3 option epilogue must be one of {', '.join(EPILOGUES)}, got {values['epilogue']!r}")
     cfg = Config(**values)
     if problem.pass_ != "bwd" and cfg.block_m % WGMMA_ROWS:
         raise OptionError(f"v3: block_m ({cfg.block_m}) must be a multiple of 64 (one wgmma M per consumer)")
@@ -291,7 +298,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 # Epilogue: O / l (d FMUL per row), LSE, then O through smem and a TMA store of this warpgroup's rows.
                 Vector(fma=WGMMA_ROWS * d, ex2=WGMMA_ROWS),
                 Smem(write_bytes=WGMMA_ROWS * d * eb),
-                *_stores(problem, b, h, i, index, rows),
+                *_stores(problem, b, h, i, index, rows, cfg.epilogue),
             )
 
         return Role(f"consumer{index}", WARPGROUP, program)
@@ -334,14 +341,16 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     )
 
 
-def _stores(problem: Problem, b: int, h: int, i: int, index: int, rows: int) -> tuple[Store, ...]:
+def _stores(problem: Problem, b: int, h: int, i: int, index: int, rows: int, epilogue: str) -> tuple[Store, ...]:
     """This consumer's share of O (its 64 rows, as many as are real) and of the LSE."""
     mine = max(0, min(WGMMA_ROWS, rows - index * WGMMA_ROWS))
     if not mine:
         return ()
     d, eb = problem.headdim, problem.element_bytes
     return (
-        Store("O", (b, h, i, index), mine * d * eb, engine="tma"),
+        Store("O", (b, h, i, index), mine * d * eb, engine="tma")
+        if epilogue == "tma"
+        else Store("O", (b, h, i, index), mine * d * eb, engine="ldg", fragment_lane_bytes=4),
         Store("LSE", (b, h, i, index), mine * LSE_BYTES),
     )
 

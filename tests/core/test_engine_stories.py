@@ -10,7 +10,7 @@ from simgpu.arch import Arch, load_arch
 from simgpu.engine import Engine, ctas_per_sm
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Vector, Wait
+from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.trace import Trace
 from tests.core.conftest import TOY
 
@@ -333,6 +333,40 @@ def test_a_cp_async_copy_holds_its_warps_while_they_issue_it(toy_hopper: Arch) -
     assert run(Load("K", 0, 65536, engine="ldg", arrive="kv", address_instructions=3)) == pytest.approx(384 + 65.536)
     with pytest.raises(ScheduleError, match="address_instructions must be >= 0"):
         run(Load("K", 0, 65536, engine="cp_async", arrive="kv", address_instructions=-1))
+
+
+def test_fragment_stores_hold_their_warps_while_the_store_path_takes_them(toy_hopper: Arch) -> None:
+    # 64 KiB written 4 bytes per thread from accumulator fragments: 16384 thread stores, 512 warp instructions. At 16
+    # cycles each on the SM's store path the role is held 8192 cycles before its 100 cycles of FFMA; the write
+    # itself (65.5 cycles at the toy HBM's rate) drains meanwhile. 8 bytes per thread: half the instructions.
+    arch = toy_hopper.with_overrides({"sm.fragment_store_cycles": 16.0})
+
+    def run(store: Store, chip: Arch = arch) -> float:
+        return Engine(chip).run([one_cta([fixed(store, Fma(128 * 100))])]).cycles
+
+    assert run(Store("O", 0, 65536, fragment_lane_bytes=4)) == pytest.approx(512 * 16 + 100)
+    assert run(Store("O", 0, 65536, fragment_lane_bytes=8)) == pytest.approx(256 * 16 + 100)
+    # REDs hold the role alike; their read-modify-write (read from and written back to HBM: the toy's L2 holds
+    # nothing) drains after the FFMA, and the kernel ends with it.
+    assert run(Store("dQ", 0, 65536, atomic=True, fragment_lane_bytes=4)) == pytest.approx(512 * 16 + 2 * 65.536)
+    # Without a store path the role waits only for its issue slots: 16384 / 32 / 4 schedulers = 128.
+    assert run(Store("O", 0, 65536, fragment_lane_bytes=4), toy_hopper) == pytest.approx(128 + 100)
+    # A 16-byte-per-thread store does not hold its role: it goes on after its 32 issue cycles.
+    assert run(Store("O", 0, 65536)) == pytest.approx(65536 / 16 / 32 / 4 + 100)
+    with pytest.raises(ScheduleError, match="fragment_lane_bytes must be >= 0"):
+        run(Store("O", 0, 65536, fragment_lane_bytes=-4))
+
+
+def test_tma_copies_pass_the_copy_engine_at_its_rate(toy_hopper: Arch) -> None:
+    # 1 MB from HBM (1000 cycles at the toy's rate) through a copy engine of 250 B/cycle: 4000 cycles, plus the
+    # issue cycle; two copies issued together share it: 8000.
+    arch = toy_hopper.with_overrides({"tma.bytes_per_cycle": 250.0})
+    copy = (Load("Q", 0, MB, engine="tma", arrive="q"), Wait("q"))
+    one = Engine(arch).run([one_cta([fixed(*copy)], [BarrierSpec("q")])])
+    assert one.cycles == pytest.approx(ISSUE + 4000)
+    two = (Load("K", 0, MB, engine="tma", arrive="kv"), Load("V", 0, MB, engine="tma", arrive="kv"), Wait("kv"))
+    both = Engine(arch).run([one_cta([fixed(*two)], [BarrierSpec("kv", arrivals=2)])])
+    assert both.cycles == pytest.approx(ISSUE + 8000)
 
 
 @pytest.mark.parametrize(("mmas", "ffmas"), [(100, 100), (100, 300), (200, 50)])

@@ -94,6 +94,7 @@ def test_v3_rows_carry_their_switches_kernel_options_and_probe_clock(tmp_path: P
         "pingpong": False,
         "intra_wg_overlap": True,
         "persistent": False,
+        "epilogue": "registers",
     }
     assert (case.clock_mhz, case.clock_is_effective) == (1850.0, True)
     (comparison,) = compare([case])
@@ -127,14 +128,14 @@ def test_cli_validates_v3_rows_against_the_v3_schedule(tmp_path: Path, capsys: p
         "pass",
     ]  # fmt: skip
     assert rows[1]["options"] == (
-        "block_m=128 block_n=128 stages=2 pingpong=False intra_wg_overlap=True persistent=False"
+        "block_m=128 block_n=128 stages=2 pingpong=False intra_wg_overlap=True persistent=False epilogue=registers"
     )
     # (measured ms, pingpong, intra_wg_overlap, clock) of each row above
     measured = [(0.020, True, True, 1.9e9), (0.025, False, True, 1.95e9), (0.010, True, False, 1.98e9)]
     errors = []
     for row, (measured_ms, pingpong, overlap, clock_hz) in zip(rows, measured, strict=True):
         options = {"block_m": 128, "block_n": 128, "stages": 2, "pingpong": pingpong, "intra_wg_overlap": overlap,
-                   "persistent": False}  # fmt: skip
+                   "persistent": False, "epilogue": "registers"}  # fmt: skip
         problem = Problem(1, 2, 256, int(row["headdim"]), causal=row["causal"] == "True")
         expected = simulate(
             load_arch("h200", {"clock_hz": clock_hz, "power": None}), "v3", problem, options, mode="exact"

@@ -98,3 +98,18 @@ def test_causal_tile_orders_put_the_longest_q_blocks_first() -> None:
     assert list(persistent.tiles) == [(b, h, i) for i in (3, 2, 1, 0) for b, h in heads]
     (plain,) = schedule(load_arch("h100"), "v3", problem, {"persistent": True, "lpt": False, "block_m": 128})
     assert list(plain.tiles) == [(b, h, i) for b, h in heads for i in range(4)]
+
+
+def test_the_register_epilogue_stores_o_from_the_fragments() -> None:
+    # Our kernel's epilogue (`epilogue="registers"`): each consumer stores its 64 x 128 slice of O 4 bytes per
+    # thread: 2 x 64 x 128 x 2 B / 128 B per warp instruction = 256 instructions per CTA, each 16 cycles of the
+    # H100's store path, which holds the consumers; FA3's TMA store does not. Same bytes either way. One SM.
+    problem = Problem(1, 1, 128, 128)
+    one_sm = load_arch("h100", {"sms": 1})
+    tma = simulate(one_sm, "v3", problem, {"persistent": False}, mode="exact")
+    registers = simulate(one_sm, "v3", problem, {"persistent": False, "epilogue": "registers"}, mode="exact")
+    assert registers.hbm_write_bytes == tma.hbm_write_bytes
+    assert registers.unit_cycles["store_path"] == pytest.approx(256 * 16)
+    assert registers.cycles > tma.cycles
+    with pytest.raises(OptionError, match="epilogue must be one of tma, registers, got 'smem'"):
+        simulate("h100", "v3", problem, {"epilogue": "smem"})
