@@ -39,6 +39,9 @@ CHECK_BLOCK = 64  # rows and columns of the checked block
 # A block's largest error over the reference's RMS: a bf16 output rounds each value by up to 2^-8 of itself
 # (values reach ~4.5 RMS, so ~1.8% of the RMS); a wrong layout gives errors of the order of the RMS (~140%).
 CHECK_TOLERANCE = 0.05
+# fp8 with fast accumulation keeps partial sums in the tensor core's narrower accumulator over all of K (DeepSeek-V3
+# reports ~2% relative error at K = 4096 on Hopper); still far below a layout error's ~140%.
+FAST_ACCUM_TOLERANCE = 0.25
 # cudaDataType_t (library_types.h); fixed by the CUDA ABI, spelled here so as not to depend on which CuPy module
 # re-exports them.
 CUDA_R_16F, CUDA_R_16BF = 2, 14
@@ -79,15 +82,15 @@ def series(run: Callable[[], object], sampler: common.ClockSampler, target_s: fl
     }
 
 
-def check_block(a_rows: Any, b_cols: Any, c_block: Any) -> dict[str, Any]:
+def check_block(a_rows: Any, b_cols: Any, c_block: Any, tolerance: float = CHECK_TOLERANCE) -> dict[str, Any]:
     """Compare a block of the product with float64 (NumPy-like arrays of one module, already float64): raise
-    RuntimeError when the largest error exceeds CHECK_TOLERANCE times the reference's RMS."""
+    RuntimeError when the largest error exceeds ``tolerance`` times the reference's RMS."""
     reference = a_rows @ b_cols  # (CHECK_BLOCK, CHECK_BLOCK)
     rms = float((reference**2).mean() ** 0.5)
     error = float(abs(c_block - reference).max()) / rms
-    if not error <= CHECK_TOLERANCE:  # NaN (an unwritten output) fails too
-        raise RuntimeError(f"GEMM check failed: largest error {error:.3g} x RMS (tolerance {CHECK_TOLERANCE})")
-    return {"max_error_over_rms": error, "reference_rms": rms}
+    if not error <= tolerance:  # NaN (an unwritten output) fails too
+        raise RuntimeError(f"GEMM check failed: largest error {error:.3g} x RMS (tolerance {tolerance})")
+    return {"max_error_over_rms": error, "reference_rms": rms, "tolerance": tolerance}
 
 
 def block_origin(n: int) -> tuple[int, int]:
@@ -191,7 +194,8 @@ def _fp8_variants(torch: Any, n: int, sampler: common.ClockSampler, target_s: fl
             # of the same inputs, left in torch's cached memory): the same operator's out= overload.
             c = torch.full((n, n), float("nan"), device="cuda", dtype=torch.bfloat16)
             torch.ops.aten._scaled_mm.out(a, b, one, one, out_dtype=torch.bfloat16, use_fast_accum=fast_accum, out=c)
-            check = check_block(a_rows, b_cols, c[rows, cols].double())
+            tolerance = FAST_ACCUM_TOLERANCE if fast_accum else CHECK_TOLERANCE
+            check = check_block(a_rows, b_cols, c[rows, cols].double(), tolerance)
             del c
             timing = series(run, sampler, target_s, min_runs)
         accumulation = "fast accumulation" if fast_accum else "default accumulation"
