@@ -278,7 +278,7 @@ class ClockSampler:
     """Samples the SM clock every ``period_ms`` with ``nvidia-smi -lms`` in the background.
 
     ``median_between(t0, t1)`` gives the median of the samples taken in a ``time.monotonic()`` window (the
-    window of a timing loop), or a fresh single sample when none fell inside it.
+    window of a timing loop), or a fresh single sample when none fell inside it; ``between`` gives them all.
     """
 
     def __init__(self, period_ms: int = 50) -> None:
@@ -314,9 +314,13 @@ class ClockSampler:
             with self._lock:
                 self._samples.append((time.monotonic(), mhz))
 
-    def median_between(self, t0: float, t1: float) -> float:
+    def between(self, t0: float, t1: float) -> list[float]:
+        """Every sample (MHz) taken in the ``time.monotonic()`` window [t0, t1], in order."""
         with self._lock:
-            inside = [mhz for t, mhz in self._samples if t0 <= t <= t1]
+            return [mhz for t, mhz in self._samples if t0 <= t <= t1]
+
+    def median_between(self, t0: float, t1: float) -> float:
+        inside = self.between(t0, t1)
         if inside:
             return float(statistics.median(inside))
         (single,) = nvidia_smi("clocks.sm")

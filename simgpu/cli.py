@@ -236,7 +236,8 @@ def _measure_on_this_gpu(out_dir: str, quick: bool) -> str:
     "out_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Arch file to write (default: archs/local-<chip>.yaml).",
+    help="Arch file to write (default: archs/local-<chip>.yaml); when measuring, the raw measurements go beside "
+    "it as <name>.json.",
 )
 @click.option("--quick", is_flag=True, help="Shorter timing loops.")
 @click.option(
@@ -246,17 +247,33 @@ def _measure_on_this_gpu(out_dir: str, quick: bool) -> str:
     default=None,
     help="Write the arch file from a calibration.json measured elsewhere instead of measuring here.",
 )
-def calibrate_command(out_path: str | None, quick: bool, from_json: str | None) -> None:
+@click.option(
+    "--ceilings",
+    "ceilings_path",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="A ceilings JSON (e.g. validation/h200/ceilings.json) to compare the measurements with: writes "
+    "ceilings_check.csv beside the measurements' JSON and prints the comparison.",
+)
+def calibrate_command(out_path: str | None, quick: bool, from_json: str | None, ceilings_path: str | None) -> None:
     """Measure this GPU's unit ceilings and write an arch file that inherits the chip and overrides them."""
     from simgpu.calibration import base_arch_for, write_calibrated_arch
+    from simgpu.ceilings import compare_ceilings, write_ceilings_csv
 
     if out_path is not None:
         check_writable(out_path, "--out", "the arch file", makes_folders=True)
+    ceilings = None
+    if ceilings_path is not None:
+        ceilings = _read_json(ceilings_path)
+        if not isinstance(ceilings, dict):
+            raise OptionError(f"{ceilings_path}: a ceilings file must hold a JSON object")
+        try:  # before measuring: a bad file must not cost a calibration run
+            compare_ceilings({"benchmarks": {}}, ceilings)
+        except ValueError as err:
+            raise OptionError(f"{ceilings_path}: {err}") from None
     if from_json is not None:
-        try:
-            measured = json.loads(Path(from_json).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise OptionError(f"cannot read {from_json}: {err}") from None
+        measured = _read_json(from_json)
+        json_path = Path(from_json)
     else:
         _require_gpu()
         from cupy_kernels.calibrate.runner import format_row, measure
@@ -266,12 +283,45 @@ def calibrate_command(out_path: str | None, quick: bool, from_json: str | None) 
         raise OptionError("calibration data must hold 'gpu' (a mapping) and 'benchmarks'")
     base = base_arch_for(measured["gpu"].get("gpu_name", ""))
     path = Path(out_path) if out_path is not None else Path("archs") / f"local-{base}.yaml"
+    if from_json is None:  # keep what was measured: the arch file holds only the keys the schema has
+        json_path = path.with_suffix(".json")
+        try:
+            json_path.parent.mkdir(parents=True, exist_ok=True)
+            json_path.write_text(json.dumps(measured, indent=1), encoding="utf-8")
+        except OSError as err:
+            raise OptionError(f"cannot write {json_path}: {err.strerror or err}") from None
+        click.echo(f"wrote {json_path}")
     try:
         written = write_calibrated_arch(measured, base, path)
     except OSError as err:
         raise OptionError(f"cannot write {path}: {err.strerror or err}") from None
     load_arch(written)
     click.echo(f"wrote {written} (inherits {base})")
+    if ceilings is not None:
+        try:
+            rows = compare_ceilings(measured, ceilings)
+        except ValueError as err:
+            raise OptionError(f"{ceilings_path}: {err}") from None
+        csv_path = json_path.parent / "ceilings_check.csv"
+        try:
+            write_ceilings_csv(rows, csv_path)
+        except OSError as err:
+            raise OptionError(f"cannot write {csv_path}: {err.strerror or err}") from None
+        click.echo(f"{'ceiling':38s} {'reference':>12s} {'measured':>12s} {'ratio':>7s}  within 10%")
+        for row in rows:
+            measured_text = "not measured" if row.measured is None else f"{row.measured:.4g}"
+            ratio = "" if row.ratio is None else f"{row.ratio:.3f}"
+            within = row.within()
+            verdict = "not measured" if within is None else ("yes" if within else "no")
+            click.echo(f"{row.key:38s} {row.reference:12.4g} {measured_text:>12s} {ratio:>7s}  {verdict}")
+        click.echo(f"wrote {csv_path}")
+
+
+def _read_json(path: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise OptionError(f"cannot read {path}: {err}") from None
 
 
 def _require_gpu() -> None:

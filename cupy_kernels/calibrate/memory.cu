@@ -1,5 +1,5 @@
 // Memory microbenchmarks of `simgpu calibrate`: HBM read and copy, L2 read (plain loads and bulk async copies
-// into shared memory), shared-memory read. Each kernel is one persistent wave; see bench.cuh.
+// into shared memory), L2-resident copy, shared-memory read. Each kernel is one persistent wave; see bench.cuh.
 //
 // In-flight bytes: by Little's law a level sustains (bandwidth x latency) bytes in flight. HBM at 4.8 TB/s and
 // ~1 us needs ~4.8 MB chip-wide (~36 KB per SM); L2 at ~12 TB/s and ~150 ns needs ~1.8 MB (~14 KB per SM). The
@@ -101,6 +101,38 @@ __global__ void __launch_bounds__(256, 4)
     i += UNROLL * stride;
   }
   keep(acc, key, sink);
+  record_cycles(start, cycles);
+}
+
+// 16-byte store through inline asm: unlike a plain store, the compiler may not drop it as dead when the next pass
+// of l2_copy overwrites the same word with the same value.
+__device__ __forceinline__ void store_asm(uint4* p, uint4 v) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
+// Copies a buffer of gridDim.x x UNROLL x THREADS 16-byte words `passes` times: CTA b owns the tile of
+// UNROLL x THREADS consecutive words at b x that (the CTA_TILES layout of the framework elementwise copies), so
+// the grid is sized to the buffer and there is no tail. passes = 1 is one plain copy (at 16 MiB it lasts a few
+// microseconds, the order of a launch); passes > 1 repeats it inside one launch, so the copy rate is measured
+// free of launch gaps. Loads are .cg (L2 only): in the repeated copy L1 must not serve the second pass of a tile.
+// Source and destination both fit the L2 (16 + 16 MiB of 60 MiB), so after the first touch no load misses to
+// HBM; whether dirty destination lines drain to HBM meanwhile is not measured here (ncu's DRAM bytes would show).
+template <int THREADS, int UNROLL>
+__global__ void __launch_bounds__(THREADS, 4)
+    l2_copy(const uint4* __restrict__ src, uint4* __restrict__ dst, int passes, u64* cycles) {
+  const u64 start = sm_cycles();
+  // THREADS is a constant, so the UNROLL addresses are one register plus immediate offsets (no spills).
+  const u32 first = blockIdx.x * UNROLL * THREADS + threadIdx.x;
+  const uint4* from = src + first;
+  uint4* to = dst + first;
+  for (int p = 0; p < passes; ++p) {
+    uint4 v[UNROLL];
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) v[u] = load_l2(from + u * THREADS);  // all loads before any store
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) store_asm(to + u * THREADS, v[u]);
+  }
   record_cycles(start, cycles);
 }
 

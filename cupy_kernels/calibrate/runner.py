@@ -10,6 +10,12 @@ clocks agree for light kernels; under the power cap nvidia-smi reads ~10% high (
 and the cycle counts are the ones to believe. Compute kernels run ~10 ms, HBM ones ~2 ms (2 ms and ~0.3 ms with
 ``quick``), so launch overhead stays under 1%.
 
+Two ceilings are also measured the way a framework meets them, because the reference figures
+(``validation/h200/ceilings.json``) were measured with torch: the L2-resident copy (``bench_l2_copy``: our copy
+kernel and ``cupy.copyto``, one copy per launch and back to back) and the 8192^3 GEMM through cuBLAS and cuBLASLt
+(``gemm.py``). Those results carry ``variant`` (a short label of what produced them) and, where a cycle counter
+is missing (vendor code), no per-clock fields.
+
 Sizes are fixed from datasheet-scale rates (``ASSUMED_*``) only to aim each kernel at its target duration;
 the measured rates come from the timings, not from those numbers.
 """
@@ -30,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from cupy_kernels import common
+from cupy_kernels.calibrate import gemm
 from cupy_kernels.common import cp
 
 HERE = Path(__file__).resolve().parent
@@ -43,6 +50,18 @@ KEY = 0x9E3779B9  # `keep`'s key: a value the folded results practically never e
 LOAD_THREADS, LOAD_CTAS_PER_SM, LOAD_UNROLL = 256, 4, 8
 HBM_LAYOUTS = {0: "grid-strided", 1: "CTA tiles"}  # memory.cu's Layout
 L2_BUFFER_MIB = (16, 32)  # both well under the 60 MiB L2, so every sweep after the first hits
+# The L2-resident copy of h200_ceilings.json: 16 MiB copied to another 16 MiB (both resident in the 60 MiB L2).
+# Back to back: COPIES copies enqueued while a spin kernel holds the stream (as bench_launch does), so they run
+# from a full queue; SPIN_NS is far longer than the host needs to enqueue them (~10-20 us each from Python).
+L2_COPY_MIB, L2_COPY_COPIES, L2_COPY_SPIN_NS = 16, 200, 20_000_000
+L2_COPY_CEILING = (
+    "l2_copy_TBps of ceilings.json is compared with the cupy.copyto back-to-back variant: the reference was a torch "
+    "copy, and torch's copy_ of contiguous tensors and cupy.copyto of contiguous arrays both call cudaMemcpyAsync "
+    "device-to-device; back to back, because a stream of copies is what a framework runs and the per-call host "
+    "overhead of Python (in the one-copy-per-call variants) is no property of the GPU. Our kernel's variants are "
+    "the same copy without the vendor path; its in-kernel passes are the L2's copy rate without launch gaps."
+)
+GEMM_SIZE = 8192
 BULK_STAGES, BULK_CHUNK = 4, 32768  # 128 KiB of bulk copies in flight per SM
 SMEM_THREADS, SMEM_CTAS_PER_SM, SMEM_UNROLL = 512, 2, 8
 # ex2 and FMA: 256-thread CTAs, 8 per SM (2048 threads, the SM's maximum), CHAINS x STEPS instructions per loop.
@@ -74,6 +93,7 @@ def kernel_names() -> dict[Path, list[str]]:
                 for streaming in (False, True)
             ),
             f"l2_read<{LOAD_UNROLL}>",
+            f"l2_copy<{LOAD_THREADS}, {LOAD_UNROLL}>",
             f"l2_bulk_read<{BULK_STAGES}, {BULK_CHUNK}>",
             f"smem_read<{SMEM_THREADS}, {SMEM_UNROLL}>",
         ],
@@ -128,6 +148,12 @@ class Bench:
         self.target_loop_s = {"full": 0.6, "quick": 0.15, "smoke": 0.0}[mode]
         self.hbm_vectors = {"full": 2**29, "quick": 2**26, "smoke": 2**22}[mode]  # 16-byte words: 8 GiB full
         self.all_variants = mode != "quick"
+        self.smoke = mode == "smoke"
+        self.l2_copy_bytes = (1 if self.smoke else L2_COPY_MIB) * 2**20
+        self.l2_copy_copies = 2 if self.smoke else L2_COPY_COPIES
+        self.queued_repeats = {"full": 9, "quick": 3, "smoke": 1}[mode]  # timed repetitions behind a spin kernel
+        self.gemm_size = 256 if self.smoke else GEMM_SIZE
+        self.gemm_min_runs = 2 if self.smoke else 20
         self.sink = cp.zeros(1, dtype=cp.uint32)
 
     def iterations(self, work_per_iter_per_sm: float, per_sm_per_clk: float) -> int:
@@ -169,6 +195,7 @@ class Bench:
             "per_s": per_s,
             "per_sm_per_clk_cycles": work_per_run / (sms * kernel_cycles),
             "kernel_clock_mhz": kernel_cycles / (last_s * 1e6),
+            "kernel_cycles": kernel_cycles,
             "per_sm_per_clk": per_s / (sms * clock_mhz * 1e6),
             "clock_mhz": clock_mhz,
             "time_ms": timing.median_ms,
@@ -260,6 +287,157 @@ def bench_l2(b: Bench) -> dict[str, dict[str, Any]]:
             )
         )
     return {"l2_read": _best(variants)}
+
+
+def _queued(b: Bench, run: Callable[[], object], calls: int) -> dict[str, Any]:
+    """Seconds per call of ``calls`` calls of ``run`` enqueued while the spin kernel holds the stream, so the GPU
+    runs them back to back from a full queue (timing fields of a rate result, plus the host's enqueue time: if it
+    ever exceeded the spin, the queue ran dry and the figure is host-bound, which ``queue_ran_dry`` then says)."""
+    spin = _kernel(COMPUTE_SOURCE, "spin")
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    spin_ns = 1_000_000 if b.smoke else L2_COPY_SPIN_NS
+
+    def once() -> tuple[float, float]:
+        spin((1,), (1,), (np.uint64(spin_ns),))
+        start.record()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            run()
+        host_s = time.perf_counter() - t0
+        end.record()
+        end.synchronize()
+        return float(cp.cuda.get_elapsed_time(start, end)) * 1e-3 / calls, host_s
+
+    once()  # warm-up
+    t_start = time.monotonic()
+    per_call, host = zip(*(once() for _ in range(b.queued_repeats)), strict=True)
+    t_end = time.monotonic()
+    p10, p90 = np.percentile(per_call, [10, 90])
+    return {
+        "time_ms": float(np.median(per_call)) * 1e3,
+        "p10_ms": float(p10) * 1e3,
+        "p90_ms": float(p90) * 1e3,
+        "runs": b.queued_repeats,
+        "calls_per_run": calls,
+        "host_enqueue_s": max(host),
+        "spin_s": spin_ns * 1e-9,
+        "queue_ran_dry": max(host) > spin_ns * 1e-9,
+        "clock_mhz": b.sampler.median_between(t_start, t_end),
+    }
+
+
+def _per_call(b: Bench, run: Callable[[], object]) -> dict[str, Any]:
+    """Timing fields of ``run`` timed one call at a time (``common.time_gpu``: events around each call, the host
+    waiting for each), so each time includes the host's launch of the call."""
+    timing = common.time_gpu(run, warmup=3, min_runs=10, max_runs=1000, target_s=b.target_loop_s)
+    return {
+        "time_ms": timing.median_ms,
+        "p10_ms": timing.p10_ms,
+        "p90_ms": timing.p90_ms,
+        "runs": timing.runs,
+        "clock_mhz": b.sampler.median_between(timing.t_start, timing.t_end),
+    }
+
+
+def bench_l2_copy(b: Bench) -> dict[str, dict[str, Any]]:
+    """Copy a 16 MiB L2-resident buffer to another (bytes read + written) with our kernel (memory.cu's l2_copy)
+    and with ``cupy.copyto`` (cudaMemcpyAsync device-to-device, the vendor path of a framework's copy). Our
+    kernel: in-kernel passes (the L2 copy rate, ~10 ms launches), one copy per launch, back-to-back launches; the
+    vendor copy: one per call, back to back. The result is the variant ``L2_COPY_CEILING`` names, all five under
+    ``variants``; the destination is checked after each."""
+    n_vec = b.l2_copy_bytes // 16
+    tile = LOAD_UNROLL * LOAD_THREADS
+    ctas = n_vec // tile  # 512 for 16 MiB: one wave at 4 CTAs per SM
+    assert ctas * tile == n_vec and ctas <= b.sms * LOAD_CTAS_PER_SM, (n_vec, ctas)
+    src = _random_words(4 * n_vec, seed=8)
+    dst = cp.empty_like(src)
+    kernel = _kernel(MEMORY_SOURCE, f"l2_copy<{LOAD_THREADS}, {LOAD_UNROLL}>")
+    copy_bytes = 2.0 * 16 * n_vec  # read + written
+    config = {"buffer_bytes": 16 * n_vec, "ctas": ctas, "threads": LOAD_THREADS, "unroll": LOAD_UNROLL}
+    spare_cycles = cp.zeros(ctas, dtype=cp.uint64)
+
+    def own(passes: int, cycles: Any = spare_cycles) -> None:
+        kernel((ctas,), (LOAD_THREADS,), (src, dst, np.int32(passes), cycles))
+
+    def vendor() -> None:
+        cp.copyto(dst, src)  # contiguous, same dtype and size: CuPy's memcpy path (cudaMemcpyAsync)
+
+    def checked(result: dict[str, Any]) -> dict[str, Any]:
+        if not bool((dst[::4097] == src[::4097]).all()):
+            raise RuntimeError(f"l2_copy ({result['variant']}): the destination does not match the source")
+        return result
+
+    def plain(variant: str, description: str, timing: dict[str, Any]) -> dict[str, Any]:
+        """A rate result without a cycle counter: the time is per copy."""
+        per_s = copy_bytes / (timing["time_ms"] * 1e-3)
+        return {"description": description, "variant": variant, "unit": "bytes", "per_s": per_s, **timing,
+                "work_per_copy": copy_bytes, "sms": b.sms, "config": config}  # fmt: skip
+
+    mib = b.l2_copy_bytes // 2**20
+    variants = []
+    passes = max(1, round(b.target_kernel_s * ASSUMED_L2_BYTES_PER_S / copy_bytes))
+    dst.fill(0)
+    in_kernel = b.time(
+        lambda cycles: own(passes, cycles),
+        ctas,
+        passes * copy_bytes,
+        "bytes",
+        f"L2-resident copy, our kernel: {mib} MiB -> {mib} MiB {passes} times in one launch, bytes read + written",
+        {**config, "passes": passes},
+    )
+    variants.append(checked({**in_kernel, "variant": "own kernel, in-kernel passes"}))
+    dst.fill(0)
+    one = b.time(
+        lambda cycles: own(1, cycles),
+        ctas,
+        copy_bytes,
+        "bytes",
+        f"L2-resident copy, our kernel: one {mib} MiB copy per launch, events around each launch (the time includes "
+        "the launch; kernel_cycles over the in-kernel variant's clock is the CTAs' share), bytes read + written",
+        {**config, "passes": 1},
+    )
+    variants.append(checked({**one, "variant": "own kernel, one copy per launch"}))
+    dst.fill(0)
+    variants.append(
+        checked(
+            plain(
+                "own kernel, back-to-back launches",
+                f"L2-resident copy, our kernel: {b.l2_copy_copies} launches of one {mib} MiB copy, queued behind a "
+                "spin kernel, time per copy, bytes read + written",
+                _queued(b, lambda: own(1), b.l2_copy_copies),
+            )
+        )
+    )
+    dst.fill(0)
+    variants.append(
+        checked(
+            plain(
+                "cupy.copyto, one copy per call",
+                f"L2-resident copy, cupy.copyto (cudaMemcpyAsync device-to-device): one {mib} MiB copy per call, "
+                "events around each call (the time includes the host's call), bytes read + written",
+                _per_call(b, vendor),
+            )
+        )
+    )
+    dst.fill(0)
+    chosen = checked(
+        plain(
+            "cupy.copyto, back-to-back calls",
+            f"L2-resident copy, cupy.copyto (cudaMemcpyAsync device-to-device): {b.l2_copy_copies} calls of one "
+            f"{mib} MiB copy, queued behind a spin kernel, time per copy, bytes read + written",
+            _queued(b, vendor, b.l2_copy_copies),
+        )
+    )
+    variants.append(chosen)
+    return {"l2_copy": {**chosen, "variants": variants, "ceiling_comparison": L2_COPY_CEILING}}
+
+
+def bench_gemm(b: Bench) -> dict[str, dict[str, Any]]:
+    """The n^3 GEMM ceilings through cuBLAS (bf16, fp16) and cuBLASLt via torch (fp8): ``gemm.py``."""
+    args = (b.gemm_size, b.sampler, b.target_loop_s, b.gemm_min_runs)
+    out = {f"gemm_{dtype}": gemm.cublas_16bit(dtype, *args) for dtype in ("bf16", "fp16")}
+    out["gemm_fp8"] = gemm.fp8_torch(*args)
+    return out
 
 
 def bench_l2_bulk(b: Bench) -> dict[str, dict[str, Any]]:
@@ -434,10 +612,12 @@ BENCHMARKS: tuple[Callable[[Bench], dict[str, dict[str, Any]]], ...] = (
     bench_launch,
     bench_hbm,
     bench_l2,
+    bench_l2_copy,
     bench_smem,
     bench_alu,
     bench_mma_sync,
     bench_wgmma,
+    bench_gemm,  # ~700 W like wgmma: after the light benchmarks, so that its heat cannot lower their clocks
     bench_l2_bulk,  # last: a copy-engine fault would stop the run after everything else is recorded
 )
 
@@ -490,6 +670,13 @@ def format_row(name: str, result: dict[str, Any]) -> str:
     if name == "kernel_launch":
         device_us, host_us = result["per_launch_s"] * 1e6, result["host_bound_s"] * 1e6
         return f"{name:15s} {device_us:10.3f} us per launch on the device ({host_us:.2f} us host-bound)"
+    if "skipped" in result:
+        return f"{name:15s} skipped: {result['skipped']}"
+    if "per_sm_per_clk_cycles" not in result:  # vendor code: no cycle counter
+        return (
+            f"{name:15s} {result['per_s'] / 1e12:9.3f} {UNIT_LABELS[result['unit']]:8s} at {result['clock_mhz']:5.0f} "
+            f"MHz (nvidia-smi) | {result['time_ms']:.4f} ms x {result['runs']} | {result.get('variant', '')}"
+        )
     return (
         f"{name:15s} {result['per_s'] / 1e12:9.3f} {UNIT_LABELS[result['unit']]:8s}"
         f"{result['per_sm_per_clk_cycles']:9.2f} /clk/SM at {result['kernel_clock_mhz']:5.0f} MHz (cycle counter)"
