@@ -57,17 +57,17 @@ def test_committed_calibration_against_the_h200_ceilings() -> None:
 
 
 def new_results() -> dict[str, Any]:
-    """The new benchmarks as the runner writes them (trimmed): the L2 copy's chosen variant, a bf16 GEMM, an fp8
-    GEMM skipped for want of torch; fp16 absent."""
+    """The new benchmarks as the runner writes them (trimmed): the L2 copy's chosen variant and the per-call one the
+    ceiling is compared with, a bf16 GEMM, an fp8 GEMM skipped for want of torch; fp16 absent."""
     return {
         "gpu": {"gpu_name": "NVIDIA H200"},
         "benchmarks": {
             "l2_copy": {
-                "per_s": 1.9e12,
+                "per_s": 5.0e12,
                 "variant": "cupy.copyto, back-to-back calls",
-                "runs": 9,
-                "calls_per_run": 200,
-                "clock_mhz": 1980.0,
+                "variants": [
+                    {"per_s": 1.9e12, "variant": "cupy.copyto, one copy per call", "runs": 1000, "clock_mhz": 1980.0}
+                ],
             },
             "gemm_bf16": {"per_s": 7.0e14, "variant": "cuBLAS gemmEx via CuPy, bf16", "runs": 375, "clock_mhz": 1755.0},
             "gemm_fp8": {"skipped": "torch not importable (No module named 'torch')", "unit": "flop"},
@@ -83,7 +83,8 @@ def test_new_benchmarks_map_to_their_ceilings() -> None:
             "l2_copy_TBps",
             1.8,
             1.9,
-            "l2_copy.per_s [cupy.copyto, back-to-back calls] (median of 9 runs of 200 calls; nvidia-smi 1980 MHz)",
+            "l2_copy.per_s [cupy.copyto, one copy per call] (median of 1000 runs; nvidia-smi 1980 MHz); the "
+            "result's own figure [cupy.copyto, back-to-back calls]: 5",
         ),
         CeilingRow(
             "bf16_mm_TFLOPs",
@@ -146,3 +147,16 @@ def test_cli_refuses_a_bad_ceilings_file_before_measuring(tmp_path: Path, capsys
     assert done.value.code == 2
     assert "hbm_copy_TBps must be a number, got '4.2'" in capsys.readouterr().err
     assert not (tmp_path / "a.yaml").exists()
+
+
+def test_the_h200_run_of_2026_12_02_reproduces_every_ceiling_but_ffma() -> None:
+    # The device run with the L2 copy and the vendor GEMMs: 14 keys, all measured; FFMA (per second and per clock)
+    # is the only pair outside 10% (our loop issues 126.7 FFMA/clk/SM of 128 lanes, the reference's 102.9).
+    measured = json.loads((H200 / "calibrate_2026-12-02" / "calibration.json").read_text())
+    rows = compare_ceilings(measured, committed()[1])
+    outside = [row.key for row in rows if not row.within()]
+    assert outside == ["fp32_fma_per_s", "fp32_fma_per_sm_per_clk_at_1980MHz"]
+    l2_copy = next(row for row in rows if row.key == "l2_copy_TBps")
+    variants = measured["benchmarks"]["l2_copy"]["variants"]
+    per_call = next(v for v in variants if v["variant"] == "cupy.copyto, one copy per call")
+    assert l2_copy.measured == per_call["per_s"] / 1e12
