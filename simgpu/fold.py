@@ -198,9 +198,11 @@ class FoldedTile:
     @_once
     def accesses(self) -> tuple[Load | Store, ...]:
         """The memory ops of the tile in the order the L2 replay takes them (`memory_order`)."""
-        if len(self.programs) == 1:  # one role: its memory ops in program order, without their positions
-            return tuple([op for op in self.programs[0] if type(op) in _MEMORY_OPS])  # type: ignore[misc]
-        return tuple([op for _, op in memory_order(self.programs)])
+        # Per role, its memory ops in program order, without their positions; then one from each role in turn.
+        streams = [[op for op in program if type(op) in _MEMORY_OPS] for program in self.programs]
+        if len(streams) == 1:
+            return tuple(streams[0])  # type: ignore[arg-type]
+        return tuple([op for group in zip_longest(*streams) for op in group if op is not None])  # type: ignore[misc]
 
     @_once
     def records(self) -> tuple[Record, ...]:
