@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +19,16 @@ from simgpu.arch import Arch
 from simgpu.fast_plan import KernelPlan, grid_prefix, solve_removed
 from simgpu.fold import FoldedTile, fold_tile
 from simgpu.kernel import TileGrid
-from simgpu.replay import HeadTemplate, KernelAccesses, Record, ReplayBytes, head_template, reheaded, replay
+from simgpu.replay import (
+    HeadTemplate,
+    KernelAccesses,
+    Record,
+    ReplayBytes,
+    ReplayState,
+    head_template,
+    reheaded,
+    replay,
+)
 from simgpu.units.fluid_l2 import MissShares
 
 REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
@@ -65,7 +74,7 @@ def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.
             shares, some = _fold_replay(arch, plans, fitted)
             return shares, some * total
         accesses = fitted.accesses(arch, plans)
-        alone = fitted.replay(arch, accesses)
+        alone = fitted.replay(arch, accesses, keep=_varied(plans))
         if not alone.evicted and _own_memory(fitted, plans, head):
             # Nothing left L2 for want of room in the first head's share, nor would it with more heads beside it
             # (each holds as much): the heads' bytes add up, and they share nothing. The first head stands for all.
@@ -261,13 +270,21 @@ class _Replayed:
     def accesses(self, arch: Arch, plans: Sequence[KernelPlan]) -> list[KernelAccesses]:
         return [_accesses(arch, plan, folded) for plan, folded in zip(plans, self.folded, strict=True)]
 
-    def replay(self, arch: Arch, accesses: Sequence[KernelAccesses]) -> ReplayBytes:
+    def replay(
+        self,
+        arch: Arch,
+        accesses: Sequence[KernelAccesses],
+        start: tuple[int, ReplayState] | None = None,
+        keep: Collection[int] = (),
+    ) -> ReplayBytes:
+        """`simgpu.replay.replay` of `accesses` through these tiles' share of L2 (`start`, `keep`: as there)."""
         capacity = arch.l2.capacity_bytes * self.capacity_share
         if self.carry_share is None:
-            return replay(arch, accesses, capacity)
+            return replay(arch, accesses, capacity, start=start, keep=keep)
         # The replayed heads are the run's first: the others, launched after them, are newer in L2.
         later = 1 / self.carry_share - 1
-        return replay(arch, accesses, capacity, arch.l2.capacity_bytes * self.carry_share, later)
+        carry = arch.l2.capacity_bytes * self.carry_share
+        return replay(arch, accesses, capacity, carry, later, start=start, keep=keep)
 
 
 def _fold_replay(
@@ -284,11 +301,11 @@ def _fold_replay(
     fit = replayed if fitted is None else fitted
     if fit_done is None:
         fit_accesses = fit.accesses(arch, plans)
-        fit_done = fit_accesses, fit.replay(arch, fit_accesses)
+        fit_done = fit_accesses, fit.replay(arch, fit_accesses, keep=_varied(plans))
     fit_accesses, fit_replay = fit_done
     base = fit_replay if fitted is None else replayed.replay(arch, replayed.accesses(arch, plans))
     full = np.array(base.vector())
-    costs = _removed_cost(arch, plans, fit, fit_accesses, np.array(fit_replay.vector()))
+    costs = _removed_cost(arch, plans, fit, fit_accesses, fit_replay)
     for tiles, per_iteration in zip(replayed.folded, costs, strict=True):
         if per_iteration is not None:
             removed = np.sum([tile.removed for tile in tiles], axis=0)
@@ -310,10 +327,12 @@ def _removed_cost(
     plans: Sequence[KernelPlan],
     fit: _Replayed,
     fit_accesses: Sequence[KernelAccesses],
-    fit_base: np.ndarray,
+    fit_replay: ReplayBytes,
 ) -> list[np.ndarray | None]:
     """Per kernel, the bytes of one removed top-level and nested iteration (rows), from replays of `fit` with one
-    more period kept per fit variant against its base replay; None for kernels that remove none."""
+    more period kept per fit variant against its base replay (`fit_replay`, which kept its state before each
+    kernel of `_varied`: a variant walks on from there); None for kernels that remove none."""
+    fit_base = np.array(fit_replay.vector())
     costs: list[np.ndarray | None] = []
     for k, plan in enumerate(plans):
         if not plan.replay_sides:
@@ -332,9 +351,15 @@ def _removed_cost(
             added.append(
                 list(np.sum([t.executed for t in more], axis=0) - np.sum([b.executed for b in fit.folded[k]], axis=0))
             )
-            deltas.append(np.array(fit.replay(arch, variant).vector()) - fit_base)
+            varied = fit.replay(arch, variant, start=(k, fit_replay.states[k]))
+            deltas.append(np.array(varied.vector()) - fit_base)
         costs.append(solve_removed(added, deltas))
     return costs
+
+
+def _varied(plans: Sequence[KernelPlan]) -> list[int]:
+    """The kernels whose tiles the fit variants of the replay change (`_removed_cost`)."""
+    return [k for k, plan in enumerate(plans) if plan.replay_sides]
 
 
 def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[FoldedTile | _HeadCopy]) -> KernelAccesses:

@@ -36,22 +36,57 @@ first and last bodies hold no loop holds none (counting a removed iteration's ne
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field, fields, replace
 from itertools import zip_longest
+from operator import attrgetter
+from typing import Any, Generic, TypeVar, overload
 
 from simgpu.kernel import Kernel
-from simgpu.ops import Load, Op, Repeat, Store
+from simgpu.ops import Advance, Alu, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
 from simgpu.replay import Record, records
 from simgpu.units.fluid_l2 import Retouch
+
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):  # a decorator: named like `functools.cached_property`
+    """`functools.cached_property` without the lock that Python 3.11's takes on each first read: fast mode reads a
+    few per folded tile, of tens of thousands. The value goes into the instance's dict, which later reads find
+    first (this is a non-data descriptor)."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> _once[_T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+    def __get__(self, instance: object | None, owner: type | None = None) -> _T | _once[_T]:
+        if instance is None:
+            return self
+        value = self.func(instance)
+        instance.__dict__[self.name] = value
+        return value
+
 
 TOP, NESTED = 0, 1  # positions in the iteration counts a folded tile reports (see `FoldedTile.executed`)
 # Fit variants that keep one more period in every folded nested loop like the middle, the first or the last
 # top-level iteration's nested loop (nested kinds 0, 1, 2: counted at NESTED + kind).
 NESTED_SIDES = ("inner", "first", "last")
 _MEMORY_OPS = (Load, Store)  # matched by exact type: the replay walks long programs
+# Per op type other than memory ops and loops, its fields in order: such an op's shape (`_shape`) is its type and
+# fields, which compare and hash as the op does (every field of an op compares), but in C, not through the
+# dataclass's generated methods: a signature holds every op of a tile, and the plan hashes one per tile position.
+_FIELDS: dict[type, Callable[[Op], Hashable]] = {
+    kind: attrgetter(*(f.name for f in fields(kind)))
+    for kind in (Mma, Exp, Fma, Alu, Vector, Smem, Tmem, Delay, Arrive, Wait, Advance)
+}
 
 
 @dataclass(frozen=True)
@@ -112,7 +147,7 @@ class FoldedTile:
     source: tuple[Kernel, Hashable] | None = field(default=None, compare=False, repr=False)
     nested_removed: tuple[bool, ...] = (False, False, False)  # per nested kind, whether its loops lost iterations
 
-    @functools.cached_property
+    @_once
     def removed(self) -> tuple[int, ...]:  # asked for every tile of a replay
         return tuple(full - executed for full, executed in zip(self.full, self.executed, strict=True))
 
@@ -160,19 +195,21 @@ class FoldedTile:
             tuple(programs), executed, self.full, tuple(gaps), cut, widened_spec, self.source, tuple(nested_removed)
         )
 
-    @functools.cached_property
+    @_once
     def accesses(self) -> tuple[Load | Store, ...]:
         """The memory ops of the tile in the order the L2 replay takes them (`memory_order`)."""
-        if len(self.programs) == 1:  # one role: its memory ops in program order, without their positions
-            return tuple([op for op in self.programs[0] if type(op) in _MEMORY_OPS])  # type: ignore[misc]
-        return tuple([op for _, op in memory_order(self.programs)])
+        # Per role, its memory ops in program order, without their positions; then one from each role in turn.
+        streams = [[op for op in program if type(op) in _MEMORY_OPS] for program in self.programs]
+        if len(streams) == 1:
+            return tuple(streams[0])  # type: ignore[arg-type]
+        return tuple([op for group in zip_longest(*streams) for op in group if op is not None])  # type: ignore[misc]
 
-    @functools.cached_property
+    @_once
     def records(self) -> tuple[Record, ...]:
         """The accesses as the L2 replay walks them (`simgpu.replay.records`)."""
         return records(self.accesses)
 
-    @functools.cached_property
+    @_once
     def marked(self) -> tuple[tuple[Op, ...], ...]:
         """The programs with the tile key of every access to bytes the tile accessed before (in `memory_order`)
         wrapped in `Retouch`, so that a fluid L2 (`simgpu.units.fluid_l2`) takes the share of later accesses."""
@@ -182,7 +219,7 @@ class FoldedTile:
         """The folded programs with tile keys left out: tiles with equal signatures cost the same."""
         return self._signature
 
-    @functools.cached_property
+    @_once
     def _signature(self) -> Hashable:  # built once: fast mode asks for it per shape and per class
         return _HashedOnce(tuple(tuple(map(_shape, program)) for program in self.programs))
 
@@ -462,4 +499,5 @@ def _shape(op: Op) -> Hashable:
             store.release,
             store.fragment_lane_bytes,
         )
-    return op
+    getter = _FIELDS.get(kind)
+    return op if getter is None else (kind, getter(op))

@@ -16,8 +16,8 @@ the launch-order interleaving stands in for the order timing would give (the two
 from __future__ import annotations
 
 from collections import OrderedDict, defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from simgpu.arch import Arch
@@ -38,6 +38,8 @@ class ReplayBytes:
     l2_write_bytes: float
     shares: tuple[dict[str, MissShares], ...]  # per kernel
     evicted: bool  # whether L2 ran out of room: a line was evicted (or kept from the next kernel) or bypassed it
+    # The walk's state before the kernels that `replay` was asked to keep it for, by kernel.
+    states: Mapping[int, ReplayState] = field(default_factory=dict, compare=False, repr=False)
 
     def vector(self) -> tuple[float, ...]:
         return (
@@ -131,125 +133,185 @@ class KernelAccesses:
     slots: int
 
 
+@dataclass
+class ReplayState:
+    """A replay's walk between two kernels: L2's contents and what the kernels walked so far moved. A replay can
+    start from one (`replay`'s `start`), so that replays that differ only from some kernel on walk the kernels
+    before it once (fast mode's fit variants change one kernel's tiles)."""
+
+    lines: OrderedDict[int, float] = field(default_factory=OrderedDict)  # resident keys, least recently used first
+    dirty: set[int] = field(default_factory=set)
+    numbers: dict[Hashable, int] = field(default_factory=dict)  # keys are nested tuples: each is numbered once
+    owners: list[str] = field(default_factory=list)  # the tensor of each numbered key
+    wholes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per `Piece` key found whole: its wholes' keys
+    touched: list[tuple[set[int], float]] = field(default_factory=list)  # per kernel walked: its keys, their bytes
+    used: float = 0.0
+    hbm_read: float = 0.0
+    hbm_write: float = 0.0
+    evicted: bool = False
+    l2_bytes: defaultdict[_Key, float] = field(default_factory=lambda: defaultdict(float))
+    read_bytes: defaultdict[_Key, float] = field(default_factory=lambda: defaultdict(float))  # HBM reads: misses
+    written_bytes: defaultdict[tuple[int, str], float] = field(default_factory=lambda: defaultdict(float))
+
+    def copy(self) -> ReplayState:
+        """A copy that walks on without changing this one (the sets of `touched` are never changed: shared)."""
+        return ReplayState(
+            OrderedDict(self.lines),
+            set(self.dirty),
+            dict(self.numbers),
+            list(self.owners),
+            dict(self.wholes),
+            list(self.touched),
+            self.used,
+            self.hbm_read,
+            self.hbm_write,
+            self.evicted,
+            defaultdict(float, self.l2_bytes),
+            defaultdict(float, self.read_bytes),
+            defaultdict(float, self.written_bytes),
+        )
+
+
 def replay(
     arch: Arch,
     kernels: Sequence[KernelAccesses],
     capacity_bytes: float | None = None,
     carry_bytes: float | None = None,
     later_heads: float | None = None,
+    start: tuple[int, ReplayState] | None = None,
+    keep: Collection[int] = (),
 ) -> ReplayBytes:
     """Replay `kernels` in order through an L2 of the arch's capacity (or `capacity_bytes`); between two kernels
     at most `carry_bytes` (the most recently used) stay resident. With `later_heads`, the replayed tiles are the
     first heads of a run with that many more heads, launched after them, per replayed head: each kernel's later
     heads touch as many bytes as the replayed ones did, after them, and the arch's L2 keeps the newest; a line
     those would have pushed out stays resident (it stands for theirs: it takes room and is written back when
-    evicted) but can no longer be hit.
+    evicted) but can no longer be hit. `start`: (k, the state a replay of the same kernels before k, with the same
+    settings, kept before kernel k): walk on from there, kernels k onward. `keep`: the kernels before which to keep
+    the state (`ReplayBytes.states`).
 
     The L2 is `simgpu.units.l2.L2`'s without its timing, inlined (this walk is fast mode's hottest loop): LRU
     over whole tiles (a `Piece` hitting while its wholes are resident), write-back of dirty tiles on eviction and at
     the end, tiles larger than the capacity bypassing it (`tests/core/test_fast.py` holds the two to the same bytes)."""
     capacity = int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes)
-    lines: OrderedDict[int, float] = OrderedDict()
-    dirty: set[int] = set()
-    numbers: dict[Hashable, int] = {}
-    owners: list[str] = []  # the tensor of each numbered key
-    wholes: dict[int, tuple[int, ...]] = {}  # per `Piece` key found whole in L2: its wholes' keys
-    touched: list[tuple[set[int], float]] = []  # per kernel walked: the keys it accessed, and their bytes
-    used = 0.0
-    hbm_read = hbm_write = l2_read = l2_write = 0.0
-    evicted = False
-    l2_bytes: dict[_Key, float] = defaultdict(float)
-    read_bytes: dict[_Key, float] = defaultdict(float)  # HBM reads: the misses
-    written_bytes: dict[tuple[int, str], float] = defaultdict(float)  # HBM writes: the write-backs caused
+    first, state = (0, ReplayState()) if start is None else (start[0], start[1].copy())
+    states: dict[int, ReplayState] = {}
+    for number in range(first, len(kernels)):
+        if number in keep:
+            states[number] = state.copy()
+        _walk(arch, state, number, kernels[number], number + 1 < len(kernels), capacity, carry_bytes, later_heads)
+    return _totals(state, len(kernels), states)
+
+
+def _walk(
+    arch: Arch,
+    state: ReplayState,
+    number: int,
+    kernel: KernelAccesses,
+    more: bool,
+    capacity: int,
+    carry_bytes: float | None,
+    later_heads: float | None,
+) -> None:
+    """Walk kernel `number` of a replay (`replay`) on from `state`, in place; `more`: whether kernels follow."""
+    lines, dirty, numbers, owners, wholes = state.lines, state.dirty, state.numbers, state.owners, state.wholes
+    touched, l2_bytes, read_bytes, written_bytes = state.touched, state.l2_bytes, state.read_bytes, state.written_bytes
+    used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
     move, evict = lines.move_to_end, lines.popitem
-    for number, kernel in enumerate(kernels):
-        named = None
-        if later_heads is not None and touched:
-            named = _newest_kept(lines, touched, arch.l2.capacity_bytes, later_heads)
-        kept = None if carry_bytes is None else max(carry_bytes, named or 0.0)  # a line that the run keeps stays
-        if number and kept is not None and used > kept:
-            # What the run's other tiles would have pushed out while the previous kernel ran: its write-backs are
-            # that kernel's (on the tensor it accessed; untimed otherwise).
-            evicted = True
-            previous = {tensor for n, tensor, _ in l2_bytes if n == number - 1}
-            while lines and used > kept:
-                old_key, old_bytes = evict(last=False)
-                used -= old_bytes
-                if old_key in dirty:
-                    dirty.discard(old_key)
-                    hbm_write += old_bytes
-                    if owners[old_key] in previous:
-                        written_bytes[number - 1, owners[old_key]] += old_bytes
-        if named is not None and used > named:
-            evicted = True
-            _rename_oldest(lines, dirty, used - named)
-        # L2 bytes do not depend on what hits: summed per kind and tensor apart from the walk.
-        for tile in kernel.accesses:
-            for kind, tensor, _, nbytes in tile:
-                l2_bytes[number, tensor, kind] += nbytes
-        missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
-        tiles = kernel.accesses
-        for start in range(0, len(tiles), kernel.slots):
-            wave = tiles[start : start + kernel.slots]
-            # One access from each tile in turn, as CTAs that start together and run the same program issue them.
-            order = wave[0] if len(wave) == 1 else [r for group in zip_longest(*wave) for r in group if r is not None]
-            for kind, tensor, memory, nbytes in order:
-                # Keys are nested tuples, slow to hash again and again: each is numbered once.
-                key = numbers.get(memory)
-                if key is None:
-                    key = numbers[memory] = len(numbers)
-                    owners.append(tensor)
-                action = kind if kind < _AGAIN else kind - _AGAIN
-                if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
-                    move(key)
-                    if action != _LOAD:
-                        dirty.add(key)
-                    continue
-                if action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
-                    continue
-                # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
-                read = 0.0 if action == _STORE else nbytes
-                written = 0.0
-                if nbytes > capacity:
-                    evicted = True  # bypasses L2: a store or an atomic is written through
-                    if action != _LOAD:
-                        written = nbytes
-                else:
-                    if used + nbytes > capacity:
-                        evicted = True
-                        while used + nbytes > capacity:
-                            old_key, old_bytes = evict(last=False)
-                            used -= old_bytes
-                            if old_key in dirty:
-                                dirty.discard(old_key)
-                                written += old_bytes
-                    lines[key] = nbytes
-                    used += nbytes
-                    if action != _LOAD:
-                        dirty.add(key)
-                if read or written:
-                    counted = missed.get((kind, tensor))
-                    if counted is None:
-                        counted = missed[kind, tensor] = [0.0, 0.0]
-                    counted[0] += read
-                    counted[1] += written
-                    hbm_read += read
-                    hbm_write += written
-        for (kind, tensor), (read_sum, written_sum) in missed.items():
-            read_bytes[number, tensor, kind] += read_sum
-            written_bytes[number, tensor] += written_sum
-        if later_heads is not None and number + 1 < len(kernels):
-            unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
-            touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
+    named = None
+    if later_heads is not None and touched:
+        named = _newest_kept(lines, touched, arch.l2.capacity_bytes, later_heads)
+    kept = None if carry_bytes is None else max(carry_bytes, named or 0.0)  # a line that the run keeps stays
+    if number and kept is not None and used > kept:
+        # What the run's other tiles would have pushed out while the previous kernel ran: its write-backs are
+        # that kernel's (on the tensor it accessed; untimed otherwise).
+        evicted = True
+        previous = {tensor for n, tensor, _ in l2_bytes if n == number - 1}
+        while lines and used > kept:
+            old_key, old_bytes = evict(last=False)
+            used -= old_bytes
+            if old_key in dirty:
+                dirty.discard(old_key)
+                hbm_write += old_bytes
+                if owners[old_key] in previous:
+                    written_bytes[number - 1, owners[old_key]] += old_bytes
+    if named is not None and used > named:
+        evicted = True
+        _rename_oldest(lines, dirty, used - named)
+    # L2 bytes do not depend on what hits: summed per kind and tensor apart from the walk.
+    for tile in kernel.accesses:
+        for kind, tensor, _, nbytes in tile:
+            l2_bytes[number, tensor, kind] += nbytes
+    missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
+    tiles = kernel.accesses
+    for start in range(0, len(tiles), kernel.slots):
+        wave = tiles[start : start + kernel.slots]
+        # One access from each tile in turn, as CTAs that start together and run the same program issue them.
+        order = wave[0] if len(wave) == 1 else [r for group in zip_longest(*wave) for r in group if r is not None]
+        for kind, tensor, memory, nbytes in order:
+            # Keys are nested tuples, slow to hash again and again: each is numbered once.
+            key = numbers.get(memory)
+            if key is None:
+                key = numbers[memory] = len(numbers)
+                owners.append(tensor)
+            action = kind if kind < _AGAIN else kind - _AGAIN
+            if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
+                move(key)
+                if action != _LOAD:
+                    dirty.add(key)
+                continue
+            if action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
+                continue
+            # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
+            read = 0.0 if action == _STORE else nbytes
+            written = 0.0
+            if nbytes > capacity:
+                evicted = True  # bypasses L2: a store or an atomic is written through
+                if action != _LOAD:
+                    written = nbytes
+            else:
+                if used + nbytes > capacity:
+                    evicted = True
+                    while used + nbytes > capacity:
+                        old_key, old_bytes = evict(last=False)
+                        used -= old_bytes
+                        if old_key in dirty:
+                            dirty.discard(old_key)
+                            written += old_bytes
+                lines[key] = nbytes
+                used += nbytes
+                if action != _LOAD:
+                    dirty.add(key)
+            if read or written:
+                counted = missed.get((kind, tensor))
+                if counted is None:
+                    counted = missed[kind, tensor] = [0.0, 0.0]
+                counted[0] += read
+                counted[1] += written
+                hbm_read += read
+                hbm_write += written
+    for (kind, tensor), (read_sum, written_sum) in missed.items():
+        read_bytes[number, tensor, kind] += read_sum
+        written_bytes[number, tensor] += written_sum
+    if later_heads is not None and more:
+        unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
+        touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
+    state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
+
+
+def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState]) -> ReplayBytes:
+    """The bytes and miss shares of a replay of `kernels` kernels walked to `state`."""
+    l2_bytes, read_bytes, written_bytes, lines = state.l2_bytes, state.read_bytes, state.written_bytes, state.lines
+    l2_read = l2_write = 0.0
     for (_, _, kind), accessed in l2_bytes.items():
         action = kind if kind < _AGAIN else kind - _AGAIN
         if action != _STORE:
             l2_read += accessed
         if action != _LOAD:
             l2_write += accessed
-    timed = hbm_read + hbm_write
-    hbm_write += sum(lines[key] for key in dirty)  # the final write-back: after the run, untimed
-    shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in kernels)
+    timed = state.hbm_read + state.hbm_write
+    hbm_write = state.hbm_write + sum(lines[key] for key in state.dirty)  # the final write-back: after the run, untimed
+    shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in range(kernels))
     for number, tensor, _ in l2_bytes:
         if tensor not in shares[number]:
             load, store, atomic, load_again, store_again, atomic_again = (
@@ -258,7 +320,7 @@ def replay(
             accessed = sum(l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6))
             written = written_bytes[number, tensor] / accessed
             shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
-    return ReplayBytes(hbm_read, hbm_write, timed, l2_read, l2_write, shares, evicted)
+    return ReplayBytes(state.hbm_read, hbm_write, timed, l2_read, l2_write, shares, state.evicted, states)
 
 
 def _keys_touched(

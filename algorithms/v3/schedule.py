@@ -246,6 +246,11 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         release_k = (Arrive("k_empty"), Advance(("k_full", "k_empty")))
         release_v = (Arrive("v_empty"), Advance((v_ready, "v_empty")))
 
+        @functools.cache
+        def softmax_ops(masked: bool) -> tuple[Op, ...]:
+            """The softmax of a key block, which names no tile: built once (long sequences fold thousands of tiles)."""
+            return (*online_softmax(WGMMA_ROWS, c, d, masked=masked), *permute)
+
         def program(tile: Hashable) -> Sequence[Op]:
             b, h, i, rows, keys = visits(tile)
             n = keys.visited
@@ -263,7 +268,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 )  # fmt: skip
 
             def softmax(j: int) -> tuple[Op, ...]:
-                return (*online_softmax(WGMMA_ROWS, c, d, masked=j >= keys.unmasked), *permute)
+                return softmax_ops(j >= keys.unmasked)
 
             def serial(j: int) -> Sequence[Op]:
                 # No GEMM-softmax pipelining: S_j, its softmax, then PV_j, each waiting for the one before.
