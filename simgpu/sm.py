@@ -279,11 +279,16 @@ class Sm:
             self._mma_plans[op] = plan
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
         queued_until = self.tensor.server.busy_until
-        tensor_done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction)
-        if plan.issue_tail is not None:
-            self._interleave(now, tensor_done - max(now, queued_until))
+        tensor_done = self.tensor.mma(now, plan.flops, op.dtype, warps, plan.instruction)
+        issue_tail = plan.issue_tail
+        if issue_tail is not None:
+            self._interleave(now, tensor_done - (queued_until if queued_until > now else now))
         # Its issuing role goes on once the tensor cores have taken all but the queue's worth of its instructions.
-        self.async_release = now if plan.issue_tail is None else max(now, tensor_done - plan.issue_tail)
+        # (max() written out: once per MMA.)
+        if issue_tail is None or (released := tensor_done - issue_tail) <= now:
+            self.async_release = now
+        else:
+            self.async_release = released
         base = self._issue_server.reserve(now, plan.instructions, min(warps, self._schedulers))  # `IssueSlots.issue`
         floored = now + plan.floor
         if floored > base:
@@ -360,6 +365,7 @@ class Sm:
             else:
                 result_latency = self.latency.mma_async_cycles
         return _MmaPlan(
+            op.flops,
             instruction,
             instructions,
             float(smem_read),
@@ -372,6 +378,7 @@ class Sm:
 
 @dataclass(frozen=True, slots=True)
 class _MmaPlan:
+    flops: float  # the op's, read once
     instruction: str
     instructions: float
     smem_read: float
