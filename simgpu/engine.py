@@ -396,10 +396,11 @@ class Engine:
         or an undrained write's (`_horizon`)."""
         queue = self._queue
         sequence = self._sequence
+        generator = GeneratorType
         while queue:
             now, _, _, target, value = heappop(queue)
             self.now = now
-            if type(target) is not GeneratorType:
+            if type(target) is not generator:
                 target(value)  # type: ignore[operator]
                 continue
             try:
@@ -472,18 +473,22 @@ class Engine:
         k = 0
         while (tile := cta.tile(k)) is not None:
             k += 1
-            stack: list[Iterator[Op]] = [iter(role.program(tile))]
+            ops: Iterator[Op] = iter(role.program(tile))  # the innermost loop's; the outer ones' wait on `stack`
+            stack: list[Iterator[Op]] = []
             # Casts by annotation, not `isinstance`: this loop runs once per op of a run.
-            while stack:
-                op = next(stack[-1], None)
+            while True:
+                op = next(ops, None)
                 if op is None:
-                    stack.pop()
+                    if not stack:
+                        break
+                    ops = stack.pop()
                     continue
                 kind = type(op)
                 if kind in _CONTROL_OPS:
                     if kind is Repeat:
                         loop: Repeat = op  # type: ignore[assignment]
-                        stack.append(itertools.chain.from_iterable(map(loop.body, range(loop.count))))
+                        stack.append(ops)
+                        ops = itertools.chain.from_iterable(map(loop.body, range(loop.count)))
                     elif kind is Wait:
                         wait: Wait = op  # type: ignore[assignment]
                         barrier = cta.barrier(wait.barrier, state)
@@ -585,7 +590,7 @@ class Engine:
 
     def _arrive_at(self, barrier: _Barrier, delay: float, revision: Revision | None = None) -> None:
         if revision is None:
-            self._call_after(delay, barrier.arrive)
+            heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), barrier.arrive, None))
             return
 
         def arrive_when_done(_value: Any) -> None:  # contention may have moved the op's end since
@@ -595,7 +600,7 @@ class Engine:
             else:
                 barrier.arrive()
 
-        self._call_after(delay, arrive_when_done)
+        heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), arrive_when_done, None))  # inlined
 
     def _stats(self, kernel_cycles: tuple[float, ...], fits: tuple[int, ...]) -> RunStats:
         units: dict[str, UnitTotals] = {

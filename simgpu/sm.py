@@ -104,7 +104,7 @@ class Sm:
         self._address_step_cycles = arch.latency.alu_cycles if arch.latency is not None else 0.0
         self._single_warp_serial = arch.sm.single_warp_serial_fraction  # read once: `_elementwise` is a hot path
         self._schedulers = arch.sm.warp_schedulers
-        self._parts = parts  # the lane pipes' processing blocks (`LanePipe.run`'s share, computed here once per op)
+        self._parts = parts  # the lane pipes' processing blocks: a role of w warps reaches min(w, parts) / parts
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
         self._elementwise_counts: dict[tuple[object, ...], tuple[float, float, float, float, float]] = {}
         self._mma_plans: dict[Mma, _MmaPlan] = {}
@@ -179,7 +179,7 @@ class Sm:
         floored = now + floor
         if floored > base:
             base = floored
-        # The pipes' reservations as `LanePipe.run` makes them, without its call per pipe (one op in three).
+        # Each pipe's server reserved here, at the role's share (`simgpu.units.fma`).
         parts = self._parts
         share = min(warps, parts) / parts
         serial = self._single_warp_serial if warps <= self._schedulers else None
@@ -244,7 +244,15 @@ class Sm:
         copies = nbytes / VECTOR_BYTES_PER_LANE  # one instruction per thread per 16 bytes
         issued = self._lanes(now, copies * (1.0 + address_instructions), warps)
         if address_instructions:
-            issued = max(issued, self.alu.run(now, copies * address_instructions, warps))
+            # The ALU pipe at the role's share, as in `_elementwise`.
+            parts = self._parts
+            share = min(warps, parts) / parts
+            contention = self.contention
+            alu_ops = copies * address_instructions
+            if contention is None:
+                issued = max(issued, self.alu.server.reserve(now, alu_ops, share))
+            else:
+                issued = max(issued, contention.reserve_pipe("alu", now, alu_ops, share))
         # Each warp goes through its copies one after the other: the address chain, then the load path's pace.
         step_cycles = address_instructions * self._address_step_cycles
         if engine == "cp_async":
