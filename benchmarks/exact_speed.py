@@ -1,19 +1,24 @@
 """Exact mode's speed in CPU seconds, for A/B runs of two versions of the code on a shared machine.
 
 Cases: the engine alone on `benchmarks.simspeed`'s exact-rate cases (v2 forward at N = 4096 on every arch: its
-`exact_ops_per_s`), and issue 4's CLI case end to end (`simulate(..., mode="exact")`: v2 forward on the H200,
-batch 4, 16 heads, N = 4096, d = 64, with the power-limited clock's re-run). CPU time (`time.process_time`) is what
-this process used, so other jobs on the machine change it less than wall time; both are written.
+`exact_ops_per_s`), and issue 4's case end to end, through `simulate(..., mode="exact")` in this process and through
+the CLI in a subprocess as a user runs it (`simgpu run --exact --arch h200 --algo v2 --pass fwd --batch 4 --heads 16
+--seqlen 4096 --headdim 64`, start-up included). CPU time (`time.process_time`, the child's for the CLI) is what the
+run used, so other jobs on the machine change it less than wall time; both are written.
 
 `python -m benchmarks.exact_speed --label NAME --out FILE` appends one CSV row per case to FILE. Alternate runs of
-the two versions (each from its own folder) and compare medians per label: `benchmarks/exact_ab.sh` does that.
+the two versions (each from its own folder) and compare per label: `benchmarks.exact_ab` does that.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
+import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -24,6 +29,7 @@ from simgpu.engine import Engine
 
 ENGINE_ARCHS = ("a100", "h100", "h200", "b200")
 ISSUE4 = Problem(4, 16, 4096, 64)
+ISSUE4_CLI = "run --exact --arch h200 --algo v2 --pass fwd --batch 4 --heads 16 --seqlen 4096 --headdim 64 --json"
 COLUMNS = ("label", "case", "ops", "cpu_s", "wall_s", "ops_per_cpu_s", "cycles", "load1")
 
 
@@ -48,12 +54,23 @@ def issue4_row() -> dict[str, object]:
     }
 
 
+def cli_row() -> dict[str, object]:
+    command = [sys.executable, "-m", "simgpu", *ISSUE4_CLI.split()]
+    before, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    wall, after = time.perf_counter() - wall, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {"case": f"cli simgpu {ISSUE4_CLI}", "cpu_s": cpu, "wall_s": wall} | {
+        "cycles": json.loads(done.stdout)["cycles"]
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--label", required=True)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    rows = [engine_row(arch) for arch in ENGINE_ARCHS] + [issue4_row()]
+    rows = [engine_row(arch) for arch in ENGINE_ARCHS] + [issue4_row(), cli_row()]
     new = not args.out.exists()
     with args.out.open("a", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
