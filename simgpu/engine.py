@@ -10,6 +10,13 @@ its program: unit ops reserve time on the units (see `simgpu.sm`); synchronous o
 completion, asynchronous ones arrive on a barrier when they complete. A run that ends with roles still waiting is a
 deadlock and is reported as one.
 
+The event loop is a heap of (time, priority, sequence number) entries, as SimPy's is, written out here because
+SimPy's own functions took 14-19% of an exact run (cProfile; `docs/results/exact_engine_profile.txt`): a role
+yields the cycles it waits (a float) or None when it has registered itself on a barrier or a semaphore; callbacks
+(an async op's arrival) are entries too. Same-time entries run in the order SimPy would run them (process starts
+first, then the others in the order they were scheduled, a finished role's notice included), so the runs are the
+ones SimPy ran, event for event.
+
 Semaphores in global memory (`Load.acquire`, `Store.release`) order CTAs against each other. Each kernel launch
 starts with every counter at zero. A release counts when its store completes. An acquiring load is an ordinary load
 (the first poll); if the counter is still short when it returns, the role polls again, one L2 round trip
@@ -25,12 +32,13 @@ This is the exact mode: every CTA and every loop iteration is simulated. Ignored
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Generator, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from heapq import heappop, heappush
+from types import GeneratorType
 from typing import Any
-
-import simpy
 
 from simgpu.arch import Arch
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
@@ -47,6 +55,11 @@ DEFAULT_EVENT_BUDGET = 20_000_000
 SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
 REGISTER_ALLOCATION_GRANULE = 256  # registers are allocated per warp in units of 256 (CUDA occupancy calculator)
 _CONTROL_OPS = frozenset({Repeat, Wait, Arrive, Advance, Delay})  # ops that reserve no unit
+URGENT, NORMAL = 0, 1  # entry priorities at one time: process starts before everything else (SimPy's order)
+
+# A process yields the cycles it waits, or None once it has put itself on a barrier's or a semaphore's waiters.
+Process = Generator[float | None, Any, None]
+Callback = Callable[[Any], None]
 
 
 @dataclass(frozen=True)
@@ -133,16 +146,18 @@ def ctas_per_sm(arch: Arch, kernel: Kernel) -> int:
 
 
 class _Barrier:
-    __slots__ = ("arrivals", "count", "name", "phases", "waiters")
+    __slots__ = ("arrivals", "count", "name", "phases", "waiters", "wake")
 
-    def __init__(self, spec: BarrierSpec, slot: int) -> None:
+    def __init__(self, spec: BarrierSpec, slot: int, wake: Callable[[Process, Any], None]) -> None:
         self.name = spec.name if spec.slots == 1 else f"{spec.name}[{slot}]"
         self.arrivals = spec.arrivals
         self.count = 0
         self.phases = spec.initial_phases
-        self.waiters: list[tuple[int, simpy.Event]] = []
+        self.waiters: list[tuple[int, Process]] = []
+        self.wake = wake
 
-    def arrive(self) -> None:
+    def arrive(self, _value: Any = None) -> None:
+        """One arrival (also the callback of an async op's completion entry, which passes no value)."""
         self.count += 1
         if self.count < self.arrivals:
             return
@@ -150,8 +165,8 @@ class _Barrier:
         self.phases += 1
         ready = [w for w in self.waiters if w[0] <= self.phases]
         self.waiters = [w for w in self.waiters if w[0] > self.phases]
-        for _, event in ready:
-            event.succeed()
+        for _, process in ready:
+            self.wake(process, None)
 
 
 class _Semaphore:
@@ -162,27 +177,45 @@ class _Semaphore:
     def __init__(self, key: Hashable) -> None:
         self.key = key
         self.value = 0
-        self.waiters: list[tuple[int, simpy.Event]] = []
+        self.waiters: list[tuple[int, Process]] = []
 
-    def release(self, now: float) -> None:
+    def release(self, now: float, wake: Callable[[Process, Any], None]) -> None:
         self.value += 1
         ready = [w for w in self.waiters if w[0] <= self.value]
         self.waiters = [w for w in self.waiters if w[0] > self.value]
-        for _, event in ready:
-            event.succeed(now)
+        for _, process in ready:
+            wake(process, now)  # the waiter learns when the release happened
 
 
 class _RoleState:
-    __slots__ = ("cta", "cursors", "done", "name", "phases", "spinning", "waiting")
+    __slots__ = ("cta", "cursors", "done", "name", "phases", "process", "spinning", "waiting")
 
     def __init__(self, name: str, cta: _Cta) -> None:
         self.name = name
         self.cta = cta
+        self.process: Process | None = None  # the role's generator, which waiters lists hold
         self.phases: dict[_Barrier, int] = {}
         self.cursors: dict[str, int] = {}
         self.waiting: tuple[_Barrier, int] | None = None
         self.spinning: tuple[_Semaphore, int] | None = None  # a semaphore acquire and the value it waits for
         self.done = False
+
+
+class _Join:
+    """A slot waiting for all roles of its CTA: each finished role's notice counts, the last one wakes the slot."""
+
+    __slots__ = ("count", "roles", "slot", "wake")
+
+    def __init__(self, roles: int, slot: Process, wake: Callable[[Process, Any], None]) -> None:
+        self.roles = roles
+        self.count = 0
+        self.slot = slot
+        self.wake = wake
+
+    def __call__(self, _value: Any) -> None:
+        self.count += 1
+        if self.count == self.roles:
+            self.wake(self.slot, None)
 
 
 class _TileQueue:
@@ -206,13 +239,21 @@ class _TileQueue:
 class _Cta:
     __slots__ = ("barriers", "index", "kernel", "queue", "rings", "sm", "tiles")
 
-    def __init__(self, index: int, kernel: Kernel, sm: Sm, tiles: list[Hashable], queue: _TileQueue | None):
+    def __init__(
+        self,
+        index: int,
+        kernel: Kernel,
+        sm: Sm,
+        tiles: list[Hashable],
+        queue: _TileQueue | None,
+        wake: Callable[[Process, Any], None],
+    ):
         self.index = index
         self.kernel = kernel
         self.sm = sm
         self.tiles = tiles
         self.queue = queue  # persistent CTAs draw further tiles from the kernel's queue
-        self.barriers = {spec.name: [_Barrier(spec, i) for i in range(spec.slots)] for spec in kernel.barriers}
+        self.barriers = {spec.name: [_Barrier(spec, i, wake) for i in range(spec.slots)] for spec in kernel.barriers}
         self.rings: dict[str, list[_Barrier]] = {}  # by a cursor reference ("name" or "name@cursor"): its ring
 
     def tile(self, k: int) -> Hashable | None:
@@ -268,7 +309,11 @@ class Engine:
         self.trace = trace
         self.event_budget = event_budget
         self.max_ctas_per_sm = max_ctas_per_sm
-        self.env = simpy.Environment()
+        self.now: float = 0  # SimPy's initial time, an int until the first event
+        self._queue: list[tuple[float, int, int, Process | Callback, Any]] = []
+        self._sequence = itertools.count()
+        self._horizon: float = 0  # the latest end of a write no role waits for: the run lasts until it drains
+        self._slots_done = 0
         built = arch.sms if sms is None else sms
         share = built / arch.sms if bandwidth_share is None else bandwidth_share
         self.hbm = Hbm(arch.hbm_bytes_per_cycle(self.clock_hz) * share, arch.hbm.latency_cycles, self._chip_recorder())
@@ -308,18 +353,17 @@ class Engine:
         kernel_cycles = []
         fits = []
         for kernel in kernels:
-            start = self.env.now
+            start = self.now
             fit = ctas_per_sm(self.arch, kernel)
             fits.append(fit)
             if self.max_ctas_per_sm is not None:
                 fit = min(fit, self.max_ctas_per_sm)
             self._run_kernel(kernel, fit, start + launch_cycles)
-            kernel_cycles.append(self.env.now - start)
+            kernel_cycles.append(self.now - start)
         self.l2.flush()
         return self._stats(tuple(kernel_cycles), tuple(fits))
 
     def _run_kernel(self, kernel: Kernel, fit: int, start: float) -> None:
-        env = self.env
         queue = _TileQueue(kernel.tiles)
         self._roles = []
         self._semaphores = {}
@@ -328,12 +372,45 @@ class Engine:
         # ahead (all of a short tile's loads issued at once) would pop the next tile before later slots had started,
         # and a small grid would run on fewer CTAs than it has tiles.
         firsts = [queue.pop() if kernel.persistent and queue else None for _ in placed]
-        slots = [
-            env.process(self._slot(sm, kernel, queue, start, first)) for sm, first in zip(placed, firsts, strict=True)
-        ]
-        env.run()
-        if not all(slot.triggered for slot in slots):
+        self._slots_done = 0
+        for sm, first in zip(placed, firsts, strict=True):
+            itself: list[Process] = []
+            itself.append(self._slot(sm, kernel, queue, start, first, itself))
+            self._start(itself[0])
+        self._loop()
+        if self._slots_done < len(placed):
             raise DeadlockError(self._deadlock_message(kernel))
+
+    def _start(self, process: Process) -> None:
+        heappush(self._queue, (self.now, URGENT, next(self._sequence), process, None))
+
+    def _wake(self, target: Process | Callback, value: Any) -> None:
+        """Resume `target` with `value` after the entries already due now (SimPy's `Event.succeed`)."""
+        heappush(self._queue, (self.now, NORMAL, next(self._sequence), target, value))
+
+    def _call_after(self, delay: float, callback: Callback) -> None:
+        heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), callback, None))
+
+    def _loop(self) -> None:
+        """Run entries in (time, priority, sequence) order until none is left; the time is then the latest entry's
+        or an undrained write's (`_horizon`)."""
+        queue = self._queue
+        sequence = self._sequence
+        generator = GeneratorType
+        while queue:
+            now, _, _, target, value = heappop(queue)
+            self.now = now
+            if type(target) is not generator:
+                target(value)  # type: ignore[operator]
+                continue
+            try:
+                delay = target.send(value)
+            except StopIteration:
+                continue
+            if delay is not None:
+                heappush(queue, (now + delay, NORMAL, next(sequence), target, None))
+        if self._horizon > self.now:
+            self.now = self._horizon
 
     def _deadlock_message(self, kernel: Kernel) -> str:
         # Roles spinning on a semaphore first: the other roles of their CTAs wait on barriers behind them.
@@ -359,116 +436,123 @@ class Engine:
         return f"deadlock in kernel {kernel.name}: " + "; ".join(shown) + more
 
     def _slot(
-        self, sm: Sm, kernel: Kernel, queue: _TileQueue, start: float, first: Hashable | None
-    ) -> Generator[simpy.Event, Any, None]:
-        """Run CTAs on one slot of `sm`; `first` is a persistent slot's tile handed out at launch (None: none)."""
-        env = self.env
-        yield env.timeout(start - env.now)
+        self, sm: Sm, kernel: Kernel, queue: _TileQueue, start: float, first: Hashable | None, itself: list[Process]
+    ) -> Process:
+        """Run CTAs on one slot of `sm`; `first` is a persistent slot's tile handed out at launch (None: none);
+        `itself` holds this generator (its roles' last notice wakes it)."""
+        yield start - self.now
         launch = self.arch.sm.cta_launch_cycles
         while first is not None or queue:
             if launch:
-                yield env.timeout(launch)
+                yield launch
             if first is None and not queue:
-                return
+                break
             tile = first if first is not None else queue.pop()
             first = None
-            cta = _Cta(self._ctas, kernel, sm, [tile], queue if kernel.persistent else None)
+            cta = _Cta(self._ctas, kernel, sm, [tile], queue if kernel.persistent else None, self._wake)
             self._ctas += 1
-            roles = [env.process(self._role(cta, role)) for role in kernel.roles]
-            yield env.all_of(roles)
+            join = _Join(len(kernel.roles), itself[0], self._wake)
+            for role in kernel.roles:
+                state = _RoleState(role.name, cta)
+                state.process = self._role(cta, role, state, join)
+                self._start(state.process)
+            yield None  # until the last role's notice wakes this slot
             if kernel.persistent:
-                return
+                break
+        self._slots_done += 1
 
-    def _role(self, cta: _Cta, role: Role) -> Generator[simpy.Event, Any, None]:
-        state = _RoleState(role.name, cta)
+    def _role(self, cta: _Cta, role: Role, state: _RoleState, join: _Join) -> Process:
+        """Walk the role's program for each tile its CTA gets. Loops are expanded through a stack of iterators
+        (`itertools.chain` over the iterations' bodies) rather than nested generators, so a resumed role does not
+        pass through one generator frame per loop level."""
         self._roles.append(state)
-        k = 0
-        while (tile := cta.tile(k)) is not None:
-            yield from self._run_ops(cta, role, state, role.program(tile))
-            k += 1
-        state.done = True
-
-    def _run_ops(
-        self, cta: _Cta, role: Role, state: _RoleState, ops: Sequence[Op]
-    ) -> Generator[simpy.Event, Any, None]:
-        """Walk a program. Loops are expanded through a stack of iterators rather than nested generators, so a
-        resumed role does not pass through one generator frame per loop level."""
-        env = self.env
-        timeout = env.timeout
         sm = cta.sm
         execute = sm.execute
         warps = role.warps
         trace = self.trace if self.trace is not None and sm.index in self.trace.sms else None
-        stack: list[Iterator[Op]] = [iter(ops)]
-        # Casts by annotation, not `isinstance`: this loop runs once per op of a run.
-        while stack:
-            op = next(stack[-1], None)
-            if op is None:
-                stack.pop()
-                continue
-            kind = type(op)
-            if kind in _CONTROL_OPS:
-                if kind is Repeat:
-                    loop: Repeat = op  # type: ignore[assignment]
-                    stack.append(_expand(loop))
-                elif kind is Wait:
-                    wait: Wait = op  # type: ignore[assignment]
-                    barrier = cta.barrier(wait.barrier, state)
-                    phase = state.phases.get(barrier, 0) + 1
-                    state.phases[barrier] = phase
-                    if barrier.phases < phase:
-                        event = env.event()
-                        barrier.waiters.append((phase, event))
-                        state.waiting = (barrier, phase)
-                        yield event
-                        state.waiting = None
-                elif kind is Arrive:
-                    arrival: Arrive = op  # type: ignore[assignment]
-                    cta.barrier(arrival.barrier, state).arrive()
-                elif kind is Advance:
-                    advance: Advance = op  # type: ignore[assignment]
-                    for name in advance.barriers:
-                        state.cursors[name] = state.cursors.get(name, 0) + 1
+        k = 0
+        while (tile := cta.tile(k)) is not None:
+            k += 1
+            ops: Iterator[Op] = iter(role.program(tile))  # the innermost loop's; the outer ones' wait on `stack`
+            stack: list[Iterator[Op]] = []
+            # Casts by annotation, not `isinstance`: this loop runs once per op of a run.
+            while True:
+                op = next(ops, None)
+                if op is None:
+                    if not stack:
+                        break
+                    ops = stack.pop()
+                    continue
+                kind = type(op)
+                if kind in _CONTROL_OPS:
+                    if kind is Repeat:
+                        loop: Repeat = op  # type: ignore[assignment]
+                        stack.append(ops)
+                        ops = itertools.chain.from_iterable(map(loop.body, range(loop.count)))
+                    elif kind is Wait:
+                        wait: Wait = op  # type: ignore[assignment]
+                        barrier = cta.barrier(wait.barrier, state)
+                        phase = state.phases.get(barrier, 0) + 1
+                        state.phases[barrier] = phase
+                        if barrier.phases < phase:
+                            barrier.waiters.append((phase, state.process))  # type: ignore[arg-type]
+                            state.waiting = (barrier, phase)
+                            yield None
+                            state.waiting = None
+                    elif kind is Arrive:
+                        arrival: Arrive = op  # type: ignore[assignment]
+                        cta.barrier(arrival.barrier, state).arrive()
+                    elif kind is Advance:
+                        advance: Advance = op  # type: ignore[assignment]
+                        for name in advance.barriers:
+                            state.cursors[name] = state.cursors.get(name, 0) + 1
+                    else:
+                        delay: Delay = op  # type: ignore[assignment]
+                        yield delay.cycles
+                    continue
+                self._ops += 1
+                if self._ops > self.event_budget:
+                    raise EventBudgetError(
+                        f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
+                        "(the default: drop --exact / mode='exact') or a smaller problem"
+                    )
+                now = self.now
+                done = execute(op, now, warps, state)  # type: ignore[arg-type]
+                revision = sm.revision
+                arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
+                if kind is Store and op.release:  # type: ignore[union-attr]
+                    self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
+                if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
+                    yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
+                elif arrive is not None:
+                    self._arrive_at(cta.barrier(arrive, state), done - now, revision)
+                    if kind is Load and sm.copy_issued > now:
+                        yield sm.copy_issued - now  # its warps are still issuing the copy
+                    if kind is Mma and sm.async_release > now:
+                        yield sm.async_release - now  # the tensor cores' queue is full
+                        # Wait until the op's revised release no longer lies ahead (inlined: once per op).
+                        while (
+                            revision is not None and (later := revision.release()) > self.now + SETTLE_TOLERANCE_CYCLES
+                        ):
+                            yield later - self.now
+                elif kind is Store and not op.wait:  # type: ignore[union-attr]
+                    # The kernel stays open until the write drains (the sum as a scheduled wait would make it).
+                    end = now + (done - now)
+                    if end > self._horizon:
+                        self._horizon = end
+                    if sm.copy_issued > now:
+                        yield sm.copy_issued - now  # its warps are still issuing the stores
                 else:
-                    delay: Delay = op  # type: ignore[assignment]
-                    yield timeout(delay.cycles)
-                continue
-            self._ops += 1
-            if self._ops > self.event_budget:
-                raise EventBudgetError(
-                    f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
-                    "(the default: drop --exact / mode='exact') or a smaller problem"
-                )
-            now = env.now
-            done = execute(op, now, warps, state)  # type: ignore[arg-type]
-            revision = sm.revision
-            arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
-            if kind is Store and op.release:  # type: ignore[union-attr]
-                self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
-            if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
-                yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
-            elif arrive is not None:
-                self._arrive_at(cta.barrier(arrive, state), done - now, revision)
-                if kind is Load and sm.copy_issued > now:
-                    yield timeout(sm.copy_issued - now)  # its warps are still issuing the copy
-                if kind is Mma and sm.async_release > now:
-                    yield timeout(sm.async_release - now)  # the tensor cores' queue is full
-                    # Wait until the op's revised release no longer lies ahead (inlined: once per op).
-                    while revision is not None and (later := revision.release()) > env.now + SETTLE_TOLERANCE_CYCLES:
-                        yield timeout(later - env.now)
-            elif kind is Store and not op.wait:  # type: ignore[union-attr]
-                timeout(done - now)  # keeps the kernel open until the write drains
-                if sm.copy_issued > now:
-                    yield timeout(sm.copy_issued - now)  # its warps are still issuing the stores
-            else:
-                yield timeout(done - now)
-                if revision is not None:
-                    # Wait until the op's revised end no longer lies ahead (inlined: once per op).
-                    while (later := revision.done()) > env.now + SETTLE_TOLERANCE_CYCLES:
-                        yield timeout(later - env.now)
-                    done = env.now
-            if trace is not None:
-                trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
+                    yield done - now
+                    if revision is not None:
+                        # Wait until the op's revised end no longer lies ahead (inlined: once per op).
+                        while (later := revision.done()) > self.now + SETTLE_TOLERANCE_CYCLES:
+                            yield later - self.now
+                        done = self.now
+                if trace is not None:
+                    trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
+        state.done = True
+        self._wake(join, None)  # SimPy's finished-process event, which the CTA's all-of condition counts
 
     def _semaphore(self, op: Load | Store) -> _Semaphore:
         key = (op.tensor, op.tile)
@@ -478,51 +562,47 @@ class Engine:
         return semaphore
 
     def _release_at(self, semaphore: _Semaphore, delay: float) -> None:
-        event = self.env.timeout(delay)
-        event.callbacks.append(lambda _event: semaphore.release(self.env.now))
+        self._call_after(delay, lambda _value: semaphore.release(self.now, self._wake))
 
-    def _acquire(self, cta: _Cta, state: _RoleState, op: Load, first_poll: float) -> Generator[simpy.Event, Any, None]:
+    def _acquire(self, cta: _Cta, state: _RoleState, op: Load, first_poll: float) -> Process:
         """The first poll (the load itself), then, while the counter is short, polls one L2 round trip apart."""
         if op.arrive is not None:
             raise ScheduleError(f"kernel {cta.kernel.name}: a semaphore acquire is synchronous (it has no arrive)")
         assert op.acquire is not None
-        env = self.env
-        yield env.timeout(first_poll)
+        yield first_poll
         semaphore = self._semaphore(op)
         if not self.semaphore_waits or semaphore.value >= op.acquire:
             return
-        returned = env.now
-        event = env.event()
-        semaphore.waiters.append((op.acquire, event))
+        returned = self.now
+        assert state.process is not None
+        semaphore.waiters.append((op.acquire, state.process))
         state.spinning = (semaphore, op.acquire)
-        released = yield event
+        released = yield None
         state.spinning = None
         # Polls leave back to back from `returned`, one round trip apart; the first to leave at or after the
         # release sees it and is back one round trip later.
         round_trip = self.arch.l2.hit_latency_cycles
         if round_trip:
             polls = math.ceil((released - returned) / round_trip)
-            yield env.timeout(returned + (polls + 1) * round_trip - env.now)
+            yield returned + (polls + 1) * round_trip - self.now
         trace = self.trace
         if trace is not None and cta.sm.index in trace.sms:
             name = f"CTA slot {cta.index} {state.name}"
-            trace.role_span(f"SM {cta.sm.index}", name, "SemaphoreSpin", returned, env.now)
+            trace.role_span(f"SM {cta.sm.index}", name, "SemaphoreSpin", returned, self.now)
 
     def _arrive_at(self, barrier: _Barrier, delay: float, revision: Revision | None = None) -> None:
-        event = self.env.timeout(delay)
         if revision is None:
-            event.callbacks.append(_arrival(barrier))
+            heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), barrier.arrive, None))
             return
-        env = self.env
 
-        def arrive_when_done(_event: Any) -> None:  # contention may have moved the op's end since
+        def arrive_when_done(_value: Any) -> None:  # contention may have moved the op's end since
             later = revision.done()
-            if later > env.now + SETTLE_TOLERANCE_CYCLES:
-                env.timeout(later - env.now).callbacks.append(arrive_when_done)
+            if later > self.now + SETTLE_TOLERANCE_CYCLES:
+                self._call_after(later - self.now, arrive_when_done)
             else:
                 barrier.arrive()
 
-        event.callbacks.append(arrive_when_done)
+        heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), arrive_when_done, None))  # inlined
 
     def _stats(self, kernel_cycles: tuple[float, ...], fits: tuple[int, ...]) -> RunStats:
         units: dict[str, UnitTotals] = {
@@ -540,7 +620,7 @@ class Engine:
         tmem_r = sum(sm.tmem.read_bytes for sm in self.sms if sm.tmem is not None)
         tmem_w = sum(sm.tmem.write_bytes for sm in self.sms if sm.tmem is not None)
         return RunStats(
-            cycles=self.env.now,
+            cycles=self.now,
             kernel_cycles=kernel_cycles,
             units=units,
             hbm_read_bytes=self.hbm.read_bytes,
@@ -554,17 +634,6 @@ class Engine:
             ops=self._ops,
             ctas_per_sm=fits,
             tensor_activity=(
-                sum(sm.tensor.native_cycles for sm in self.sms) / (len(self.sms) * self.env.now)
-                if self.env.now
-                else 0.0
+                sum(sm.tensor.native_cycles for sm in self.sms) / (len(self.sms) * self.now) if self.now else 0.0
             ),
         )
-
-
-def _expand(loop: Repeat) -> Iterator[Op]:
-    for i in range(loop.count):
-        yield from loop.body(i)
-
-
-def _arrival(barrier: _Barrier) -> Callable[[Any], None]:
-    return lambda _event: barrier.arrive()

@@ -114,6 +114,7 @@ class Sm:
         self._address_step_cycles = arch.latency.alu_cycles if arch.latency is not None else 0.0
         self._single_warp_serial = arch.sm.single_warp_serial_fraction  # read once: `_elementwise` is a hot path
         self._schedulers = arch.sm.warp_schedulers
+        self._parts = parts  # the lane pipes' processing blocks: a role of w warps reaches min(w, parts) / parts
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
         self._elementwise_counts: dict[tuple[object, ...], tuple[float, float, float, float, float]] = {}
         self._mma_plans: dict[Mma, _MmaPlan] = {}
@@ -188,17 +189,31 @@ class Sm:
             counts = (fma_total + alu + hardware, fma_total, alu, hardware, floor)
             self._elementwise_counts[key] = counts
         lanes, fma_total, alu, hardware, floor = counts
-        base = max(self._lanes(now, lanes, warps), now + floor)
+        base = self._issue_server.reserve(now, lanes / WARP_LANES, min(warps, self._schedulers))  # `_lanes`
+        floored = now + floor
+        if floored > base:
+            base = floored
+        # Each pipe's server reserved here, at the role's share (`simgpu.units.fma`).
+        parts = self._parts
+        share = min(warps, parts) / parts
+        serial = self._single_warp_serial if warps <= self._schedulers else None
+        contention = self.contention
+        if contention is None:
+            ends: list[float] = []
+            if fma_total:
+                ends.append(self.fma.server.reserve(now, fma_total, share))
+            if alu:
+                ends.append(self.alu.server.reserve(now, alu, share))
+            if hardware:
+                ends.append(self.mufu.server.reserve(now, hardware, share))
+            return elementwise_done(now, base, ends, serial)
         pipes: list[tuple[Server, float]] = []
         if fma_total:
-            pipes.append((self.fma.server, self.fma.run(now, fma_total, warps)))
+            pipes.append((self.fma.server, contention.reserve_pipe("fma", now, fma_total, share)))
         if alu:
-            pipes.append((self.alu.server, self.alu.run(now, alu, warps)))
+            pipes.append((self.alu.server, contention.reserve_pipe("alu", now, alu, share)))
         if hardware:
-            pipes.append((self.mufu.server, self.mufu.ex2(now, hardware, warps)))
-        serial = self._single_warp_serial if warps <= self._schedulers else None
-        if self.contention is None:
-            return elementwise_done(now, base, [end for _, end in pipes], serial)
+            pipes.append((self.mufu.server, contention.reserve_pipe("mufu", now, hardware, share)))
         revision = Revision(now, base, tuple([server.watch(end, now) for server, end in pipes]), serial)
         self.revision = revision
         return revision.done()
@@ -243,7 +258,15 @@ class Sm:
         copies = nbytes / VECTOR_BYTES_PER_LANE  # one instruction per thread per 16 bytes
         issued = self._lanes(now, copies * (1.0 + address_instructions), warps)
         if address_instructions:
-            issued = max(issued, self.alu.run(now, copies * address_instructions, warps))
+            # The ALU pipe at the role's share, as in `_elementwise`.
+            parts = self._parts
+            share = min(warps, parts) / parts
+            contention = self.contention
+            alu_ops = copies * address_instructions
+            if contention is None:
+                issued = max(issued, self.alu.server.reserve(now, alu_ops, share))
+            else:
+                issued = max(issued, contention.reserve_pipe("alu", now, alu_ops, share))
         # Each warp goes through its copies one after the other: the address chain, then the load path's pace.
         step_cycles = address_instructions * self._address_step_cycles
         if engine == "cp_async":
@@ -295,12 +318,20 @@ class Sm:
             self._mma_plans[op] = plan
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
         queued_until = self.tensor.server.busy_until
-        tensor_done = self.tensor.mma(now, op.flops, op.dtype, warps, plan.instruction)
-        if plan.issue_tail is not None:
-            self._interleave(now, tensor_done - max(now, queued_until))
+        tensor_done = self.tensor.mma(now, plan.flops, op.dtype, warps, plan.instruction)
+        issue_tail = plan.issue_tail
+        if issue_tail is not None:
+            self._interleave(now, tensor_done - (queued_until if queued_until > now else now))
         # Its issuing role goes on once the tensor cores have taken all but the queue's worth of its instructions.
-        self.async_release = now if plan.issue_tail is None else max(now, tensor_done - plan.issue_tail)
-        base = max(self.issue.issue(now, plan.instructions, warps), now + plan.floor)
+        # (max() written out: once per MMA.)
+        if issue_tail is None or (released := tensor_done - issue_tail) <= now:
+            self.async_release = now
+        else:
+            self.async_release = released
+        base = self._issue_server.reserve(now, plan.instructions, min(warps, self._schedulers))  # `IssueSlots.issue`
+        floored = now + plan.floor
+        if floored > base:
+            base = floored
         if plan.tmem_read:
             assert self.tmem is not None  # tcgen05 implies TMEM (arch validation)
             base = max(base, self.tmem.access(now, plan.tmem_read, 0.0))
@@ -373,6 +404,7 @@ class Sm:
             else:
                 result_latency = self.latency.mma_async_cycles
         return _MmaPlan(
+            op.flops,
             instruction,
             instructions,
             float(smem_read),
@@ -385,6 +417,7 @@ class Sm:
 
 @dataclass(frozen=True, slots=True)
 class _MmaPlan:
+    flops: float  # the op's, read once
     instruction: str
     instructions: float
     smem_read: float

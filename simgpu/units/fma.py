@@ -2,7 +2,9 @@
 
 FMUL, FADD and FFMA count one lane op each on the FMA pipe; compare, min/max, integer and conversion ops count one
 on the ALU pipe. A role of w warps reaches min(w, 4) / 4 of a pipe. Beside a busy tensor core (Hopper) the pipe
-runs slower (`simgpu.units.contention`). Ignored: dual issue, operand bank conflicts.
+runs slower (`simgpu.units.contention`). The SM reserves the pipe's server itself, with that share and through the
+contention model where there is one (`simgpu.sm.Sm._elementwise`: once per pipe of most ops, so without a call of
+this class in between). Ignored: dual issue, operand bank conflicts.
 """
 
 from __future__ import annotations
@@ -28,9 +30,3 @@ class LanePipe:
         self.contention = contention
         if contention is not None:
             contention.pipes[name] = self.server
-
-    def run(self, now: float, count: float, warps: int) -> float:
-        share = min(warps, self.subpartitions) / self.subpartitions
-        if self.contention is None:
-            return self.server.reserve(now, count, share)
-        return self.contention.reserve_pipe(self.name, now, count, share)

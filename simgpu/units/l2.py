@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from simgpu.ops import Piece
 from simgpu.units.hbm import Hbm
 from simgpu.units.server import Server, SpanRecorder
 
 
-@dataclass(frozen=True)
-class Access:
-    """Outcome of one access: when the data is available and whether it hit."""
+class Access(NamedTuple):
+    """Outcome of one access: when the data is available and whether it hit. (A named tuple, not a frozen
+    dataclass: one is built per load, and a frozen dataclass's `__init__` costs several times a tuple's.)"""
 
     ready: float
     hit: bool

@@ -23,6 +23,3 @@ class Mufu(LanePipe):
         contention: Contention | None = None,
     ) -> None:
         super().__init__("mufu", ex2_per_cycle, subpartitions, recorder, contention)
-
-    def ex2(self, now: float, count: float, warps: int) -> float:
-        return self.run(now, count, warps)

@@ -79,12 +79,9 @@ class Server:
                 pending.end = start + work / fraction if work <= slowed else pending.end + overlap - slowed
                 kept.append(pending)
         self.watchers = kept
-        self.extend_to(self.busy_until + overlap - slowed)
-
-    def extend_to(self, end: float) -> None:
-        """Move the end of the work reserved on this unit to `end` (later only): another unit competing for the
-        same issue and register-file bandwidth slowed it (`simgpu.units.contention`). Completion times already
-        handed out stay; the work queued behind them starts later."""
+        # The unit's end moves later by the cycles the slowing cost: work queued behind it starts later. (Written
+        # here, not in a method of its own: a stretch runs about three times per op on a chip with contention.)
+        end = self.busy_until + overlap - slowed
         if end <= self.busy_until:
             return
         if self.recorder is not None:

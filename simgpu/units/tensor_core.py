@@ -39,11 +39,6 @@ class TensorCore:
         self.server = Server("tensor", 1.0, recorder)
         self.contention: Contention | None = None  # set by the SM once its lane pipes exist
 
-    def share(self, instruction: str, warps: int) -> float:
-        if instruction == "mma_sync":
-            return min(warps, self.subpartitions) / self.subpartitions
-        return 1.0
-
     def mma(self, now: float, flops: float, dtype: str, warps: int, instruction: str) -> float:
         rates = self.rates.get(instruction)
         if rates is None:
@@ -53,7 +48,8 @@ class TensorCore:
             raise ScheduleError(f"{instruction} takes {', '.join(rates)}, not {dtype}")
         native = self.rates[self.instruction].get(dtype, rate)
         self.native_cycles += flops / native
-        share = rate * self.share(instruction, warps)
+        # `share` inlined: once per MMA.
+        share = rate * (min(warps, self.subpartitions) / self.subpartitions if instruction == "mma_sync" else 1.0)
         if self.contention is None:
             return self.server.reserve(now, flops, share)
         return self.contention.reserve_tensor(instruction, now, flops, share)

@@ -1,5 +1,5 @@
 """Two units' work sharing a window at reduced rates (`simgpu.units.contention.share_window`): exact arithmetic on
-both branches, and the reservation server's `extend_to`."""
+both branches, and the reservation server's `stretch`."""
 
 from __future__ import annotations
 
@@ -38,9 +38,11 @@ def test_a_unit_with_nothing_pending_after_the_start_changes_nothing(start: floa
     assert (tensor.busy_until, pipe.busy_until) == (100.0, 300.0)
 
 
-def test_extend_to_only_moves_the_end_later() -> None:
+def test_a_stretch_moves_the_end_and_the_watched_completions_inside_the_slowed_work() -> None:
     server = reserved("pipe", 100.0)
-    server.extend_to(90.0)
-    assert (server.busy_until, server.busy_cycles) == (100.0, 100.0)
-    server.extend_to(130.0)
-    assert (server.busy_until, server.busy_cycles) == (130.0, 130.0)
+    before, inside, after = server.watch(10.0, 0.0), server.watch(50.0, 0.0), server.watch(100.0, 0.0)
+    server.stretch(20.0, 40.0, 0.5)  # from t = 20, 40 cycles at half rate: 20 cycles of work done, 20 lost
+    # 30 cycles of work lie before the completion at 50: the first 20 take the 40 slowed cycles, the rest 10 more.
+    assert (before.end, inside.end, after.end) == (10.0, 70.0, 120.0)
+    assert (server.busy_until, server.busy_cycles) == (120.0, 120.0)
+    assert server.watchers == [inside, after]  # a completion before the stretch is final
