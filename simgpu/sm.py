@@ -289,12 +289,16 @@ class Sm:
         return max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
 
     def _store(self, op: Store, now: float, warps: int) -> float:
+        key = (op.tensor, op.tile)
         if op.fragment_lane_bytes:
             issued = self._fragment_store_issue(now, op.nbytes, op.fragment_lane_bytes, warps)
-        else:
-            issued = self._copy_issue(now, op.engine, op.nbytes, warps, 0.0)
-            self.copy_issued = now
-        key = (op.tensor, op.tile)
+            # L2 and HBM are booked when the stores start: they serve every SM first come, first served in booking
+            # order, so a booking at the issue's end (thousands of cycles ahead) would hold back the traffic other
+            # SMs book meanwhile. The write is done no sooner than one L2 latency after its last instruction.
+            written = self.l2.atomic(now, key, op.nbytes) if op.atomic else self.l2.store(now, key, op.nbytes)
+            return max(written, issued + self.l2.hit_latency)
+        issued = self._copy_issue(now, op.engine, op.nbytes, warps, 0.0)
+        self.copy_issued = now
         if op.atomic:
             return self.l2.atomic(issued, key, op.nbytes)
         return self.l2.store(issued, key, op.nbytes)

@@ -347,14 +347,33 @@ def test_fragment_stores_hold_their_warps_while_the_store_path_takes_them(toy_ho
     assert run(Store("O", 0, 65536, fragment_lane_bytes=4)) == pytest.approx(512 * 16 + 100)
     assert run(Store("O", 0, 65536, fragment_lane_bytes=8)) == pytest.approx(256 * 16 + 100)
     # REDs hold the role alike; their read-modify-write (read from and written back to HBM: the toy's L2 holds
-    # nothing) drains after the FFMA, and the kernel ends with it.
-    assert run(Store("dQ", 0, 65536, atomic=True, fragment_lane_bytes=4)) == pytest.approx(512 * 16 + 2 * 65.536)
+    # nothing, 2 x 65.5 cycles) is booked when they start and done long before.
+    assert run(Store("dQ", 0, 65536, atomic=True, fragment_lane_bytes=4)) == pytest.approx(512 * 16 + 100)
     # Without a store path the role waits only for its issue slots: 16384 / 32 / 4 schedulers = 128.
     assert run(Store("O", 0, 65536, fragment_lane_bytes=4), toy_hopper) == pytest.approx(128 + 100)
     # A 16-byte-per-thread store does not hold its role: it goes on after its 32 issue cycles.
     assert run(Store("O", 0, 65536)) == pytest.approx(65536 / 16 / 32 / 4 + 100)
     with pytest.raises(ScheduleError, match="fragment_lane_bytes must be >= 0"):
         run(Store("O", 0, 65536, fragment_lane_bytes=-4))
+
+
+def test_fragment_stores_do_not_hold_back_another_sms_loads(toy_hopper: Arch) -> None:
+    # Two SMs. SM 0 stores 64 KiB from fragments: its role is held 8192 cycles on its own store path, while the
+    # write's 65.5 cycles of HBM are booked at once. SM 1 loads 1 MB from t = 10: after that write, done at
+    # 65.5 + 1000, not behind a booking at the end of SM 0's issue (9257.5).
+    arch = toy_hopper.with_overrides({"sms": 2, "sm.fragment_store_cycles": 16.0})
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        if tile == 0:
+            return (Store("O", 0, 65536, fragment_lane_bytes=4),)
+        return (Delay(10), Load("Q", 1, MB, arrive="q"), Wait("q"))
+
+    kernel = Kernel("story", (0, 1), CtaResources(128, 32, 200_000), (Role("r", 4, program),), (BarrierSpec("q"),))
+    trace = Trace(sms=(0, 1))
+    assert Engine(arch, trace=trace).run([kernel]).cycles == pytest.approx(512 * 16)
+    spans = {(span.process, span.name): (span.start_cycles, span.end_cycles) for span in trace.spans}
+    assert spans["SM 0", "Store"] == (0.0, pytest.approx(512 * 16))
+    assert spans["SM 1", "Load"] == (10.0, pytest.approx(65.536 + 1000))
 
 
 def test_tma_copies_pass_the_copy_engine_at_its_rate(toy_hopper: Arch) -> None:
