@@ -284,11 +284,10 @@ def test_exact_mode_budget_error_points_to_fast_mode() -> None:
 # Standard attention's softmax runs a CTA per 4 rows (as the CUDA kernel): in these small problems a few waves of
 # short CTAs that wait on latency. Fast mode runs a slot's first tiles in step and hands the next wave out when
 # they end; in exact mode they end apart (the first placed leads) and the second wave overlaps the first: the
-# softmax kernel comes out 5-6% slow, the forward 1.2-2.0% (the B200's and the H100's shape 0).
-SHORT_CTA_WAVES = {
-    *(("h100", "standard", "fwd", causal, 0) for causal in (False, True)),
-    *(("b200", "standard", "fwd", causal, shape) for causal in (False, True) for shape in (0, 1)),
-}
+# softmax kernel comes out 4-6% slow, the forward 1.5-1.8% on the B200's shape 0. Elsewhere the GEMMs weigh more
+# (the H100's store-bound epilogues, `sm.fragment_store_cycles`; the B200's shape 1, +0.95%) and the forward is
+# within 1%.
+SHORT_CTA_WAVES = {("b200", "standard", "fwd", causal, 0) for causal in (False, True)}
 # The B200's v2 causal forward runs whole (above), with the replay's misses spread evenly over a tensor's loads
 # (`simgpu.units.fluid_l2`); exact mode misses on first touch. Its CTAs wait for their first K/V tiles after
 # issuing their copies (`simgpu.ops.Load.address_instructions`), so which of them waits an HBM latency rather than

