@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.fast_equality import difference
+from benchmarks.fast_equality import compare, record
 from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.engine import Engine
@@ -100,24 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grid", default="all", choices=("small", "issue4", "all"))
     args = parser.parse_args(argv)
     if args.action == "record":
-        with args.file.open("w", encoding="utf-8") as handle:
-            for case in cases(args.grid):
-                started = time.process_time()
-                handle.write(json.dumps({"case": case, "result": predict(case)}) + "\n")
-                handle.flush()
-                print(f"{time.process_time() - started:7.2f} s  {case}", file=sys.stderr)
+        record(args.file, cases(args.grid), predict)
         return 0
-    worst, count = 0.0, 0
-    with args.file.open(encoding="utf-8") as handle:
-        for line in handle:
-            recorded = json.loads(line)
-            now = json.loads(json.dumps(predict(recorded["case"])))
-            gap = difference(recorded["result"], now)
-            worst, count = max(worst, gap), count + 1
-            if gap > 0:
-                print(f"DIFFERS by {gap:.3g}: {recorded['case']}", file=sys.stderr)
-    print(f"{count} cases, largest relative difference {worst:.3g}")
-    return 0 if worst == 0 else 1
+    return compare(args.file, predict, 0.0)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +116,39 @@ def difference(old: Any, new: Any) -> float:
     return 0.0 if old == new else float("inf")
 
 
+def record(path: Path, grid: list[dict[str, Any]], predict: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Write `{"case", "result"}` JSON lines, one per case, with each case's CPU seconds on stderr."""
+    with path.open("w", encoding="utf-8") as handle:
+        for case in grid:
+            started = time.process_time()
+            handle.write(json.dumps({"case": case, "result": predict(case)}) + "\n")
+            handle.flush()
+            print(f"{time.process_time() - started:7.2f} s  {case}", file=sys.stderr)
+
+
+def compare(
+    path: Path,
+    predict: Callable[[dict[str, Any]], dict[str, Any]],
+    tolerance: float,
+    keep: Callable[[dict[str, Any]], bool] = lambda case: True,
+) -> int:
+    """Recompute each recorded case that `keep` accepts; report the largest relative difference; exit status 1
+    past `tolerance`."""
+    worst, count = 0.0, 0
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            recorded = json.loads(line)
+            if not keep(recorded["case"]):
+                continue
+            now = json.loads(json.dumps(predict(recorded["case"])))
+            gap = difference(recorded["result"], now)
+            worst, count = max(worst, gap), count + 1
+            if gap > tolerance:
+                print(f"DIFFERS by {gap:.3g}: {recorded['case']}", file=sys.stderr)
+    print(f"{count} cases, largest relative difference {worst:.3g}")
+    return 0 if worst <= tolerance else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("action", choices=("record", "compare"))
@@ -124,26 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--algo", help="compare only this algorithm's cases")
     args = parser.parse_args(argv)
     if args.action == "record":
-        with args.file.open("w", encoding="utf-8") as handle:
-            for case in cases(args.grid):
-                started = time.perf_counter()
-                handle.write(json.dumps({"case": case, "result": predict(case)}) + "\n")
-                handle.flush()
-                print(f"{time.perf_counter() - started:7.2f} s  {case}", file=sys.stderr)
+        record(args.file, cases(args.grid), predict)
         return 0
-    worst, count = 0.0, 0
-    with args.file.open(encoding="utf-8") as handle:
-        for line in handle:
-            recorded = json.loads(line)
-            if args.algo is not None and recorded["case"]["algo"] != args.algo:
-                continue
-            now = json.loads(json.dumps(predict(recorded["case"])))
-            gap = difference(recorded["result"], now)
-            worst, count = max(worst, gap), count + 1
-            if gap > TOLERANCE:
-                print(f"DIFFERS by {gap:.3g}: {recorded['case']}", file=sys.stderr)
-    print(f"{count} cases, largest relative difference {worst:.3g}")
-    return 0 if worst <= TOLERANCE else 1
+    return compare(args.file, predict, TOLERANCE, lambda case: args.algo is None or case["algo"] == args.algo)
 
 
 if __name__ == "__main__":
