@@ -1,12 +1,12 @@
-"""The discrete-event engine: CTAs placed on SMs, warp roles as SimPy processes, ops charged to units.
+"""The discrete-event engine: CTAs placed on SMs, warp roles as generator processes, ops charged to units.
 
 Kernels run one after another (a launch gap apart) on one chip whose L2 contents carry over between them. For each
 kernel the engine computes how many CTAs fit on an SM (threads, registers, shared memory, TMEM, CTA slots) and
 starts that many CTA slots per SM, filled breadth-first across SMs as the hardware's block scheduler does. A slot
 runs CTAs until the tile queue is empty (one tile per CTA), or, for a persistent kernel, runs one CTA that is handed
 its first tile at launch (slot i takes tile i, as FA3's and FA4's tile schedulers start each CTA at its blockIdx)
-and whose roles pull further tiles from the queue when they reach them. Each warp role is a SimPy process that walks
-its program: unit ops reserve time on the units (see `simgpu.sm`); synchronous ones suspend the role until
+and whose roles pull further tiles from the queue when they reach them. Each warp role is a process (a generator)
+that walks its program: unit ops reserve time on the units (see `simgpu.sm`); synchronous ones suspend the role until
 completion, asynchronous ones arrive on a barrier when they complete. A run that ends with roles still waiting is a
 deadlock and is reported as one.
 
