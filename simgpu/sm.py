@@ -27,7 +27,9 @@ roles at once interleave instruction by instruction (`_interleave`), whatever th
 other roles' MMAs still running, through their `Revision`s (the phase trace of our FA3 kernel: without ping-pong
 the two warpgroups' softmaxes meet).
 Ignored: instruction caches, and otherwise the warp schedulers' interleaving of co-resident roles on one unit (each
-unit serves whole ops in FIFO order; mma.sync from two roles included).
+unit serves whole ops in FIFO order; mma.sync from two roles included); the chip-wide limit that slows fragment
+stores to 31-36 cycles per instruction when every SM issues them at once; a TMA copy's descriptor fetch (~290 cycles
+on a CTA's first copy of a tensor on the H200, validation/h200/tma_boxes_h200.csv).
 """
 
 from __future__ import annotations
