@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.fast_equality import compare, record
+from benchmarks.fast_equality import compare, make_case, record
 from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.engine import Engine
@@ -50,14 +50,8 @@ def _small() -> Iterator[dict[str, Any]]:
             for pass_ in ("fwd", "bwd"):
                 for causal in (False, True):
                     for shape, (overrides, sizes) in enumerate(SHAPES):
-                        yield {
-                            "arch": arch,
-                            "overrides": overrides,
-                            "algo": algo,
-                            "problem": sizes | {"pass_": pass_},
-                            "causal": causal,
-                            "trace": arch in TRACED_ARCHS and not causal and shape == 0,
-                        }
+                        traced = arch in TRACED_ARCHS and not causal and shape == 0
+                        yield make_case(arch, overrides, algo, sizes, pass_, causal) | {"trace": traced}
 
 
 def _issue4() -> Iterator[dict[str, Any]]:

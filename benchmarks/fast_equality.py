@@ -45,18 +45,19 @@ def _bench(archs: tuple[str, ...], passes: tuple[str, ...], seqlens: tuple[int, 
                         }
 
 
+def make_case(
+    arch: str, overrides: dict[str, Any], algo: str, sizes: dict[str, int], pass_: str, causal: bool
+) -> dict[str, Any]:
+    """A recorded case: chip, its overrides, algorithm, problem sizes with the pass, causality."""
+    return {"arch": arch, "overrides": overrides, "algo": algo, "problem": sizes | {"pass_": pass_}, "causal": causal}
+
+
 def _small() -> Iterator[dict[str, Any]]:
     from experiments.fast_vs_exact import GRID, SHAPES
 
     for arch, algo, pass_, causal, shape in GRID:
         overrides, sizes = SHAPES[shape]
-        yield {
-            "arch": arch,
-            "overrides": overrides,
-            "algo": algo,
-            "problem": sizes | {"pass_": pass_},
-            "causal": causal,
-        }
+        yield make_case(arch, overrides, algo, sizes, pass_, causal)
 
 
 def _v1_shapes() -> Iterator[dict[str, Any]]:
