@@ -193,6 +193,45 @@ __device__ __forceinline__ void fence_regs(u32 (&r)[N][4]) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Online softmax of a consumer's 64 x BLOCK_N score tile (also run alone by validation/probes/v3_pieces.cu)
+// ---------------------------------------------------------------------------------------------------------
+
+// S (in s_acc, masked already) -> P = exp2(S * scale_log2 - m * scale_log2) in fp32, in place: new row max over
+// the quad, alpha = exp(old max - new max), the thread's partial row sums rescaled and extended. O is not
+// touched (the caller rescales it by alpha before its next P V).
+__device__ __forceinline__ void softmax_tile(float (&s_acc)[BLOCK_N / 2], float (&row_max)[2], float (&row_sum)[2],
+                                             float (&alpha)[2], float scale_log2) {
+  float max_scaled[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float mx = row_max[h];
+#pragma unroll
+    for (int i = 0; i < BLOCK_N / 8; ++i) mx = fmaxf(mx, fmaxf(s_acc[4 * i + 2 * h], s_acc[4 * i + 2 * h + 1]));
+    mx = quad_max(mx);
+    // Finite from tile 0 on: key 0 is unmasked in every row, so exp2 never sees -inf - -inf.
+    max_scaled[h] = mx * scale_log2;
+    alpha[h] = exp2_approx(row_max[h] * scale_log2 - max_scaled[h]);
+    row_max[h] = mx;
+    row_sum[h] *= alpha[h];
+  }
+#pragma unroll
+  for (int i = 0; i < BLOCK_N / 2; ++i) {
+    const int h = (i / 2) % 2;
+    s_acc[i] = exp2_approx(fmaf(s_acc[i], scale_log2, -max_scaled[h]));
+    row_sum[h] += s_acc[i];
+  }
+}
+
+// P (fp32, accumulator layout) -> bf16 A fragments of the RS product: k16 step k from registers 8k .. 8k + 7.
+__device__ __forceinline__ void pack_p_tile(u32 (&p_frag)[BLOCK_N / 16][4], const float (&s_acc)[BLOCK_N / 2]) {
+#pragma unroll
+  for (int k = 0; k < BLOCK_N / 16; ++k) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) p_frag[k][e] = pack2<true>(s_acc[8 * k + 2 * e], s_acc[8 * k + 2 * e + 1]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // The kernel
 // ---------------------------------------------------------------------------------------------------------
 
@@ -361,33 +400,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         }
       }
     }
-    float max_scaled[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float mx = row_max[h];
-#pragma unroll
-      for (int i = 0; i < BLOCK_N / 8; ++i) mx = fmaxf(mx, fmaxf(s_acc[4 * i + 2 * h], s_acc[4 * i + 2 * h + 1]));
-      mx = quad_max(mx);
-      // Finite from tile 0 on: key 0 is unmasked in every row, so exp2 never sees -inf - -inf.
-      max_scaled[h] = mx * scale_log2;
-      alpha[h] = exp2_approx(row_max[h] * scale_log2 - max_scaled[h]);
-      row_max[h] = mx;
-      row_sum[h] *= alpha[h];
-    }
-#pragma unroll
-    for (int i = 0; i < BLOCK_N / 2; ++i) {
-      const int h = (i / 2) % 2;
-      s_acc[i] = exp2_approx(fmaf(s_acc[i], scale_log2, -max_scaled[h]));
-      row_sum[h] += s_acc[i];
-    }
+    softmax_tile(s_acc, row_max, row_sum, alpha, scale_log2);
   };
-  const auto pack_p = [&]() {
-#pragma unroll
-    for (int k = 0; k < K_STEPS_O; ++k) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) p_frag[k][e] = pack2<true>(s_acc[8 * k + 2 * e], s_acc[8 * k + 2 * e + 1]);
-    }
-  };
+  const auto pack_p = [&]() { pack_p_tile(p_frag, s_acc); };
   // Ping-pong turn-taking: consumer c waits for barrier 1 + c, then hands the turn to the other consumer.
   const auto turn_wait = [&]() {
     if constexpr (PINGPONG) named_sync(1 + c);
