@@ -196,7 +196,9 @@ class LatencySpec(_Node):
     can issue. They bound a warp role's op from below (`simgpu.sm`), delay the role and occupy no unit.
 
     `mma_async_cycles` is what an async MMA (wgmma, tcgen05) adds after its tensor-core work before its result can
-    be used (fence, commit, wait). An arch without this section has no latency floors."""
+    be used (fence, commit, wait). `wait_cycles` is the round trip of a wait on a barrier phase (mbarrier try_wait,
+    wgmma.wait_group) that has already completed: a `Wait` returns no sooner than this after its role reaches it
+    (None: waits on completed phases are free). An arch without this section has no latency floors."""
 
     fma_cycles: PositiveFloat  # FFMA, FADD, FMUL
     alu_cycles: PositiveFloat  # FMNMX, F2FP, compare, select
@@ -205,6 +207,7 @@ class LatencySpec(_Node):
     smem_cycles: PositiveFloat  # LDS.128, ldmatrix.x4
     mma_sync_cycles: PositiveFloat  # mma.sync m16n8k16, accumulator to accumulator
     mma_async_cycles: NonNegativeFloat
+    wait_cycles: NonNegativeFloat | None = None
 
 
 class PowerSpec(_Node):

@@ -470,6 +470,7 @@ class Engine:
         execute = sm.execute
         warps = role.warps
         trace = self.trace if self.trace is not None and sm.index in self.trace.sms else None
+        wait_cycles = self.arch.latency.wait_cycles if self.arch.latency is not None else None
         k = 0
         while (tile := cta.tile(k)) is not None:
             k += 1
@@ -494,11 +495,14 @@ class Engine:
                         barrier = cta.barrier(wait.barrier, state)
                         phase = state.phases.get(barrier, 0) + 1
                         state.phases[barrier] = phase
+                        reached = self.now
                         if barrier.phases < phase:
                             barrier.waiters.append((phase, state.process))  # type: ignore[arg-type]
                             state.waiting = (barrier, phase)
                             yield None
                             state.waiting = None
+                        if wait_cycles and self.now < reached + wait_cycles:
+                            yield reached + wait_cycles - self.now  # the wait's own round trip
                     elif kind is Arrive:
                         arrival: Arrive = op  # type: ignore[assignment]
                         cta.barrier(arrival.barrier, state).arrive()

@@ -19,9 +19,13 @@ warps the role has; their number enters through the units' shares):
 - wgmma, tcgen05 (asynchronous MMAs): the result is usable `mma_async_cycles` after the tensor-core work ends
   (fence, commit, wait); the tensor core itself pipelines back-to-back instructions at its rate.
 - thread-issued shared-memory traffic (`Smem`): one shared-memory round trip.
-Ignored: TMEM load latency (not measured), barrier and mbarrier round trips (the engine's `Wait`/`Arrive` cost
-nothing), and stalls that a particular compiler schedule adds (a rolled loop that waits for each k-step's
-operands, a loop's backward branch).
+- waits (`Wait`): `wait_cycles`, the round trip of an mbarrier try_wait or a wgmma.wait_group on a phase that has
+  already completed; the engine returns from a wait no sooner than that after the role reaches it, or when the
+  phase completes if later (an MMA's arrival already carries `mma_async_cycles`).
+Ignored: TMEM load latency (not measured), the hand-off from an arriving role to a blocked waiter (measured 38
+cycles for a named barrier, 78 for an mbarrier: `validation/h200/v3_pieces_h200.csv`; `Arrive` takes effect at
+once), and stalls that a particular compiler schedule adds (a rolled loop that waits for each k-step's operands,
+a loop's backward branch).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The instruction mix of FlashAttention's online softmax over one score tile, shared by the v2 and v3 schedules.
 
 Per score: 1 FFMA (scale, subtract the running max), 1 MUFU.EX2, 1 FMNMX (row max), 1 FADD (row sum), half a
-conversion (two scores packed to 16 bits per F2FP). Per row: the rescale of O (headdim FMUL) and of l, an ex2 for
+conversion (two scores packed to 16 bits per F2FP). Per row: the rescale of O (headdim FMUL; FA3 does it between its
+two GEMMs instead, so a schedule can take it out as `o_rescale`) and of l, an ex2 for
 the rescale factor, and the quad shuffles and max of the row max (8 ALU ops). Tiles that cross the diagonal or the
 sequence end add a compare and a select per score for the mask.
 
@@ -23,8 +24,9 @@ from simgpu.ops import Chain, Vector
 QUAD = 4  # lanes that share one accumulator row
 
 
-def online_softmax(rows: int, cols: int, headdim: int, masked: bool) -> tuple[Vector, Vector]:
-    """The row-max pass and the exp pass over a `rows` x `cols` score tile (O has `headdim` columns)."""
+def online_softmax(rows: int, cols: int, headdim: int, masked: bool, rescale_o: bool = True) -> tuple[Vector, Vector]:
+    """The row-max pass and the exp pass over a `rows` x `cols` score tile (O has `headdim` columns). Without
+    `rescale_o` the exp pass leaves O alone: the schedule places `o_rescale` itself (FA3 between its two GEMMs)."""
     scores = rows * cols
     per_thread = cols / QUAD
     mask = 2 * scores if masked else 0
@@ -33,9 +35,14 @@ def online_softmax(rows: int, cols: int, headdim: int, masked: bool) -> tuple[Ve
         chain=Chain(alu=per_thread / 2 + 2 + (2 if masked else 0), shuffle=2),
     )
     exps = Vector(
-        fma=2 * scores + rows * headdim + rows,
+        fma=2 * scores + (rows * headdim if rescale_o else 0) + rows,
         alu=0.5 * scores,
         ex2=scores + rows,
         chain=Chain(fma=3 + per_thread, mufu=1),
     )
     return row_max, exps
+
+
+def o_rescale(rows: int, headdim: int) -> Vector:
+    """O *= the rows' rescale factors: one FMUL per element of a `rows` x `headdim` accumulator, independent."""
+    return Vector(fma=rows * headdim, chain=Chain(fma=1))

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
-from algorithms._schedule.softmax import online_softmax
+from algorithms._schedule.softmax import o_rescale, online_softmax
 from algorithms._schedule.tiling import (
     HEAD_AXES,
     ceil_div,
@@ -247,9 +247,11 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         release_v = (Arrive("v_empty"), Advance((v_ready, "v_empty")))
 
         @functools.cache
-        def softmax_ops(masked: bool) -> tuple[Op, ...]:
+        def softmax_ops(masked: bool, rescale_o: bool = True) -> tuple[Op, ...]:
             """The softmax of a key block, which names no tile: built once (long sequences fold thousands of tiles)."""
-            return (*online_softmax(WGMMA_ROWS, c, d, masked=masked), *permute)
+            return (*online_softmax(WGMMA_ROWS, c, d, masked=masked, rescale_o=rescale_o), *permute)
+
+        rescale = o_rescale(WGMMA_ROWS, d)
 
         def program(tile: Hashable) -> Sequence[Op]:
             b, h, i, rows, keys = visits(tile)
@@ -267,8 +269,8 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                     Advance(("k_empty@load", "k_full@load", "v_empty@load", "v_full@load")),
                 )  # fmt: skip
 
-            def softmax(j: int) -> tuple[Op, ...]:
-                return softmax_ops(j >= keys.unmasked)
+            def softmax(j: int, rescale_o: bool = True) -> tuple[Op, ...]:
+                return softmax_ops(j >= keys.unmasked, rescale_o)
 
             def serial(j: int) -> Sequence[Op]:
                 # No GEMM-softmax pipelining: S_j, its softmax, then PV_j, each waiting for the one before.
@@ -280,13 +282,15 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 )  # fmt: skip
 
             def overlapped(j: int) -> Sequence[Op]:
-                # FA3's order: issue S_{j+1} and PV_j back to back (P_j came from the previous softmax), then the
-                # softmax of S_{j+1} runs while PV_j is still on the tensor cores.
+                # FA3's order: issue S_{j+1}, rescale O by the factors of softmax j (registers PV_j accumulates
+                # into: between the two issues, with the turn held), issue PV_j (P_j came from the previous
+                # softmax), then the softmax of S_{j+1} runs while PV_j is still on the tensor cores.
                 ahead = j + 1 < n
                 issue_s = (Wait("k_full"), Mma(*s_args, arrive=f"s_{mine}")) if ahead else ()
                 return (
-                    *turn_start, *issue_s, Wait(v_ready), Mma(*pv_args, a="reg", arrive=f"pv_{mine}"), *turn_end,
-                    *((Wait(f"s_{mine}"), *release_k, *softmax(j + 1)) if ahead else ()),
+                    *turn_start, *issue_s, rescale,
+                    Wait(v_ready), Mma(*pv_args, a="reg", arrive=f"pv_{mine}"), *turn_end,
+                    *((Wait(f"s_{mine}"), *release_k, *softmax(j + 1, rescale_o=False)) if ahead else ()),
                     Wait(f"pv_{mine}"), *release_v,
                     *own_loads(j + cfg.stages),
                 )  # fmt: skip
@@ -294,7 +298,9 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
             prologue: list[Op] = [op for j in range(cfg.stages) for op in own_loads(j)]
             prologue.append(Wait("q_full"))
             if cfg.intra_wg_overlap and n:
-                prologue += [Wait("k_full"), *turn_start, Mma(*s_args), *turn_end, *release_k, *softmax(0)]
+                prologue += [
+                    Wait("k_full"), *turn_start, Mma(*s_args), *turn_end, *release_k, *softmax(0, rescale_o=False)
+                ]  # fmt: skip
             return (
                 *prologue,
                 Repeat(n, overlapped if cfg.intra_wg_overlap else serial),

@@ -315,9 +315,10 @@ def test_a_cp_async_copy_holds_its_warps_while_they_issue_it(toy_hopper: Arch) -
     # its 100 cycles of FFMA (issue slots, 4096 x 4 / 32 / 4 = 128, and the ALU pipe, 4096 x 3 / 64 = 192, are
     # shorter). The data (65.5 cycles from HBM) lands under the FFMA.
     timed = {key: value for key, value in TOY.items() if key != "latency"}  # the H100's dependency latencies
-    arch = load_arch("h100", timed).with_overrides(
-        {"sm.cp_async_issue_cycles": 8.0, "sm.cp_async_bytes_per_cycle": None, "contention": None}
-    )
+    arch = load_arch("h100", timed).with_overrides(  # its waits free: the last Wait is only the end of the story
+        {"sm.cp_async_issue_cycles": 8.0, "sm.cp_async_bytes_per_cycle": None, "contention": None,
+         "latency.wait_cycles": None}
+    )  # fmt: skip
     assert arch.latency is not None and arch.latency.alu_cycles == 4 and arch.latency.fma_cycles == 4
 
     def run(load: Load, **overrides: object) -> float:
@@ -355,6 +356,25 @@ def test_fragment_stores_hold_their_warps_while_the_store_path_takes_them(toy_ho
     assert run(Store("O", 0, 65536)) == pytest.approx(65536 / 16 / 32 / 4 + 100)
     with pytest.raises(ScheduleError, match="fragment_lane_bytes must be >= 0"):
         run(Store("O", 0, 65536, fragment_lane_bytes=-4))
+
+
+def test_a_wait_takes_its_round_trip_even_when_the_phase_has_completed(toy_hopper: Arch) -> None:
+    # A wait returns no sooner than `latency.wait_cycles` after its role reaches it (an mbarrier try_wait, a
+    # wgmma.wait_group); a wait that blocks returns when the phase completes, if that is later.
+    latency = {"fma_cycles": 1, "alu_cycles": 1, "mufu_cycles": 1, "shuffle_cycles": 1, "smem_cycles": 1,
+               "mma_sync_cycles": 1, "mma_async_cycles": 0, "wait_cycles": 48}  # fmt: skip
+    arch = toy_hopper.with_overrides({"latency": latency})
+
+    def run(arrive_after: float, wait_after: float, chip: Arch = arch) -> float:
+        arriving = Role("a", 4, lambda tile: (Delay(arrive_after), Arrive("b")))
+        waiting = Role("w", 4, lambda tile: (Delay(wait_after), Wait("b")))
+        return Engine(chip).run([one_cta([arriving, waiting], [BarrierSpec("b")])]).cycles
+
+    assert run(arrive_after=0, wait_after=30) == 30 + 48  # complete when reached: the round trip
+    assert run(arrive_after=100, wait_after=0) == 100  # blocked past its round trip: the arrival
+    assert run(arrive_after=20, wait_after=0) == 48  # blocked, but the round trip is longer
+    no_wait_cost = arch.with_overrides({"latency.wait_cycles": None})
+    assert run(arrive_after=0, wait_after=30, chip=no_wait_cost) == 30
 
 
 def test_fragment_stores_do_not_hold_back_another_sms_loads(toy_hopper: Arch) -> None:
