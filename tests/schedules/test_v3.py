@@ -56,7 +56,12 @@ def test_refuses_chips_without_tma_and_wgmma() -> None:
 def test_fp8_runs_at_the_fp8_rate() -> None:
     bf16 = simulate("h100", "v3", Problem(2, 8, 1024, 128), mode="exact")
     fp8 = simulate("h100", "v3", Problem(2, 8, 1024, 128, dtype="fp8"), mode="exact")
-    assert fp8.tflops > 1.3 * bf16.tflops
+    # Half the tensor-core time (within the contention's stretch), and faster; not twice as fast: the softmax's
+    # exps do not speed up, and at d = 128 they bound FP8 (FA3: ~1.6x at long sequences).
+    tensor_cycles = {r.problem["dtype"]: r.busy["tensor"] * r.cycles for r in (bf16, fp8)}
+    assert tensor_cycles["fp8"] == pytest.approx(tensor_cycles["bf16"] / 2, rel=0.05)
+    assert fp8.tflops > 1.2 * bf16.tflops
+    assert fp8.bottleneck == "mufu"
     assert fp8.hbm_read_bytes < bf16.hbm_read_bytes
 
 
