@@ -3,11 +3,15 @@
 Studies (bf16, d = 128, non-causal forward unless said; one problem per study, B200 unless said):
 - mufu:      MUFU ex2 16 -> 32 per clock per SM (B300), with all exps on MUFU and with FA4's 25% software share;
 - emulation: software-exp share of each row 0, 10, 25, 50%;
-- smem:      shared-memory bandwidth x1.5 (128 -> 192 B/clk/SM), forward and backward;
+- smem:      shared-memory bandwidth x1.5 (128 -> 192 B/clk/SM), forward, backward 1-CTA and backward 2-CTA (FA4's
+             backward at d = 128 pairs CTAs: `two_cta`);
 - tmem:      an H100 given B200's TMEM, TMA and tcgen05 (at H100's own tensor rate: 4096 FLOP/clk/SM, MUFU, smem);
 - tau:       conditional-rescaling threshold 0, 2, 4, 8, 16 (the rescale share measured by the v4 numerics).
-Every row records the predicted TFLOP/s, the bottleneck unit (highest busy share) and the busy shares. Writes
-`fa4_whatif.csv`, then `fa4_whatif.png` (one panel per study; each bar is labelled with its bottleneck unit).
+Problem: 4 x 16 heads, seqlen 8k (FA4's 32k tokens); `--quick`: 1 x 16 heads, seqlen 2k. Fast mode (the default, within
+1% of exact mode: `experiments.fast_vs_exact`), so the whole study runs in seconds. Every row records the predicted
+TFLOP/s, the bottleneck unit (the busiest: highest busy share, `simgpu.result`) and the busy shares. Writes
+`fa4_whatif.csv`, then `fa4_whatif.png` (one panel per study; each bar is labelled with the unit that bounds it, and
+each panel's title lists them left to right).
 """
 
 from __future__ import annotations
@@ -28,17 +32,19 @@ TMEM_ON_HOPPER: Mapping[str, Any] = {
     "tensor_core.instruction_m": 128,
     "tensor_core.instruction_n_max": 256,
 }
-UNITS = ("tensor", "mufu", "fma", "alu", "issue", "smem", "tmem")
+UNITS = ("tensor", "mufu", "fma", "alu", "issue", "smem", "tmem", "dsmem")
+HEADS = 16
 
 
 def _row(study: str, label: str, arch: Arch, problem: Problem, options: Mapping[str, Any]) -> dict[str, object]:
-    result = simulate(arch, "v4", problem, options, mode="exact")
+    result = simulate(arch, "v4", problem, options)
     row: dict[str, object] = {
         "study": study,
         "point": label,
         "arch": arch.name,
         "pass": problem.pass_,
         "seqlen": problem.seqlen_q,
+        "batch": problem.batch,
         "heads": problem.heads,
         "tflops": result.tflops,
         "bottleneck": result.bottleneck,
@@ -48,9 +54,9 @@ def _row(study: str, label: str, arch: Arch, problem: Problem, options: Mapping[
 
 
 def run(quick: bool) -> list[dict[str, object]]:
-    heads, seqlen = (4, 512) if quick else (37, 2048)
-    fwd = Problem(1, heads, seqlen, 128)
-    bwd = Problem(1, heads, seqlen // 2, 128, pass_="bwd")
+    batch, seqlen = (1, 2048) if quick else (4, 8192)
+    fwd = Problem(batch, HEADS, seqlen, 128)
+    bwd = Problem(batch, HEADS, seqlen, 128, pass_="bwd")
     b200 = load_arch("b200")
     b300_mufu = load_arch("b200", {"mufu.ex2_per_cycle": 32.0})
     wide_smem = load_arch("b200", {"smem.bandwidth_bytes_per_cycle": 192.0})
@@ -68,7 +74,8 @@ def run(quick: bool) -> list[dict[str, object]]:
         rows.append(_row("emulation", f"{fraction:.0%} sw exp", b200, fwd, {"exp_emulation_fraction": fraction}))
     for arch, name in ((b200, "128 B/clk"), (wide_smem, "192 B/clk")):
         rows.append(_row("smem", f"fwd, smem {name}", arch, fwd, {}))
-        rows.append(_row("smem", f"bwd, smem {name}", arch, bwd, {}))
+        rows.append(_row("smem", f"bwd 1-CTA, smem {name}", arch, bwd, {}))
+        rows.append(_row("smem", f"bwd 2-CTA, smem {name}", arch, bwd, {"two_cta": True}))
     rows.append(_row("tmem", "B200", b200, fwd, {}))
     rows.append(_row("tmem", "H100 + TMEM/tcgen05", h100_tmem, fwd, {}))
     for tau in (0.0, 2.0, 4.0, 8.0, 16.0):
@@ -85,7 +92,8 @@ def plot(csv_path: Path, png_path: Path) -> Path:
     with csv_path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     studies = list(dict.fromkeys(r["study"] for r in rows))
-    fig, axes = plt.subplots(1, len(studies), figsize=(4.2 * len(studies), 4.6))
+    bars = [sum(r["study"] == study for r in rows) for study in studies]
+    fig, axes = plt.subplots(1, len(studies), figsize=(1.1 * sum(bars) + 2, 5.0), gridspec_kw={"width_ratios": bars})
     for ax, study in zip(axes, studies, strict=True):
         mine = [r for r in rows if r["study"] == study]
         values = [float(r["tflops"]) for r in mine]
@@ -97,7 +105,10 @@ def plot(csv_path: Path, png_path: Path) -> Path:
         bounds = " / ".join(r["bottleneck"] for r in mine)
         ax.set_title(f"{study}: bound by (left to right)\n{bounds}", fontsize=9)
     r0 = rows[0]
-    fig.suptitle(f"FA4 what-ifs, bf16 d=128, {r0['heads']} heads, seqlen {r0['seqlen']} (label on bar: bottleneck)")
+    fig.suptitle(
+        f"FA4 what-ifs, bf16 d=128, {r0['batch']} x {r0['heads']} heads, seqlen {r0['seqlen']} "
+        "(label on bar: the unit that bounds it, the busiest)"
+    )
     fig.tight_layout()
     fig.savefig(png_path, dpi=120)
     plt.close(fig)
@@ -105,7 +116,7 @@ def plot(csv_path: Path, png_path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(__doc__, "4 heads, seqlen 512", argv)
+    args = parse_args(__doc__, "1 x 16 heads, seqlen 2048", argv)
     rows = run(args.quick)
     for row in rows:
         print(f"{row['study']:9} {row['point']:28} {row['tflops']:7.0f} TFLOP/s  bound by {row['bottleneck']}")

@@ -147,6 +147,17 @@ class TmaSpec(_Node):
     bytes_per_cycle: PositiveFloat | None = None
 
 
+class DsmemSpec(_Node):
+    """Distributed shared memory: the SM-to-SM network between the CTAs of a cluster (Hopper and later).
+
+    A bulk copy from this SM's smem into a peer CTA's smem passes this SM's link to the network at
+    `bandwidth_bytes_per_cycle` and lands `latency_cycles` after its last byte left; an mbarrier arrival sent to a
+    peer CTA takes `latency_cycles` too (`simgpu.kernel.BarrierSpec.cluster`)."""
+
+    latency_cycles: NonNegativeFloat
+    bandwidth_bytes_per_cycle: PositiveFloat
+
+
 class L2Spec(_Node):
     """Chip-wide L2: capacity decides hits; bandwidth is shared by all SMs."""
 
@@ -251,6 +262,7 @@ class Arch(_Node):
     hbm: HbmSpec
     features: Features
     latency: LatencySpec | None = None  # optional: a file without it models no dependency latencies
+    dsmem: DsmemSpec | None = None  # optional: a file without it cannot run schedules that exchange data over DSMEM
 
     @model_validator(mode="after")
     def _consistent(self) -> Arch:
@@ -261,6 +273,8 @@ class Arch(_Node):
             )
         if self.features.tmem != (self.tmem is not None):
             raise ValueError("features.tmem must be true exactly when a tmem section is given")
+        if self.dsmem is not None and not self.features.clusters:
+            raise ValueError("a dsmem section needs features.clusters")
         if self.features.tma != (self.tma is not None):
             raise ValueError("features.tma must be true exactly when a tma section is given")
         instruction = self.tensor_core.instruction

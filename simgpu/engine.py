@@ -8,7 +8,9 @@ its first tile at launch (slot i takes tile i, as FA3's and FA4's tile scheduler
 and whose roles pull further tiles from the queue when they reach them. Each warp role is a process (a generator)
 that walks its program: unit ops reserve time on the units (see `simgpu.sm`); synchronous ones suspend the role until
 completion, asynchronous ones arrive on a barrier when they complete. A run that ends with roles still waiting is a
-deadlock and is reported as one.
+deadlock and is reported as one. Clusters are not placed as such: a 2-CTA pair runs as two copies of one symmetric
+program, and a cluster barrier (`BarrierSpec.cluster`: one the pair's leader waits on for both CTAs) counts each
+arrival one SM-to-SM trip (`dsmem.latency_cycles`) after it is made, when the peer's copy of it would reach the leader.
 
 The event loop is a heap of (time, priority, sequence number) entries, as SimPy's is, written out here because
 SimPy's own functions took 14-19% of an exact run (cProfile; `docs/results/exact_engine_profile.txt`): a role
@@ -146,10 +148,11 @@ def ctas_per_sm(arch: Arch, kernel: Kernel) -> int:
 
 
 class _Barrier:
-    __slots__ = ("arrivals", "count", "name", "phases", "waiters", "wake")
+    __slots__ = ("arrivals", "count", "hop", "name", "phases", "waiters", "wake")
 
-    def __init__(self, spec: BarrierSpec, slot: int, wake: Callable[[Process, Any], None]) -> None:
+    def __init__(self, spec: BarrierSpec, slot: int, wake: Callable[[Process, Any], None], hop: float = 0.0) -> None:
         self.name = spec.name if spec.slots == 1 else f"{spec.name}[{slot}]"
+        self.hop = hop  # a cluster barrier's arrivals count this many cycles after they are made (`BarrierSpec`)
         self.arrivals = spec.arrivals
         self.count = 0
         self.phases = spec.initial_phases
@@ -253,7 +256,9 @@ class _Cta:
         self.sm = sm
         self.tiles = tiles
         self.queue = queue  # persistent CTAs draw further tiles from the kernel's queue
-        self.barriers = {spec.name: [_Barrier(spec, i, wake) for i in range(spec.slots)] for spec in kernel.barriers}
+        self.barriers = {
+            spec.name: [_Barrier(spec, i, wake, _hop(spec, sm)) for i in range(spec.slots)] for spec in kernel.barriers
+        }
         self.rings: dict[str, list[_Barrier]] = {}  # by a cursor reference ("name" or "name@cursor"): its ring
 
     def tile(self, k: int) -> Hashable | None:
@@ -280,6 +285,15 @@ class _Cta:
         if ring is None:
             raise ScheduleError(f"kernel {self.kernel.name}: no barrier named {name!r}")
         return ring
+
+
+def _hop(spec: BarrierSpec, sm: Sm) -> float:
+    """The SM-to-SM trip a cluster barrier's arrivals make (0 for a CTA's own barriers)."""
+    if not spec.cluster:
+        return 0.0
+    if sm.arch.dsmem is None:
+        raise ScheduleError(f"barrier {spec.name} is a cluster barrier, but {sm.arch.name} has no dsmem section")
+    return sm.arch.dsmem.latency_cycles
 
 
 class Engine:
@@ -505,7 +519,11 @@ class Engine:
                             yield reached + wait_cycles - self.now  # the wait's own round trip
                     elif kind is Arrive:
                         arrival: Arrive = op  # type: ignore[assignment]
-                        cta.barrier(arrival.barrier, state).arrive()
+                        barrier = cta.barrier(arrival.barrier, state)
+                        if barrier.hop:
+                            self._call_after(barrier.hop, barrier.arrive)
+                        else:
+                            barrier.arrive()
                     elif kind is Advance:
                         advance: Advance = op  # type: ignore[assignment]
                         for name in advance.barriers:
@@ -596,13 +614,15 @@ class Engine:
 
     def _arrive_at(self, barrier: _Barrier, delay: float, revision: Revision | None = None) -> None:
         if revision is None:
-            heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), barrier.arrive, None))
+            heappush(self._queue, (self.now + delay + barrier.hop, NORMAL, next(self._sequence), barrier.arrive, None))
             return
 
         def arrive_when_done(_value: Any) -> None:  # contention may have moved the op's end since
             later = revision.done()
             if later > self.now + SETTLE_TOLERANCE_CYCLES:
                 self._call_after(later - self.now, arrive_when_done)
+            elif barrier.hop:
+                self._call_after(barrier.hop, barrier.arrive)
             else:
                 barrier.arrive()
 

@@ -64,12 +64,18 @@ class BarrierSpec:
 
     `initial_phases` start completed: the `empty` ring of a producer/consumer pipeline has `initial_phases=1`, so
     the producer's first pass over the ring does not wait.
+
+    `cluster`: a barrier of a 2-CTA pair's leader that both CTAs arrive on (tcgen05 `cta_group::2`: one thread of the
+    leader issues each MMA for the pair, once both CTAs' operands are ready). The engine runs each CTA of the pair as
+    the same symmetric program, so the peer's arrival comes when this CTA's does, plus the trip over the SM-to-SM
+    network: every arrival counts `dsmem.latency_cycles` after it is made.
     """
 
     name: str
     arrivals: int = 1
     initial_phases: int = 0
     slots: int = 1
+    cluster: bool = False
 
 
 @dataclass(frozen=True)

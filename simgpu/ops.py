@@ -172,11 +172,17 @@ class Vector:
 
 @dataclass(frozen=True, slots=True)
 class Smem:
-    """Thread-issued shared-memory traffic (ldmatrix, ld/st.shared) through the SM's smem port."""
+    """Thread-issued shared-memory traffic (ldmatrix, ld/st.shared) through the SM's smem port.
+
+    `dsmem_bytes` of it also cross the cluster's SM-to-SM network (DSMEM): a bulk copy from this CTA's smem into a
+    peer CTA's smem (`cp.async.bulk.shared::cluster`) passes this SM's link and lands one network latency after its
+    last byte (the arch's `dsmem:` section). In a symmetric exchange each CTA sends as much as it receives, so
+    the op's `read_bytes` (sent) and `write_bytes` (received from the peer) go through this CTA's port."""
 
     read_bytes: float = 0.0
     write_bytes: float = 0.0
     arrive: BarrierRef | None = None
+    dsmem_bytes: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

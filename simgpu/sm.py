@@ -20,6 +20,8 @@ Stores and fp32 reductions issued straight from MMA accumulator fragments (`Stor
 SM's store path at `sm.fragment_store_cycles` per warp instruction, and their role waits until the path has taken
 them (`copy_issued`): on the H200 every such instruction (8 rows of 16-32 bytes) costs the SM 16 cycles, plain store
 or RED alike (validation/h200/dq_atomics_h200.csv).
+Bytes an `Smem` op copies to a peer CTA of the cluster (`dsmem_bytes`) pass the SM's link to the SM-to-SM network at
+`dsmem.bandwidth_bytes_per_cycle` and land `dsmem.latency_cycles` after the last one (a unit of its own, "dsmem").
 On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
 while it runs slows its pipes further, and the op's `Revision` gives the completion those stretched units imply
 (the engine waits for it). Copies (`Load`, `Store`) are not revised. Async MMAs with the issue hold from two
@@ -111,6 +113,9 @@ class Sm:
         self._ingest = {"cp_async": self.cp_async_ingest, "tma": self.tma_ingest}
         self._fragment_store_cycles = arch.sm.fragment_store_cycles
         self.store_path = Server("store_path", 1.0, rec) if self._fragment_store_cycles is not None else None
+        dsmem = arch.dsmem
+        self.dsmem = Server("dsmem", dsmem.bandwidth_bytes_per_cycle, rec) if dsmem is not None else None
+        self._dsmem_latency = dsmem.latency_cycles if dsmem is not None else 0.0
         self.latency = arch.latency
         self._cp_async_issue_cycles = arch.sm.cp_async_issue_cycles or 0.0
         self._address_step_cycles = arch.latency.alu_cycles if arch.latency is not None else 0.0
@@ -151,6 +156,8 @@ class Sm:
             units["tma_ingest"] = self.tma_ingest
         if self.store_path is not None:
             units["store_path"] = self.store_path
+        if self.dsmem is not None:
+            units["dsmem"] = self.dsmem
         return units
 
     def execute(self, op: UnitOp, now: float, warps: int, role: object = None) -> float:
@@ -238,6 +245,10 @@ class Sm:
         issued = self._lanes(now, (op.read_bytes + op.write_bytes) / VECTOR_BYTES_PER_LANE, warps)
         base = max(issued, now + self.latency.smem_cycles) if self.latency is not None else issued
         port_done = self.smem.access(now, op.read_bytes, op.write_bytes)
+        if op.dsmem_bytes:  # a copy to a peer CTA's smem: through this SM's link, then one network latency
+            if self.dsmem is None:
+                raise ScheduleError(f"{self.arch.name} has no dsmem section: no SM-to-SM network to copy over")
+            base = max(base, self.dsmem.reserve(now, op.dsmem_bytes) + self._dsmem_latency)
         if self.contention is None:
             return max(base, port_done)
         revision = Revision(now, base, (self.smem.server.watch(port_done, now),))
@@ -389,7 +400,9 @@ class Sm:
             raise ScheduleError(f"{self.arch.name} has no Tensor Memory for the A operand")
         if op.b_share < 1 or (op.b_share > 1 and instruction != "tcgen05"):
             raise ScheduleError(f"b_share={op.b_share}: only tcgen05's 2-CTA MMAs split B across CTAs")
-        instructions = (op.m / shape_m) * -(-op.n // shape_n) * (op.k * element / shape_k_bytes)
+        # A 2-CTA MMA (cta_group::2) is issued once for the pair by one thread of the leader CTA: per CTA of the
+        # symmetric pair, 1 / b_share of the pair's instructions.
+        instructions = (op.m / shape_m) * -(-op.n // shape_n) * (op.k * element / shape_k_bytes) / op.b_share
         # ldmatrix: one 16-byte row per lane per instruction for the register operands read from smem.
         instructions += op.operand_smem_bytes / VECTOR_BYTES_PER_LANE / WARP_LANES
         a_bytes = op.m * op.k * element

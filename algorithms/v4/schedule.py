@@ -49,14 +49,16 @@ half of dO_i's rows (with D_i), half of Q_i's columns and half of dO_i's columns
 more, split by columns, for dQ. The MMA order is S(i), dK(i-1), dP(i), dQ(i-1), dV(i): dQ(i-1) waits until both
 CTAs' halves of dS(i-1) have been exchanged, and dK(i-1) only for dS^T in TMEM. dQ's TMEM columns overlap S's, so
 S(i+1) waits until the dq warps have drained dQ(i-1). The buffers of the rows are free once S^T(i) and dP^T(i) have
-read them, those of the columns once dK(i) and dV(i) have. (The leader CTA's MMA warp issues for the pair: each CTA
-here issues its half of every pair MMA.) The dq warps load their share of dQ_i (fp32) from TMEM into registers and
-release TMEM, then stage it in smem chunk by chunk (FA-repo `dQacc_reduce`: chunks of 32 columns through 2 smem
-buffers, `_dq_staging`; the chunks save FA4 the 32 KiB that hold its second Q buffer); a TMA reduce-add adds each
-chunk to the accumulator in HBM/L2 (fp32 atomics) as soon as it is written, and the TMA's smem read is charged to
-the port. A buffer is reused once its add has read it (FA's `cp_async_bulk_wait_group(stages - 1, read=True)`; the
-role's own Smem read op stands for that read); deterministic, once its add has completed (`read=False`), waited for
-`stages - 1` chunks later.
+read them, those of the columns once dK(i) and dV(i) have. One thread of the leader CTA issues each MMA for the
+pair (`cta_group::2`): each CTA is simulated as the same symmetric program, its pair MMAs cost it half the pair's
+issue slots (`Mma.b_share`), and the barriers the MMA warp waits on take the peer's arrivals one SM-to-SM trip late
+(`BarrierSpec.cluster`, the arch's `dsmem.latency_cycles`). The dq warps load their share of dQ_i (fp32) from TMEM
+into registers and release TMEM, then stage it in smem chunk by chunk (FA-repo `dQacc_reduce`: chunks of 32
+columns through 2 smem buffers, `_dq_staging`; the chunks save FA4 the 32 KiB that hold its second Q buffer); a TMA
+reduce-add adds each chunk to the accumulator in HBM/L2 (fp32 atomics) as soon as it is written, and the TMA's smem
+read is charged to the port. A buffer is reused once its add has read it (FA's
+`cp_async_bulk_wait_group(stages - 1, read=True)`; the role's own Smem read op stands for that read);
+deterministic, once its add has completed (`read=False`), waited for `stages - 1` chunks later.
 `two_cta` (needs clusters): pairs of CTAs on adjacent key blocks; each CTA sends half of its dS to its peer
 through DSMEM (an smem read at the sender and an smem write at the receiver: both directions charged to every
 CTA), and the pair reduces dQ_i in its MMA, so each CTA stages and adds only half of dQ_i's rows.
@@ -189,6 +191,8 @@ def check_arch(arch: Arch, two_cta: bool) -> None:
     missing = [name for name in ("tma", "tcgen05", "tmem") if not getattr(arch.features, name)]
     if two_cta and not arch.features.clusters:
         missing.append("clusters")
+    if two_cta and arch.dsmem is None:
+        missing.append("a dsmem section (the SM-to-SM network that exchanges dS)")
     if missing or arch.tensor_core.instruction != "tcgen05":
         lacking = ", ".join(missing) or "its tensor cores are not tcgen05"
         raise OptionError(
@@ -596,7 +600,7 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         # FA4's 2-CTA main loop (d <= 128): S(k), dK(k-1), dP(k), then dQ(k-1) once both CTAs' halves of dS(k-1) have
         # been exchanged, then dV(k); dK and dQ of the last Q tile close the item. dQ's TMEM columns overlap S's
         # (FA4's `tmem_dQ_offset = tmem_S_offset + d / 2`), so S(k) waits until the dq warps have drained dQ(k-2).
-        # The leader CTA's MMA warp issues for the pair; each CTA here issues its half of every pair MMA.
+        # One thread of the leader CTA issues each MMA for the pair; the barriers it waits on are cluster barriers.
         *_, start = visits(tile)
         n = n_q - start
         if not n:
@@ -620,10 +624,13 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     scores = r * c
     # dS is ready for the dQ MMA once written (1-CTA), or once the DSMEM copy of half of it to the peer CTA (FA4's
     # `cpasync_bulk_s2cluster` from `sdS_xchg`, completing on the pair's mbarrier) has landed: an smem read at the
-    # sender and a write at the receiver, both charged to every CTA (the pair is symmetric). The compute warps
-    # issue the copy and go on.
+    # sender and a write at the receiver, both charged to every CTA (the pair is symmetric), and the half crossing
+    # the SM-to-SM network (the arch's `dsmem` link and latency). The compute warps issue the copy and go on.
     if cfg.two_cta:
-        ds_ready: tuple[Op, ...] = (Smem(read_bytes=scores * eb / 2, write_bytes=scores * eb / 2, arrive="ds_full"),)
+        half_ds = scores * eb / 2
+        ds_ready: tuple[Op, ...] = (
+            Smem(read_bytes=half_ds, write_bytes=half_ds, dsmem_bytes=half_ds, arrive="ds_full"),
+        )
     else:
         ds_ready = (Arrive("ds_full"),)
 
@@ -755,29 +762,34 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         Role("dq", WARPGROUP, dq_role),
         Role("epilogue", WARPGROUP, epilogue),
     )
+    # 2-CTA: one thread of the leader CTA issues each MMA for the pair (tcgen05 `cta_group::2`), so the barriers the
+    # MMA warp waits on collect both CTAs' arrivals (their TMA loads, their compute, dq and epilogue warps): the
+    # peer's reach the leader over the SM-to-SM network (`BarrierSpec.cluster`). The MMAs' own commits go to both
+    # CTAs (multicast) and are not delayed.
+    pair = cfg.two_cta
     barriers = (
-        BarrierSpec("kv_full", arrivals=3 if cfg.two_cta else 2),  # K, V (2-CTA: and K's columns again)
+        BarrierSpec("kv_full", arrivals=3 if cfg.two_cta else 2, cluster=pair),  # K, V (2-CTA: and K's columns)
         BarrierSpec("kv_empty", initial_phases=1),
-        BarrierSpec("q_full", arrivals=2, slots=q_stages),
+        BarrierSpec("q_full", arrivals=2, slots=q_stages, cluster=pair),
         BarrierSpec("q_empty", initial_phases=1, slots=q_stages),
-        BarrierSpec("do_full", arrivals=2),
+        BarrierSpec("do_full", arrivals=2, cluster=pair),
         BarrierSpec("do_empty", initial_phases=1),
         BarrierSpec("s_full"),
         BarrierSpec("dp_full"),
-        BarrierSpec("p_full"),
-        BarrierSpec("ds_full"),
+        BarrierSpec("p_full", cluster=pair),
+        BarrierSpec("ds_full", cluster=pair),
         BarrierSpec("ds_empty", initial_phases=1),
         BarrierSpec("dq_full"),
-        BarrierSpec("dq_empty", initial_phases=1),
+        BarrierSpec("dq_empty", initial_phases=1, cluster=pair),
         BarrierSpec("dkv_full"),
-        BarrierSpec("dkv_empty", initial_phases=1),
+        BarrierSpec("dkv_empty", initial_phases=1, cluster=pair),
         BarrierSpec("dq_added", slots=dq_buffers),  # deterministic: a chunk's reduce-add has completed
         # 2-CTA: the Q_i columns and dO_i columns rings, and dS^T in TMEM (dK's operand) before dS is exchanged
-        BarrierSpec("qt_full"),
+        BarrierSpec("qt_full", cluster=pair),
         BarrierSpec("qt_empty", initial_phases=1),
-        BarrierSpec("dov_full"),
+        BarrierSpec("dov_full", cluster=pair),
         BarrierSpec("dov_empty", initial_phases=1),
-        BarrierSpec("dst_full"),
+        BarrierSpec("dst_full", cluster=pair),
     )
     threads = 32 * sum(role.warps for role in roles)
     # smem: K, V; the Q_i ring and dO_i; dS (r x c); the dQ staging buffers (fp32); LSE_i (per Q slot), D_i.

@@ -424,3 +424,53 @@ def test_contention_gives_the_fluid_answer_on_long_streams(toy_hopper: Arch, mma
     tensor, lanes = mmas * 2 * 64 * 64 * 128 / 2730, ffmas * 256.0
     both = min(tensor / f_t, lanes / f_f)
     assert cycles == pytest.approx(both + tensor + lanes - (f_t + f_f) * both, rel=1e-9)
+
+
+def test_a_copy_to_a_peer_cta_crosses_the_dsmem_link_then_its_latency(toy_blackwell: Arch) -> None:
+    # 16 KiB sent (read here) and 16 KiB received (written here): the port takes 32 KiB / 128 = 256 cycles, the
+    # link 16 KiB / 64 = 256 cycles, then 100 cycles of network latency. Two copies share the link back to back.
+    arch = toy_blackwell.with_overrides({"dsmem.latency_cycles": 100.0, "dsmem.bandwidth_bytes_per_cycle": 64.0})
+    assert arch.dsmem is not None
+    half = 16 * 1024
+    link = half / arch.dsmem.bandwidth_bytes_per_cycle
+    copy = Smem(read_bytes=half, write_bytes=half, dsmem_bytes=half, arrive="landed")
+    stats = Engine(arch).run([one_cta([fixed(copy, Wait("landed"))], [BarrierSpec("landed")])])
+    assert stats.cycles == link + arch.dsmem.latency_cycles
+    assert stats.units["dsmem"].busy_cycles == link
+    twice = fixed(copy, copy, Wait("landed"))
+    stats = Engine(arch).run([one_cta([twice], [BarrierSpec("landed", arrivals=2)])])
+    assert stats.cycles == 2 * link + arch.dsmem.latency_cycles
+    without = toy_blackwell.with_overrides({"dsmem": None})
+    with pytest.raises(ScheduleError, match="dsmem"):
+        Engine(without).run([one_cta([fixed(copy, Wait("landed"))], [BarrierSpec("landed")])])
+
+
+def test_a_cluster_barrier_counts_arrivals_one_sm_to_sm_trip_late(toy_blackwell: Arch) -> None:
+    # The MMA warp of a 2-CTA pair's leader waits for both CTAs: the peer's arrival (made when this CTA's is, the
+    # pair being symmetric) crosses the network. An Arrive at 0 and a load landing at ISSUE + 1000 both count
+    # `dsmem.latency_cycles` later; the waiter then runs 300 cycles of MUFU work.
+    arch = toy_blackwell.with_overrides({"dsmem.latency_cycles": 100.0})
+    assert arch.dsmem is not None
+    hop = arch.dsmem.latency_cycles
+    exp = Exp(16 * 300)
+    producer = Role("producer", 1, lambda tile: (Arrive("ready"),))
+    consumer = Role("mma", 4, lambda tile: (Wait("ready"), exp))  # 4 warps: all of MUFU
+    for cluster, expected in ((False, 300), (True, hop + 300)):
+        kernel = one_cta([producer, consumer], [BarrierSpec("ready", cluster=cluster)])
+        assert Engine(arch).run([kernel]).cycles == expected
+    loader = Role("load", 1, lambda tile: (Load("Q", 0, MB, arrive="ready"),))
+    kernel = one_cta([loader, consumer], [BarrierSpec("ready", cluster=True)])
+    assert Engine(arch).run([kernel]).cycles == ISSUE + 1000 + hop + 300
+    with pytest.raises(ScheduleError, match="cluster barrier"):
+        Engine(toy_blackwell.with_overrides({"dsmem": None})).run([kernel])
+
+
+def test_a_two_cta_mma_costs_each_cta_half_the_pairs_issue_slots(toy_blackwell: Arch) -> None:
+    # tcgen05 256x128x128 per pair (each CTA 128 rows): 8 instructions of K=16, issued once by the leader.
+    pair = Mma(128, 128, 128, "bf16", acc="tmem", b_share=2)
+    alone = Mma(128, 128, 128, "bf16", acc="tmem")
+    issue = {
+        m.b_share: Engine(toy_blackwell).run([one_cta([Role("mma", 1, lambda tile, m=m: (m,))])]).units["issue"]
+        for m in (pair, alone)
+    }
+    assert issue[2].amount == issue[1].amount / 2 == 128 * 2 / 32 / 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from experiments import fa4_forward_gap, fa4_scheduling, fa4_whatif
+from experiments import fa4_forward_gap, fa4_scheduling, fa4_two_cta, fa4_whatif
 
 
 def test_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
@@ -16,7 +16,29 @@ def test_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
     assert {row["study"] for row in rows} == {"mufu", "emulation", "smem", "tmem", "tau"}
     assert all(row["bottleneck"] for row in rows)
     assert any(row["arch"] != rows[0]["arch"] for row in rows if row["study"] == "tmem")  # the Hopper what-if ran
+    points = {row["point"]: row for row in rows}
+    # FA4's backward at d = 128 is its 2-CTA kernel: the smem study runs it; it moves dS over DSMEM, 1-CTA does not.
+    assert (
+        float(points["bwd 2-CTA, smem 128 B/clk"]["busy_dsmem"])
+        > 0
+        == float(points["bwd 1-CTA, smem 128 B/clk"]["busy_dsmem"])
+    )
+    # Doubling MUFU with every exp on it cannot slow the forward down.
+    assert float(points["MUFU 32/clk, 0% sw exp"]["tflops"]) >= float(points["MUFU 16/clk, 0% sw exp"]["tflops"])
     assert (tmp_path / "fa4_whatif.png").stat().st_size > 0
+
+
+def test_two_cta_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
+    fa4_two_cta.main(["--quick", "--out", str(tmp_path)])
+    with (tmp_path / "fa4_two_cta.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    pair = [row for row in rows if row["study"] == "pair"]
+    assert {row["variant"] for row in pair} == {"1-CTA", "2-CTA"}
+    assert all(row["bottleneck"] for row in rows)
+    dsmem = {row["variant"]: float(row["tflops"]) for row in rows if row["study"] == "dsmem"}
+    # A free network can only help, a slower one only hurt.
+    assert dsmem["DSMEM free"] >= dsmem["model"] >= dsmem["latency x4"]
+    assert (tmp_path / "fa4_two_cta.png").stat().st_size > 0
 
 
 def test_scheduling_quick_run_writes_csv_and_png(tmp_path: Path) -> None:

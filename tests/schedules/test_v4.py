@@ -7,7 +7,7 @@ import pytest
 
 from algorithms._schedule.exp2 import fma_per_exp2
 from algorithms._schedule.tiling import ceil_div
-from simgpu import Problem, simulate
+from simgpu import Problem, load_arch, simulate
 from simgpu.errors import OptionError, ResourceError
 from tests.schedules._helpers import no_l2
 
@@ -62,6 +62,19 @@ def test_backward_two_cta_exchanges_ds_halves_dq_and_splits_the_shared_operand()
     # dS exchange (16 KiB out + 16 KiB in) adds 256, halved dQ saves 512, and the four MMAs whose B operand (Q_i or
     # dO_i, 32 KiB each) the pair shares read half of it each: 4 x 16 KiB / 128 = 512 fewer. FA4 says about 2688.
     assert block_cycles(128, 128, "bwd", {"two_cta": True})["smem"] == 3328 + 256 - 512 - 512
+    # The half of dS sent to the peer (64 x 128 bf16) crosses the SM's DSMEM link once per Q tile.
+    arch = load_arch("b200")
+    assert arch.dsmem is not None
+    one, two = (Problem(1, 1, q, 128, seqlen_k=128, pass_="bwd") for q in (128, 256))
+    options = {**ALL_MUFU, "two_cta": True}
+    sent = [simulate(arch, "v4", p, options, per_tile=True).unit_cycles["dsmem"] for p in (one, two)]
+    assert sent[1] - sent[0] == 128 * 128 * 2 / 2 / arch.dsmem.bandwidth_bytes_per_cycle
+
+
+def test_two_cta_needs_the_sm_to_sm_network() -> None:
+    problem = Problem(1, 1, 256, 128, pass_="bwd")
+    with pytest.raises(OptionError, match="dsmem"):
+        simulate(load_arch("b200", {"dsmem": None}), "v4", problem, {"two_cta": True})
 
 
 def test_software_exp_moves_exps_from_mufu_to_fma() -> None:
