@@ -20,7 +20,7 @@ from simgpu.arch import Arch, load_arch
 from simgpu.clock import power_limited_clock_hz
 from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine, RunStats
 from simgpu.errors import InternalError, OptionError, ProblemError
-from simgpu.fast import FastPlan, plan_fast, run_fast
+from simgpu.fast import FastPlan, plan_fast, run_fast, thaw
 from simgpu.kernel import Kernel
 from simgpu.problem import AnyProblem, GemmProblem, Problem
 from simgpu.registry import load_algorithm
@@ -81,15 +81,19 @@ def simulate(
         mode = "exact"
     clock_hz = arch.clock_hz
     # Fast mode's folds and L2 replay do not depend on the clock: a re-run at the power-limited clock reuses them.
-    planned = plan_fast(arch, kernels) if mode == "fast" else None
-    stats = _run(arch, kernels, clock_hz, planned, trace, event_budget)
-    if arch.power is not None:
-        lowered = power_limited_clock_hz(arch, stats.tensor_activity)
-        if abs(lowered - clock_hz) > CLOCK_TOLERANCE * clock_hz:
-            clock_hz = lowered
-            if trace is not None:
-                trace.spans.clear()
-            stats = _run(arch, kernels, clock_hz, planned, trace, event_budget)
+    planned = plan_fast(arch, kernels, freeze=True) if mode == "fast" else None
+    try:
+        stats = _run(arch, kernels, clock_hz, planned, trace, event_budget)
+        if arch.power is not None:
+            lowered = power_limited_clock_hz(arch, stats.tensor_activity)
+            if abs(lowered - clock_hz) > CLOCK_TOLERANCE * clock_hz:
+                clock_hz = lowered
+                if trace is not None:
+                    trace.spans.clear()
+                stats = _run(arch, kernels, clock_hz, planned, trace, event_budget)
+    finally:
+        if planned is not None:
+            thaw(planned)
     if not per_tile:  # one tile of a problem is not the whole problem: its bounds do not apply
         _check_invariants(arch, algo, problem, stats, clock_hz)
     return make_result(

@@ -58,40 +58,56 @@ from simgpu.fast_schedule import shared_schedule
 from simgpu.fast_whole import run_whole
 from simgpu.kernel import Kernel
 
-__all__ = ["FastPlan", "plan_fast", "run_fast"]
+__all__ = ["FastPlan", "plan_fast", "run_fast", "thaw"]
 
 
 @dataclass(frozen=True)
 class FastPlan:
     """What fast mode learns without timing anything, the same at any clock: the kernels' plans (folds, classes)
     and the L2 replay's miss shares and bytes. A run re-timed at another clock (the power-limited clock,
-    `simgpu.api`) reuses it."""
+    `simgpu.api`) reuses it. `frozen`: whether the plan left the objects alive at its end frozen (`plan_fast`)."""
 
     plans: tuple[KernelPlan, ...]
     shares: Shares
     bytes_full: np.ndarray
+    frozen: bool = False
 
 
-def plan_fast(arch: Arch, kernels: Sequence[Kernel]) -> FastPlan:
+def plan_fast(arch: Arch, kernels: Sequence[Kernel], freeze: bool = False) -> FastPlan:
+    """The kernels' `FastPlan`. With `freeze`, the objects alive when it is made (the plan's hundreds of thousands
+    of ops and records, and whatever else lives) move to the cycle collector's permanent generation, so that the
+    engine runs that follow do not walk them again and again; the caller gives them back with `thaw` (standard
+    attention at 16k: a third of its time went to collections of a plan that outlives them). Nothing is frozen
+    where something else froze objects already (that caller's `gc.unfreeze` would also release ours)."""
     if not kernels:
         raise ScheduleError("nothing to run: no kernels")
-    with _cycle_collection_paused():
+    with _cycle_collection_paused() as enabled:
         plans = tuple(plan_kernel(arch, kernel) for kernel in kernels)
         shares, bytes_full = replayed_bytes(arch, plans)
-    return FastPlan(plans, shares, bytes_full)
+        frozen = freeze and enabled and gc.get_freeze_count() == 0
+        if frozen:
+            gc.freeze()
+    return FastPlan(plans, shares, bytes_full, frozen)
+
+
+def thaw(planned: FastPlan) -> None:
+    """Give what `plan_fast` froze back to the cycle collector (its oldest generation)."""
+    if planned.frozen:
+        gc.unfreeze()
 
 
 @contextlib.contextmanager
-def _cycle_collection_paused() -> Iterator[None]:
+def _cycle_collection_paused() -> Iterator[bool]:
     """Fast mode's plan makes hundreds of thousands of small tuples that live until it is done (the replay's
     records, the folded programs' ops), and the cycle collector would walk them again and again: a quarter to a
     third of a replay-bound prediction's time. Reference counting still frees what dies; cycles made meanwhile
-    are collected after. The collector is left as it was found. (Not around the engine runs: those make cycles,
-    SimPy's processes and events, and an engine run with the collector off ran slower.)"""
+    are collected after. The collector is left as it was found; yields whether it was enabled. (Not around the
+    engine runs: those make cycles, SimPy's processes and events, and an engine run with the collector off ran
+    slower.)"""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        yield enabled
     finally:
         if enabled:
             gc.enable()

@@ -14,7 +14,7 @@ reads that counter and spins until it has been released n times (see `simgpu.eng
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from simgpu.errors import ScheduleError
@@ -53,10 +53,19 @@ class Piece:
 
     name: Hashable
     wholes: tuple[Hashable, ...]
+    # Hashed once: a piece of a long row holds hundreds of wholes, and the L2 replay hashes its key per access.
+    _hash: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.wholes:
             raise ScheduleError(f"piece {self.name!r} is part of no tile")
+        object.__setattr__(self, "_hash", hash((self.name, self.wholes)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[Piece], tuple[Hashable, tuple[Hashable, ...]]]:
+        return Piece, (self.name, self.wholes)  # hashed again where unpickled: string hashes differ between processes
 
 
 @dataclass(frozen=True, slots=True)

@@ -330,12 +330,21 @@ def _keys_touched(
     the wholes of pieces found whole (`_covered`)."""
     keys: set[int | None] = set()
     get = numbers.get
+    # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
+    # key block of the row block): each tuple of wholes is looked up once.
+    looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
     for tensor, tile in memories:
         key = numbers[tensor, tile]
         keys.add(key)
-        if isinstance(tile, Piece):
+        if type(tile) is Piece:
             known = wholes.get(key)
-            keys.update(known if known is not None else [get((tensor, whole)) for whole in tile.wholes])
+            if known is not None:
+                keys.update(known)
+                continue
+            found = looked_up.get((tensor, tile.wholes))
+            if found is None:
+                found = looked_up[tensor, tile.wholes] = [get((tensor, whole)) for whole in tile.wholes]
+            keys.update(found)
     keys.discard(None)  # the wholes never accessed
     return keys  # type: ignore[return-value]
 
