@@ -209,7 +209,9 @@ class LatencySpec(_Node):
     `mma_async_cycles` is what an async MMA (wgmma, tcgen05) adds after its tensor-core work before its result can
     be used (fence, commit, wait). `wait_cycles` is the round trip of a wait on a barrier phase (mbarrier try_wait,
     wgmma.wait_group) that has already completed: a `Wait` returns no sooner than this after its role reaches it
-    (None: waits on completed phases are free). An arch without this section has no latency floors."""
+    (None: waits on completed phases are free). `mbarrier_handoff_cycles` and `named_handoff_cycles`: from a role's
+    `Arrive` to a waiter seeing the phase it completes, on an mbarrier and on a named barrier (None: at once). An
+    arch without this section has no latency floors."""
 
     fma_cycles: PositiveFloat  # FFMA, FADD, FMUL
     alu_cycles: PositiveFloat  # FMNMX, F2FP, compare, select
@@ -219,6 +221,8 @@ class LatencySpec(_Node):
     mma_sync_cycles: PositiveFloat  # mma.sync m16n8k16, accumulator to accumulator
     mma_async_cycles: NonNegativeFloat
     wait_cycles: NonNegativeFloat | None = None
+    mbarrier_handoff_cycles: NonNegativeFloat | None = None
+    named_handoff_cycles: NonNegativeFloat | None = None
 
 
 class PowerSpec(_Node):

@@ -148,11 +148,14 @@ def ctas_per_sm(arch: Arch, kernel: Kernel) -> int:
 
 
 class _Barrier:
-    __slots__ = ("arrivals", "count", "hop", "name", "phases", "waiters", "wake")
+    __slots__ = ("arrivals", "count", "handoff", "hop", "name", "phases", "waiters", "wake")
 
-    def __init__(self, spec: BarrierSpec, slot: int, wake: Callable[[Process, Any], None], hop: float = 0.0) -> None:
+    def __init__(
+        self, spec: BarrierSpec, slot: int, wake: Callable[[Process, Any], None], hop: float = 0.0, handoff: float = 0.0
+    ) -> None:
         self.name = spec.name if spec.slots == 1 else f"{spec.name}[{slot}]"
         self.hop = hop  # a cluster barrier's arrivals count this many cycles after they are made (`BarrierSpec`)
+        self.handoff = handoff  # a role's `Arrive` reaches the waiters this many cycles after it is made
         self.arrivals = spec.arrivals
         self.count = 0
         self.phases = spec.initial_phases
@@ -257,7 +260,8 @@ class _Cta:
         self.tiles = tiles
         self.queue = queue  # persistent CTAs draw further tiles from the kernel's queue
         self.barriers = {
-            spec.name: [_Barrier(spec, i, wake, _hop(spec, sm)) for i in range(spec.slots)] for spec in kernel.barriers
+            spec.name: [_Barrier(spec, i, wake, _hop(spec, sm), _handoff(spec, sm)) for i in range(spec.slots)]
+            for spec in kernel.barriers
         }
         self.rings: dict[str, list[_Barrier]] = {}  # by a cursor reference ("name" or "name@cursor"): its ring
 
@@ -294,6 +298,15 @@ def _hop(spec: BarrierSpec, sm: Sm) -> float:
     if sm.arch.dsmem is None:
         raise ScheduleError(f"barrier {spec.name} is a cluster barrier, but {sm.arch.name} has no dsmem section")
     return sm.arch.dsmem.latency_cycles
+
+
+def _handoff(spec: BarrierSpec, sm: Sm) -> float:
+    """From a role's `Arrive` to a waiter seeing it (0 where the arch gives no figure)."""
+    latency = sm.arch.latency
+    if latency is None:
+        return 0.0
+    cycles = latency.named_handoff_cycles if spec.named else latency.mbarrier_handoff_cycles
+    return cycles or 0.0
 
 
 class Engine:
@@ -520,8 +533,8 @@ class Engine:
                     elif kind is Arrive:
                         arrival: Arrive = op  # type: ignore[assignment]
                         barrier = cta.barrier(arrival.barrier, state)
-                        if barrier.hop:
-                            self._call_after(barrier.hop, barrier.arrive)
+                        if barrier.hop or barrier.handoff:
+                            self._call_after(barrier.hop + barrier.handoff, barrier.arrive)
                         else:
                             barrier.arrive()
                     elif kind is Advance:

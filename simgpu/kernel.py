@@ -69,6 +69,9 @@ class BarrierSpec:
     leader issues each MMA for the pair, once both CTAs' operands are ready). The engine runs each CTA of the pair as
     the same symmetric program, so the peer's arrival comes when this CTA's does, plus the trip over the SM-to-SM
     network: every arrival counts `dsmem.latency_cycles` after it is made.
+
+    `named`: a hardware named barrier (bar.sync / bar.arrive, as FA3's ping-pong turns) instead of an mbarrier. An
+    `Arrive` op reaches a waiter `latency.named_handoff_cycles` or `latency.mbarrier_handoff_cycles` after it is made.
     """
 
     name: str
@@ -76,6 +79,7 @@ class BarrierSpec:
     initial_phases: int = 0
     slots: int = 1
     cluster: bool = False
+    named: bool = False
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,11 @@ warps the role has; their number enters through the units' shares):
 - waits (`Wait`): `wait_cycles`, the round trip of an mbarrier try_wait or a wgmma.wait_group on a phase that has
   already completed; the engine returns from a wait no sooner than that after the role reaches it, or when the
   phase completes if later (an MMA's arrival already carries `mma_async_cycles`).
-Ignored: TMEM load latency (not measured), the hand-off from an arriving role to a blocked waiter (measured 38
-cycles for a named barrier, 78 for an mbarrier: `validation/h200/v3_pieces_h200.csv`; `Arrive` takes effect at
-once), and stalls that a particular compiler schedule adds (a rolled loop that waits for each k-step's operands,
-a loop's backward branch).
+- hand-offs (`Arrive`): a role's arrival completes its phase `named_handoff_cycles` (a named barrier,
+  `BarrierSpec.named`) or `mbarrier_handoff_cycles` later (measured 38 and 78: `validation/h200/v3_pieces_h200.csv`).
+  Arrivals made by ops (a copy's complete_tx, an MMA's commit) carry their own units' latencies instead.
+Ignored: TMEM load latency (not measured), and stalls that a particular compiler schedule adds (a rolled loop that
+waits for each k-step's operands, a loop's backward branch).
 """
 
 from __future__ import annotations

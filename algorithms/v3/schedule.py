@@ -331,7 +331,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     for k in range(cfg.consumers):
         barriers += [BarrierSpec(f"s_c{k}"), BarrierSpec(f"pv_c{k}")]
         if cfg.pingpong:
-            barriers.append(BarrierSpec(f"turn_c{k}", initial_phases=1 if k == 0 else 0))
+            barriers.append(BarrierSpec(f"turn_c{k}", initial_phases=1 if k == 0 else 0, named=True))
     if not cfg.warp_specialization:
         # The consumers load Q themselves too: consumer 0's program starts with it.
         roles[0] = _with_q_load(roles[0], problem, r)

@@ -16,6 +16,9 @@ from tests.core.conftest import TOY
 
 MB = 1_000_000  # 1 MB takes 1000 cycles at the toy HBM's 1000 B/cycle
 ISSUE = 1  # a TMA copy is one instruction: one issue cycle before the engine starts it
+# Dependency latencies that the sync stories' ops (Delay, Arrive, Wait) never meet: only the sync keys matter there.
+SYNC_ONLY_LATENCY = {"fma_cycles": 1, "alu_cycles": 1, "mufu_cycles": 1, "shuffle_cycles": 1, "smem_cycles": 1,
+                     "mma_sync_cycles": 1, "mma_async_cycles": 0}  # fmt: skip
 
 
 def one_cta(roles: Sequence[Role], barriers: Sequence[BarrierSpec] = (), smem: int = 0, tiles: int = 1) -> Kernel:
@@ -361,9 +364,7 @@ def test_fragment_stores_hold_their_warps_while_the_store_path_takes_them(toy_ho
 def test_a_wait_takes_its_round_trip_even_when_the_phase_has_completed(toy_hopper: Arch) -> None:
     # A wait returns no sooner than `latency.wait_cycles` after its role reaches it (an mbarrier try_wait, a
     # wgmma.wait_group); a wait that blocks returns when the phase completes, if that is later.
-    latency = {"fma_cycles": 1, "alu_cycles": 1, "mufu_cycles": 1, "shuffle_cycles": 1, "smem_cycles": 1,
-               "mma_sync_cycles": 1, "mma_async_cycles": 0, "wait_cycles": 48}  # fmt: skip
-    arch = toy_hopper.with_overrides({"latency": latency})
+    arch = toy_hopper.with_overrides({"latency": {**SYNC_ONLY_LATENCY, "wait_cycles": 48}})
 
     def run(arrive_after: float, wait_after: float, chip: Arch = arch) -> float:
         arriving = Role("a", 4, lambda tile: (Delay(arrive_after), Arrive("b")))
@@ -375,6 +376,23 @@ def test_a_wait_takes_its_round_trip_even_when_the_phase_has_completed(toy_hoppe
     assert run(arrive_after=20, wait_after=0) == 48  # blocked, but the round trip is longer
     no_wait_cost = arch.with_overrides({"latency.wait_cycles": None})
     assert run(arrive_after=0, wait_after=30, chip=no_wait_cost) == 30
+
+
+def test_an_arrival_reaches_a_blocked_waiter_one_hand_off_later(toy_hopper: Arch) -> None:
+    # Two roles hand a phase back and forth (the v3_pieces probe's pattern): each round trip is two hand-offs, of
+    # `latency.mbarrier_handoff_cycles` on mbarriers and `latency.named_handoff_cycles` on named barriers.
+    handoffs = {"mbarrier_handoff_cycles": 78, "named_handoff_cycles": 38}
+    arch = toy_hopper.with_overrides({"latency": {**SYNC_ONLY_LATENCY, **handoffs}})
+    rounds = 10
+
+    def run(named: bool) -> float:
+        ping = Role("ping", 4, lambda tile: (Repeat(rounds, lambda i: (Arrive("a"), Wait("b"))),))
+        pong = Role("pong", 4, lambda tile: (Repeat(rounds, lambda i: (Wait("a"), Arrive("b"))),))
+        barriers = [BarrierSpec("a", named=named), BarrierSpec("b", named=named)]
+        return Engine(arch).run([one_cta([ping, pong], barriers)]).cycles
+
+    assert run(named=False) == rounds * 2 * 78
+    assert run(named=True) == rounds * 2 * 38
 
 
 def test_fragment_stores_do_not_hold_back_another_sms_loads(toy_hopper: Arch) -> None:
