@@ -14,7 +14,7 @@ Mechanisms, each an option for the ablations:
                        CTA keeps registers at the launch split (no setmaxnreg, smaller tiles do not follow: the
                        same tile is kept so the difference is the mechanism alone).
   pingpong             the consumers take turns for their GEMMs (named barriers): one does its softmax while the
-                       other's GEMMs run.
+                       other's GEMMs run. With intra_wg_overlap a turn issues S and PV; without it, S alone (FA3).
   intra_wg_overlap     a consumer issues S_{j+1} = Q K_{j+1}^T and O += P V_j back to back, asynchronously, and does
                        the softmax of S_{j+1} while PV_j runs (FA3's 2-stage GEMM-softmax pipelining).
   persistent           True: as many CTAs as fit pull tiles from a queue (FA3's tile scheduler); False: one CTA per
@@ -273,11 +273,12 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 return softmax_ops(j >= keys.unmasked, rescale_o)
 
             def serial(j: int) -> Sequence[Op]:
-                # No GEMM-softmax pipelining: S_j, its softmax, then PV_j, each waiting for the one before.
+                # No GEMM-softmax pipelining: S_j, its softmax, then PV_j, each waiting for the one before. Only
+                # S_j is issued in the ping-pong turn (FA3's mainloop without IntraWGOverlap).
                 return (
                     Wait("k_full"), *turn_start, Mma(*s_args), *turn_end, *release_k,
                     *softmax(j),
-                    Wait(v_ready), *turn_start, Mma(*pv_args, a="reg"), *turn_end, *release_v,
+                    Wait(v_ready), Mma(*pv_args, a="reg"), *release_v,
                     *own_loads(j + cfg.stages),
                 )  # fmt: skip
 

@@ -13,13 +13,14 @@
 //       S_j = Q K_j^T    wgmma m64n128k16, Q and K from shared memory (SS), S in 64 fp32 registers per thread
 //       online softmax   row max over the quad, P = ex2.approx(S * scale * log2e - m * scale * log2e) on MUFU
 //       O += P_j V_j     wgmma m64n{D}k16, P from registers (RS, packed to bf16), V from shared memory
-//     in software-pipelined order: iteration j issues S_j and then P_{j-1} V_{j-1} back to back (O is rescaled
-//     by the previous softmax's alpha just before), so the two GEMMs form one block of tensor-core work.
+//     with OVERLAP in software-pipelined order: iteration j issues S_j and then P_{j-1} V_{j-1} back to back (O
+//     is rescaled by the previous softmax's alpha just before), so the two GEMMs form one block of tensor-core work.
 //   PINGPONG: named barriers make the two consumers take turns issuing that block (FA3 §3.1): consumer c
 //     waits on barrier 1 + c before issuing and, once issued, arrives on the other's barrier, so one
 //     warpgroup's softmax runs while the other's GEMMs occupy the tensor core. Off: both issue freely.
 //   OVERLAP (intra-warpgroup, FA3 §3.2): after issuing, wait only for S_j (wgmma.wait_group 1), run its softmax
-//     while P_{j-1} V_{j-1} still executes, then wait for that. Off: wait for both, then the softmax.
+//     while P_{j-1} V_{j-1} still executes, then wait for that. Off: FA3's serial order, S_j (issued in the
+//     turn), wait, its softmax, then P_j V_j (issued outside the turn), wait.
 //
 // Shared memory (all tiles 1024-byte aligned, 128-byte swizzle): a tile of R rows x D columns is D / 64
 // "panels" of R rows x 128 bytes (64 elements); within a panel, row r's 16-byte chunk c is stored at chunk
@@ -415,26 +416,26 @@ __global__ void __launch_bounds__(THREADS, 1)
   CTA_CONSUMER_STAMP(CTA_Q_READY);
   if (c == 1) turn_pass();  // consumer 0 takes the first turn
 
-  // Tile 0: S_0 alone (there is no P V yet).
-  turn_wait();
-  issue_s(0);
-  turn_pass();
-  wgmma_wait<0>();
-  fence_regs(s_acc);
-  CTA_CONSUMER_STAMP(CTA_S0_READY);
-  release(k_empty(0));
-  softmax(0);
-  pack_p();
-
-  for (int j = 1; j < n_blocks; ++j) {
+  if constexpr (OVERLAP) {
+    // Tile 0: S_0 alone (there is no P V yet).
     turn_wait();
-    PHASE(j, PHASE_TURN);
-    issue_s(j);
-    rescale_o();
-    issue_pv(j - 1);
+    issue_s(0);
     turn_pass();
-    PHASE(j, PHASE_ISSUED);
-    if constexpr (OVERLAP) {
+    wgmma_wait<0>();
+    fence_regs(s_acc);
+    CTA_CONSUMER_STAMP(CTA_S0_READY);
+    release(k_empty(0));
+    softmax(0);
+    pack_p();
+
+    for (int j = 1; j < n_blocks; ++j) {
+      turn_wait();
+      PHASE(j, PHASE_TURN);
+      issue_s(j);
+      rescale_o();
+      issue_pv(j - 1);
+      turn_pass();
+      PHASE(j, PHASE_ISSUED);
       wgmma_wait<1>();  // S_j done; P_{j-1} V_{j-1} may still run
       fence_regs(s_acc);
       PHASE(j, PHASE_S_READY);
@@ -442,29 +443,48 @@ __global__ void __launch_bounds__(THREADS, 1)
       softmax(j);
       PHASE(j, PHASE_SOFTMAX_DONE);
       wgmma_wait<0>();
-    } else {
+      fence_regs(o_acc);
+      fence_regs(p_frag);
+      PHASE(j, PHASE_PV_DONE);
+      release(v_empty((j - 1) % STAGES));
+      pack_p();
+      PHASE(j, PHASE_PACKED);
+    }
+
+    // Last P V. Consumer 1 passes no turn: consumer 0 has no further turn to take.
+    turn_wait();
+    rescale_o();
+    issue_pv(n_blocks - 1);
+    if (c == 0) turn_pass();
+    wgmma_wait<0>();
+    fence_regs(o_acc);
+  } else {
+    // FA3's order without the overlap: S_j (issued in this consumer's ping-pong turn), its softmax, then P_j V_j
+    // (issued outside the turn, as FA3 does), each waited for. Consumer 1 passes no turn after its last S.
+    for (int j = 0; j < n_blocks; ++j) {
+      turn_wait();
+      PHASE(j, PHASE_TURN);
+      issue_s(j);
+      if (c == 0 || j + 1 < n_blocks) turn_pass();
+      PHASE(j, PHASE_ISSUED);
       wgmma_wait<0>();
       fence_regs(s_acc);
+      if (j == 0) CTA_CONSUMER_STAMP(CTA_S0_READY);
       PHASE(j, PHASE_S_READY);
       release(k_empty(j % STAGES));
       softmax(j);
       PHASE(j, PHASE_SOFTMAX_DONE);
+      pack_p();
+      PHASE(j, PHASE_PACKED);
+      rescale_o();
+      issue_pv(j);
+      wgmma_wait<0>();
+      fence_regs(o_acc);
+      fence_regs(p_frag);
+      PHASE(j, PHASE_PV_DONE);
+      release(v_empty(j % STAGES));
     }
-    fence_regs(o_acc);
-    fence_regs(p_frag);
-    PHASE(j, PHASE_PV_DONE);
-    release(v_empty((j - 1) % STAGES));
-    pack_p();
-    PHASE(j, PHASE_PACKED);
   }
-
-  // Last P V. Consumer 1 passes no turn: consumer 0 has no further turn to take.
-  turn_wait();
-  rescale_o();
-  issue_pv(n_blocks - 1);
-  if (c == 0) turn_pass();
-  wgmma_wait<0>();
-  fence_regs(o_acc);
   CTA_CONSUMER_STAMP(CTA_LOOP_DONE);
 
   // Epilogue: O / l in bf16 (each quad writes 16 contiguous bytes per row and 8-column tile), LSE = m * scale +
