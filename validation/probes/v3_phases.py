@@ -9,25 +9,44 @@ so that the cost of the stamps shows.
 Writes v3_phases_h200.csv (one row per consumer and key tile, cycles from the CTA's first stamp) and
 v3_phases_summary_h200.csv (medians over the steady-state tiles 4 .. 27 of each interval and of the period).
 Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probes/v3_phases.py OUT`.
+`python3 validation/probes/v3_phases.py --summarize DIR` re-derives the summary's intervals from DIR's per-tile rows
+(no GPU).
 """
 
 from __future__ import annotations
 
+import csv
+import itertools
 import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import cupy as cp
 import numpy as np
 
 from cupy_kernels import common
+from cupy_kernels.common import cp  # None without CuPy: `--summarize` needs none
 from cupy_kernels.v3 import launch
 
 TRACE_X, TRACE_Y, TRACE_BLOCKS = 3, 40, 128
 PHASES = ("turn", "issued", "s_ready", "softmax_done", "pv_done", "packed")
+OVERLAP_ORDER = PHASES
+SERIAL_ORDER = ("turn", "issued", "s_ready", "softmax_done", "packed", "pv_done")
 STEADY = range(4, 28)
 VARIANTS = [(pingpong, overlap) for pingpong in (True, False) for overlap in (True, False)]
+
+
+def intervals(t: np.ndarray, overlap: bool) -> dict[str, float]:
+    """Median cycles of each interval over the steady-state tiles, from stamps `t[consumer, tile, phase]`. Each is
+    named by the stamp that ends it; the stamps come in the order the variant runs its steps: with the overlap, P V's
+    wait before P is packed; without it (FA3's serial order), P is packed before P V is issued and waited for."""
+    order = [PHASES.index(p) for p in (OVERLAP_ORDER if overlap else SERIAL_ORDER)]
+    names = {"issued": "issue", "s_ready": "wait_s", "softmax_done": "softmax", "pv_done": "wait_pv", "packed": "pack"}
+    steps = {"wait_turn": [t[c, j, order[0]] - t[c, j - 1, order[-1]] for c in range(2) for j in STEADY]}
+    for before, after in itertools.pairwise(order):
+        steps[names[PHASES[after]]] = [t[c, j, after] - t[c, j, before] for c in range(2) for j in STEADY]
+    steps["period"] = [t[c, j + 1, order[0]] - t[c, j, order[0]] for c in range(2) for j in STEADY]
+    return {f"{name}_cycles": statistics.median(values) for name, values in steps.items()}
 
 
 def traced_module(names: list[str]) -> cp.RawModule:
@@ -67,24 +86,33 @@ def main() -> None:
                 for j in range(1, 32):
                     rows.append({"headdim": d, "pingpong": pp, "intra_wg_overlap": ov, "consumer": c, "tile": j,
                                  **{p: t[c, j, i] - origin for i, p in enumerate(PHASES)}})  # fmt: skip
-            intervals = {
-                "wait_turn": [t[c, j, 0] - t[c, j - 1, 5] for c in range(2) for j in STEADY],
-                "issue": [t[c, j, 1] - t[c, j, 0] for c in range(2) for j in STEADY],
-                "wait_s": [t[c, j, 2] - t[c, j, 1] for c in range(2) for j in STEADY],
-                "softmax": [t[c, j, 3] - t[c, j, 2] for c in range(2) for j in STEADY],
-                "wait_pv": [t[c, j, 4] - t[c, j, 3] for c in range(2) for j in STEADY],
-                "pack": [t[c, j, 5] - t[c, j, 4] for c in range(2) for j in STEADY],
-                "period": [t[c, j + 1, 0] - t[c, j, 0] for c in range(2) for j in STEADY],
-            }
             summary.append({"headdim": d, "pingpong": pp, "intra_wg_overlap": ov,
                             "plain_ms": plain.median_ms, "traced_ms": traced.median_ms,
                             "plain_clock_mhz": plain.probe_clock_mhz, "traced_clock_mhz": traced.probe_clock_mhz,
-                            **{f"{k}_cycles": statistics.median(x) for k, x in intervals.items()}})  # fmt: skip
+                            **intervals(t, ov)})  # fmt: skip
             print(summary[-1], flush=True)
     common.write_rows(out_dir / "v3_phases_h200.csv", rows)
     common.write_rows(out_dir / "v3_phases_summary_h200.csv", summary)
     print("gpu:", common.gpu_facts())
 
 
+def summarize(out_dir: Path) -> None:
+    """Rewrite the intervals of DIR's summary from its per-tile stamps (the run's timings are kept)."""
+    with open(out_dir / "v3_phases_h200.csv", newline="") as f:
+        tiles = list(csv.DictReader(f))
+    with open(out_dir / "v3_phases_summary_h200.csv", newline="") as f:
+        summary = list(csv.DictReader(f))
+    for row in summary:
+        mine = [r for r in tiles if all(r[k] == row[k] for k in ("headdim", "pingpong", "intra_wg_overlap"))]
+        t = np.zeros((2, 32, len(PHASES)))
+        for r in mine:
+            t[int(r["consumer"]), int(r["tile"])] = [float(r[p]) for p in PHASES]
+        row.update(intervals(t, row["intra_wg_overlap"] == "True"))
+    common.write_rows(out_dir / "v3_phases_summary_h200.csv", summary)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "--summarize":
+        summarize(Path(sys.argv[2]))
+    else:
+        main()
