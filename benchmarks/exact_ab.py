@@ -11,13 +11,14 @@ ops per CPU second (`benchmarks.simspeed`'s `exact_ops_per_s`: the four engine c
 
 from __future__ import annotations
 
-import argparse
 import csv
 import statistics
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from benchmarks import _ab
 
 
 def summary(path: Path) -> str:
@@ -44,19 +45,10 @@ def summary(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--a", help="LABEL=DIR of the first version")
-    parser.add_argument("--b", help="LABEL=DIR of the second version")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--out", type=Path)
-    parser.add_argument("--summary", type=Path, help="only summarize this CSV")
-    args = parser.parse_args(argv)
-    if args.summary is not None:
-        print(summary(args.summary), end="")
+    parsed = _ab.parse(__doc__, 3, argv, summary)
+    if parsed is None:
         return
-    if args.a is None or args.b is None or args.out is None:
-        parser.error("--a, --b and --out are needed (or --summary)")
-    versions = [args.a.split("=", 1), args.b.split("=", 1)]
+    args, versions = parsed
     out = str(args.out.resolve())
     for _ in range(args.rounds):
         for label, folder in versions:

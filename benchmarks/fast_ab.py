@@ -15,7 +15,6 @@ it). Only `simulate` is imported from the checkout, so any commit with fast mode
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import statistics
@@ -23,6 +22,8 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from benchmarks import _ab
 
 ARCHS = {"a100": ("standard", "v1", "v2"), "h100": ("standard", "v1", "v2", "v3")}
 ARCHS |= {"h200": ARCHS["h100"], "b200": ("standard", "v1", "v2", "v4")}
@@ -94,20 +95,10 @@ def summary(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--a", help="LABEL=DIR of the first version")
-    parser.add_argument("--b", help="LABEL=DIR of the second version")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--out", type=Path)
-    parser.add_argument("--summary", type=Path, help="only summarize this CSV")
-    args = parser.parse_args(argv)
-    if args.summary is not None:
-        print(summary(args.summary), end="")
+    parsed = _ab.parse(__doc__, 2, argv, summary, repeats=2)
+    if parsed is None:
         return
-    if args.a is None or args.b is None or args.out is None:
-        parser.error("--a, --b and --out are needed (or --summary)")
-    versions = [args.a.split("=", 1), args.b.split("=", 1)]
+    args, versions = parsed
     stdin = "".join(json.dumps(case) + "\n" for case in cases())
     columns = ["round", "label", "arch", "algo", "pass", "seqlen", "cpu_s", "cycles", "hbm_read_bytes"]
     with args.out.open("w", newline="", encoding="utf-8") as handle:
