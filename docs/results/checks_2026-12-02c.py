@@ -32,6 +32,20 @@ def gain(name: str, other: str, other_on: bool) -> None:
             print(f"{name} gain ({other}={other_on}), {source[:-3]}, {label}: {100 * sum(gains) / len(gains):+.1f}%")
 
 
+for d in (64, 128):
+    for pingpong in (True, False):
+        for overlap in (True, False):
+            errors = [r["rel_error"] for r in rows if r["headdim"] == d and switch(r, "pingpong") == pingpong
+                      and switch(r, "intra_wg_overlap") == overlap]  # fmt: skip
+            print(f"d={d} pingpong={pingpong} overlap={overlap}: mean error {100 * sum(errors) / len(errors):+.1f}%, "
+                  f"MAPE {100 * sum(map(abs, errors)) / len(errors):.1f}% over {len(errors)}")  # fmt: skip
+
+# The same sweep timed twice (device calls 3 and 4): how far the two measurements lie apart.
+REPEAT = Path("validation/h200/validation_2026-12-02c/v3_exact_call3.jsonl").read_text().splitlines()
+first = {(r["seqlen"], r["headdim"], r["causal"], r["options"]): r["measured_ms"] for r in map(json.loads, REPEAT)}
+spread = [abs(r["measured_ms"] / first[(r["seqlen"], r["headdim"], r["causal"], r["options"])] - 1) for r in rows]
+print(f"two timing runs: max |difference| {100 * max(spread):.2f}%, mean {100 * sum(spread) / len(spread):.2f}%")
+
 gain("pingpong", "intra_wg_overlap", True)
 gain("pingpong", "intra_wg_overlap", False)
 gain("intra_wg_overlap", "pingpong", True)

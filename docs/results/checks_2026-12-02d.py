@@ -4,7 +4,7 @@ Run from the repository root: `python docs/results/checks_2026-12-02d.py > docs/
 
 from __future__ import annotations
 
-from simgpu import Problem, simulate
+from simgpu import Problem, load_arch, simulate
 from simgpu.problem import GemmProblem
 
 for m, n, k in ((4096, 4096, 4096), (4096, 4096, 1024), (4096, 4096, 2048), (2048, 2048, 4096), (1024, 1024, 4096)):
@@ -13,6 +13,13 @@ for m, n, k in ((4096, 4096, 4096), (4096, 4096, 1024), (4096, 4096, 2048), (204
     exact = simulate("h100", "gemm", problem, mode="exact")
     print(f"{m}x{n}x{k}: fast {fast.cycles:,.0f} exact {exact.cycles:,.0f} cycles, fast/exact - 1 = "
           f"{100 * (fast.cycles / exact.cycles - 1):+.1f}%")  # fmt: skip
+
+# The pinned story's shape with waits free (latency.wait_cycles off): how much of the miss the waits make.
+no_wait = load_arch("h100").with_overrides({"latency.wait_cycles": None})
+problem = GemmProblem(4096, 4096, 4096, "bf16")
+fast, exact = simulate(no_wait, "gemm", problem), simulate(no_wait, "gemm", problem, mode="exact")
+print(f"4096x4096x4096, wait_cycles off: fast {fast.cycles:,.0f} exact {exact.cycles:,.0f} cycles, fast/exact - 1 = "
+      f"{100 * (fast.cycles / exact.cycles - 1):+.1f}%")  # fmt: skip
 
 # v3's levels on the H100 (issue 6's published figures: FP8 close to 1.2 PFLOP/s, d=256 up to ~740), fast mode.
 for label, problem in (
