@@ -210,8 +210,11 @@ class LatencySpec(_Node):
     be used (fence, commit, wait). `wait_cycles` is the round trip of a wait on a barrier phase (mbarrier try_wait,
     wgmma.wait_group) that has already completed: a `Wait` returns no sooner than this after its role reaches it
     (None: waits on completed phases are free). `mbarrier_handoff_cycles` and `named_handoff_cycles`: from a role's
-    `Arrive` to a waiter seeing the phase it completes, on an mbarrier and on a named barrier (None: at once). An
-    arch without this section has no latency floors."""
+    `Arrive` to a waiter seeing the phase it completes, on an mbarrier and on a named barrier (None: at once). The
+    prologue of a warp-specialized CTA (`algorithms._schedule.prologue`): `barrier_init_cycles` for one thread to
+    initialise the kernel's mbarriers and fence them, `cta_sync_cycles` for the `__syncthreads` after it,
+    `setmaxnreg_cycles` for a warpgroup's register resize, `tensormap_fence_cycles` per tensor map acquired (None:
+    free). An arch without this section has no latency floors."""
 
     fma_cycles: PositiveFloat  # FFMA, FADD, FMUL
     alu_cycles: PositiveFloat  # FMNMX, F2FP, compare, select
@@ -223,6 +226,10 @@ class LatencySpec(_Node):
     wait_cycles: NonNegativeFloat | None = None
     mbarrier_handoff_cycles: NonNegativeFloat | None = None
     named_handoff_cycles: NonNegativeFloat | None = None
+    barrier_init_cycles: NonNegativeFloat | None = None
+    cta_sync_cycles: NonNegativeFloat | None = None
+    setmaxnreg_cycles: NonNegativeFloat | None = None
+    tensormap_fence_cycles: NonNegativeFloat | None = None
 
 
 class PowerSpec(_Node):

@@ -243,7 +243,7 @@ class _TileQueue:
 
 
 class _Cta:
-    __slots__ = ("barriers", "index", "kernel", "queue", "rings", "sm", "tiles")
+    __slots__ = ("barriers", "index", "kernel", "queue", "rings", "sm", "tensor_maps", "tiles")
 
     def __init__(
         self,
@@ -264,6 +264,7 @@ class _Cta:
             for spec in kernel.barriers
         }
         self.rings: dict[str, list[_Barrier]] = {}  # by a cursor reference ("name" or "name@cursor"): its ring
+        self.tensor_maps: set[str] = set()  # tensors whose TMA descriptor this CTA has fetched (`simgpu.sm`)
 
     def tile(self, k: int) -> Hashable | None:
         if k < len(self.tiles):
@@ -502,6 +503,8 @@ class Engine:
         while (tile := cta.tile(k)) is not None:
             k += 1
             ops: Iterator[Op] = iter(role.program(tile))  # the innermost loop's; the outer ones' wait on `stack`
+            if k == 1 and role.setup:
+                ops = itertools.chain(role.setup, ops)
             stack: list[Iterator[Op]] = []
             # Casts by annotation, not `isinstance`: this loop runs once per op of a run.
             while True:

@@ -176,7 +176,7 @@ def _representative(
     HBM and L2 need to serve its bytes at `share` (its write-backs load HBM though no access waits for them)."""
     ctas, first_share, share = setting
     roles = tuple(
-        Role(role.name, role.warps, _constant(program))
+        Role(role.name, role.warps, _constant(program), role.setup)
         for role, program in zip(plan.kernel.roles, tile.marked, strict=True)
     )
 

@@ -84,11 +84,14 @@ class BarrierSpec:
 
 @dataclass(frozen=True)
 class Role:
-    """A group of warps running the same program (a warp role: load, mma, softmax, correction, epilogue...)."""
+    """A group of warps running the same program (a warp role: load, mma, softmax, correction, epilogue...).
+    `setup` runs once per CTA before its first tile's program (a persistent CTA's later tiles skip it): the kernel's
+    prologue, e.g. barrier initialisation and register reallocation."""
 
     name: str
     warps: int
     program: Callable[[Hashable], Sequence[Op]]
+    setup: tuple[Op, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,11 @@ other roles' MMAs still running, through their `Revision`s (the phase trace of o
 the two warpgroups' softmaxes meet).
 Ignored: instruction caches, and otherwise the warp schedulers' interleaving of co-resident roles on one unit (each
 unit serves whole ops in FIFO order; mma.sync from two roles included); the chip-wide limit that slows fragment
-stores to 31-36 cycles per instruction when every SM issues them at once; a TMA copy's descriptor fetch (~290 cycles
-on a CTA's first copy of a tensor on the H200, validation/h200/tma_boxes_h200.csv).
+stores to 31-36 cycles per instruction when every SM issues them at once.
+A CTA's first TMA copy through each tensor's map first reads the map (a 128-byte CUtensorMap), and its bytes move
+only once the map is there: one L2 hit latency later. On the H200 (validation/h200/tma_cold_summary_h200.csv) the
+first copy through a map lands ~800 cycles later than one through a map already used when the map itself misses
+L2 (a kernel's first CTAs: ignored), and 300-600 cycles later in the CTAs after them; its thread is not held.
 """
 
 from __future__ import annotations
@@ -299,7 +302,8 @@ class Sm:
             # The copy's bytes leave the SM's load path at its rate; the last returns one latency after it left.
             latency = self.l2.hit_latency if access.hit else self.l2.hbm.latency_cycles
             ready = max(ready, ingest.reserve(issued, op.nbytes) + latency)
-        return max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
+        ready = max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
+        return ready + self._tensor_map_wait(op.tensor) if op.engine == "tma" and op.nbytes else ready
 
     def _store(self, op: Store, now: float, warps: int) -> float:
         key = (op.tensor, op.tile)
@@ -312,9 +316,22 @@ class Sm:
             return max(written, issued + self.l2.hit_latency)
         issued = self._copy_issue(now, op.engine, op.nbytes, warps, 0.0)
         self.copy_issued = now
+        wait = self._tensor_map_wait(op.tensor) if op.engine == "tma" and op.nbytes and not op.release else 0.0
         if op.atomic:
-            return self.l2.atomic(issued, key, op.nbytes)
-        return self.l2.store(issued, key, op.nbytes)
+            return self.l2.atomic(issued, key, op.nbytes) + wait
+        return self.l2.store(issued, key, op.nbytes) + wait
+
+    def _tensor_map_wait(self, tensor: str) -> float:
+        """How long a TMA copy waits for `tensor`'s map: nothing if its CTA has read the map before, else one L2
+        round trip (every CTA but a kernel's very first finds the map in L2; the map's bytes are not counted). The
+        copy's own L2/HBM bookings stay at its issue and only its completion moves: a booking that far ahead would
+        hold back every SM's traffic booked meanwhile (L2 and HBM serve in booking order)."""
+        # Copies that move no bytes (semaphore polls and releases) are plain global accesses: no map.
+        cta = getattr(self._role, "cta", None)  # None: an op executed outside a CTA (unit tests of the SM)
+        if cta is None or tensor in cta.tensor_maps:
+            return 0.0
+        cta.tensor_maps.add(tensor)
+        return self.l2.hit_latency
 
     def _fragment_store_issue(self, now: float, nbytes: float, lane_bytes: int, warps: int) -> float:
         """One instruction per thread per `lane_bytes`; the role goes on once the store path has taken them."""

@@ -44,6 +44,8 @@ K_j, V_j once and streams Q_i, dO_i, LSE_i, Delta_i through a `stages`-deep ring
                                SS, d x block_m/2 x block_n as dQ^T = K^T dS^T), stages it in smem and adds it to
                                the fp32 accumulator with a TMA reduce-add (an L2 read-modify-write).
 dK_j, dV_j are written once at the end.
+Every role of both kernels starts its CTA with the prologue of `algorithms._schedule.prologue` (barrier init,
+`__syncthreads`, `setmaxnreg` with warp specialization, the TMA issuer's tensor-map fences).
 Ignored: the epilogue's smem staging of O (it reuses Q's smem), cluster multicast, the tile scheduler's own cost.
 """
 
@@ -55,6 +57,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
+from algorithms._schedule.prologue import cta_setup
 from algorithms._schedule.softmax import o_rescale, online_softmax
 from algorithms._schedule.tiling import (
     HEAD_AXES,
@@ -172,7 +175,7 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     if problem.pass_ in ("fwd", "fwd_bwd"):
         kernels += (forward_kernel(arch, problem, config(problem, options)),)
     if problem.pass_ in ("bwd", "fwd_bwd"):
-        kernels += backward_kernels(problem, backward_config(problem, options))
+        kernels += backward_kernels(arch, problem, backward_config(problem, options))
     return kernels
 
 
@@ -313,11 +316,13 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 *_stores(problem, b, h, i, index, rows, cfg.epilogue),
             )
 
-        return Role(f"consumer{index}", WARPGROUP, program)
+        loads = 0 if cfg.warp_specialization or index else 3  # without a producer consumer 0 copies Q, K and V
+        setup = cta_setup(arch, tensor_maps=loads, setmaxnreg=cfg.warp_specialization)
+        return Role(f"consumer{index}", WARPGROUP, program, setup)
 
     roles: list[Role] = []
     if cfg.warp_specialization:
-        roles.append(Role("producer", WARPGROUP, producer))
+        roles.append(Role("producer", WARPGROUP, producer, cta_setup(arch, tensor_maps=3)))
     roles += [consumer(k) for k in range(cfg.consumers)]
     barriers = [
         BarrierSpec("q_full", arrivals=1),
@@ -377,7 +382,7 @@ def _with_q_load(role: Role, problem: Problem, block_m: int) -> Role:
         q = (Wait("q_empty"), Load("Q", (b, h, i), rows * d * eb, engine="tma", arrive="q_full"))
         return (*q, *role.program(tile))
 
-    return Role(role.name, role.warps, program)
+    return Role(role.name, role.warps, program, role.setup)
 
 
 def _launch_registers(threads: int) -> int:
@@ -385,7 +390,7 @@ def _launch_registers(threads: int) -> int:
     return min(255, REGISTERS // threads // 8 * 8)
 
 
-def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
+def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
     d, eb = problem.headdim, problem.element_bytes
     r, c = cfg.block_m, cfg.block_n  # queries per Q block, keys per CTA
     keys = WGMMA_ROWS  # per consumer warpgroup
@@ -467,7 +472,7 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
                    Store("dV", (b, h, j, index), mine * d * eb, engine="tma")) if mine else ()),
             )  # fmt: skip
 
-        return Role(f"consumer{index}", WARPGROUP, program)
+        return Role(f"consumer{index}", WARPGROUP, program, cta_setup(arch, tensor_maps=0))
 
     def _dq_reduce(b: int, h: int, i: int, nbytes: int) -> tuple[Op, ...]:
         if not nbytes:
@@ -478,7 +483,11 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
             Store("dQacc", (b, h, i), nbytes, engine="tma", atomic=True),
         )
 
-    roles = (Role("producer", WARPGROUP, producer), *(consumer(k) for k in range(consumers)))
+    # The producer acquires the maps of Q, dO, LSE, Delta, K and V.
+    roles = (
+        Role("producer", WARPGROUP, producer, cta_setup(arch, tensor_maps=6)),
+        *(consumer(k) for k in range(consumers)),
+    )
     threads = 32 * sum(role.warps for role in roles)
     smem = (
         2 * c * d * eb  # K_j, V_j

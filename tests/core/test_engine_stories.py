@@ -395,6 +395,32 @@ def test_an_arrival_reaches_a_blocked_waiter_one_hand_off_later(toy_hopper: Arch
     assert run(named=True) == rounds * 2 * 38
 
 
+def test_a_ctas_first_tma_copy_of_each_tensor_waits_one_l2_round_trip_for_its_map(toy_hopper: Arch) -> None:
+    # Q's first copy waits 287 cycles for Q's tensor map, the second copy of Q does not, K's first copy waits
+    # again. Each copy is 1 MB from HBM: 1000 cycles after its issue cycle. A second CTA on the slot reads the maps
+    # again (a new CTA has no maps).
+    arch = toy_hopper.with_overrides({"l2.hit_latency_cycles": 287})
+    copies = (("Q", 0), ("Q", 1), ("K", 0))
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        return tuple(
+            op for name, i in copies for op in (Load(name, (tile, i), MB, engine="tma", arrive="c"), Wait("c"))
+        )
+
+    per_cta = 3 * (ISSUE + 1000) + 2 * 287
+    assert Engine(arch).run([one_cta([fixed(*program(0))], [BarrierSpec("c")])]).cycles == per_cta
+    kernel = Kernel("story", (0, 1), CtaResources(128, 32, 200_000), (Role("r", 4, program),), (BarrierSpec("c"),))
+    assert Engine(arch.with_overrides({"sms": 1})).run([kernel]).cycles == 2 * per_cta
+
+
+def test_a_roles_setup_runs_once_per_cta_before_its_first_tile(toy_hopper: Arch) -> None:
+    # A persistent CTA takes both tiles: its role's 500-cycle setup runs once; one CTA per tile runs it per tile.
+    work = Role("r", 4, lambda tile: (Delay(100),), setup=(Delay(500),))
+    for persistent, expected in ((True, 500 + 2 * 100), (False, 2 * (500 + 100))):
+        kernel = Kernel("story", (0, 1), CtaResources(128, 32, 200_000), (work,), persistent=persistent)
+        assert Engine(toy_hopper.with_overrides({"sms": 1})).run([kernel]).cycles == expected
+
+
 def test_fragment_stores_do_not_hold_back_another_sms_loads(toy_hopper: Arch) -> None:
     # Two SMs. SM 0 stores 64 KiB from fragments: its role is held 8192 cycles on its own store path, while the
     # write's 65.5 cycles of HBM are booked at once. SM 1 loads 1 MB from t = 10: after that write, done at
