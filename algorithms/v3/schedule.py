@@ -51,6 +51,7 @@ Ignored: the epilogue's smem staging of O (it reuses Q's smem), cluster multicas
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -189,7 +190,8 @@ def backward_config(problem: Problem, options: dict[str, Any]) -> Config:
         raise ProblemError(f"v3: the backward takes 16-bit inputs (bf16, fp16), got {problem.dtype}")
     block_m, block_n = default_backward_tile(problem.headdim)
     tile = {"block_m": options.get("block_m") or block_m, "block_n": options.get("block_n") or block_n}
-    cfg = config(problem, {**options, **tile, "pingpong": False})
+    # Checked as the backward pass's (in a forward-and-backward run too: its tile is not the forward's).
+    cfg = config(dataclasses.replace(problem, pass_="bwd"), {**options, **tile, "pingpong": False})
     if cfg.block_n != WGMMA_ROWS * cfg.consumers_for_keys:
         raise OptionError(f"v3 backward: block_n ({cfg.block_n}) must be 64 per consumer warpgroup (64 or 128)")
     if cfg.block_m % 8 or cfg.block_m > 256:

@@ -118,3 +118,21 @@ def test_the_register_epilogue_stores_o_from_the_fragments() -> None:
     assert registers.cycles > tma.cycles
     with pytest.raises(OptionError, match="epilogue must be one of tma, registers, got 'smem'"):
         simulate("h100", "v3", problem, {"epilogue": "smem"})
+
+
+def test_every_role_starts_its_cta_with_the_measured_prologue() -> None:
+    # Barrier init 108 + __syncthreads 106 + setmaxnreg 77 on the H100 (measured on the H200's SM); the producer
+    # also fences its tensor maps, 12 each: Q, K, V forward; Q, dO, LSE, Delta, K, V backward. Without warp
+    # specialization nobody resizes registers and consumer 0, which copies, fences the maps. The B200 has no
+    # measured prologue: no setup.
+    h100 = load_arch("h100")
+    problem = Problem(1, 1, 256, 128, pass_="fwd_bwd")
+    fwd, _, bwd, _ = schedule(h100, "v3", problem, {})
+    setup = {role.name: sum(op.cycles for op in role.setup) for role in fwd.roles}  # type: ignore[attr-defined]
+    assert setup == {"producer": 108 + 106 + 77 + 3 * 12, "consumer0": 108 + 106 + 77, "consumer1": 108 + 106 + 77}
+    assert sum(op.cycles for op in bwd.roles[0].setup) == 108 + 106 + 77 + 6 * 12  # type: ignore[attr-defined]
+    (plain,) = schedule(h100, "v3", Problem(1, 1, 256, 128), {"warp_specialization": False})
+    setup = {role.name: sum(op.cycles for op in role.setup) for role in plain.roles}  # type: ignore[attr-defined]
+    assert setup == {"consumer0": 108 + 106 + 3 * 12, "consumer1": 108 + 106}
+    b200 = load_arch("b200").with_overrides({"features.wgmma": True, "tensor_core.instruction": "wgmma"})
+    assert all(not role.setup for role in schedule(b200, "v3", Problem(1, 1, 256, 128), {})[0].roles)
