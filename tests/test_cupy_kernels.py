@@ -89,6 +89,10 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     "smem_port": (PROBES / "smem_port.cu", "", [f"smem_port<{mode}>" for mode in range(4)]),
     "dq_atomics": (PROBES / "dq_atomics.cu", "", [f"dq_atomics<{d}, {mode}>" for d in (64, 128) for mode in range(3)]),
     "tma_boxes": (PROBES / "tma_boxes.cu", "", ["tma_boxes"]),
+    "tma_cold": (PROBES / "tma_cold.cu", "", ["tma_cold"]),
+    "loaded_latency": (PROBES / "loaded_latency.cu", "", ["loaded_latency"]),
+    "cta_prologue": (PROBES / "cta_prologue.cu", "", ["cta_prologue_regs", "cta_prologue_plain"]),
+    "wgmma_hold": (PROBES / "wgmma_hold.cu", "", ["wgmma_hold_d64", "wgmma_hold_d128"]),
     "v3_pieces": (PROBES / "v3_pieces.cu", "", [f"softmax_beside<{b}>" for b in range(3)]
                   + [f"sync_cost<{mode}>" for mode in range(5)]),
     "smem_read": (PROBES / "smem_read.cu", "", [f"smem_read<{k}, {ilp}>" for k in range(3) for ilp in (1, 2, 4, 8)]),
