@@ -5,14 +5,15 @@
 // on), and records each copy's cycles from issue to data. Every other CTA streams for `stream_cycles`: `inflight`
 // boxes on one mbarrier, waited for, again and again, from its own heads (`stream_heads` apart: HBM when the
 // region is larger than L2) or from heads 1..8 shared by all (L2 after the first pass); it records boxes copied
-// and cycles. `inflight` 0: the other CTAs exit at once (an idle chip). Helpers are fwd.cu's.
+// and cycles. `inflight` 0: the other CTAs exit at once (an idle chip); CTAs past `streamers` exit at once too. Helpers are fwd.cu's.
 #include "../../cupy_kernels/v3/fwd.cu"
 
 constexpr u32 LOADED_BOX_BYTES = 128 * 128;
 constexpr int MAX_PROBES = 32;
 
 extern "C" __global__ void __launch_bounds__(32) loaded_latency(const unsigned char* __restrict__ tensor_map,
-                                                                int inflight, int shared_heads, int stream_heads,
+                                                                int inflight, int streamers, int shared_heads,
+                                                                int stream_heads,
                                                                 long long stream_cycles, long long settle,
                                                                 int probes, long long* __restrict__ out) {
   extern __shared__ unsigned char smem_raw[];
@@ -38,7 +39,7 @@ extern "C" __global__ void __launch_bounds__(32) loaded_latency(const unsigned c
     }
     return;
   }
-  if (inflight == 0) return;
+  if (inflight == 0 || blockIdx.x > streamers) return;
   long long boxes = 0;
   u32 phase = 0;
   int next = 0;

@@ -3,7 +3,7 @@
 Our FA3 kernel's later CTAs wait ~1960 cycles for their Q tile (d=128, two boxes from HBM;
 `v3_cta_timeline_summary_h200.csv`) where one box on an idle chip takes 870-1000 (`tma_cold_summary_h200.csv`):
 the other SMs are streaming K and V meanwhile. `loaded_latency.cu`: CTA 0 copies 16 KiB boxes from HBM one at a
-time and times each; the other 131 stream boxes (`inflight` at a time) from a region all of them share (L2
+time and times each; the others (131, or fewer) stream boxes (`inflight` at a time) from a region all of them share (L2
 after its first pass) or from regions of their own (HBM). L2 is flushed by a fill before each run, as in every
 timing of ours. Writes loaded_latency_h200.csv (per setting: the prober's median and p90 over its copies after the
 first of each run, and the streamers' bytes per SM clock). Run on the GPU machine from the repository root:
@@ -30,8 +30,19 @@ STREAM_CYCLES = 400_000
 SETTLE_CYCLES = 50_000
 RUNS = 3
 SMEM_BYTES = 160 * 1024  # one CTA per SM
-# (source, boxes in flight per streaming SM)
-SETTINGS = (("idle", 0), ("l2", 1), ("l2", 2), ("l2", 4), ("hbm", 1), ("hbm", 2), ("hbm", 4))
+# (source, boxes in flight per streaming SM, streaming SMs): the first run's settings, then a ladder of HBM streams
+# over fewer SMs and more boxes (how many requests in flight the HBM serves side by side).
+SETTINGS = (
+    ("idle", 0, 0),
+    ("l2", 1, 131),
+    ("l2", 2, 131),
+    ("l2", 4, 131),
+    ("hbm", 1, 131),
+    ("hbm", 2, 131),
+    ("hbm", 4, 131),
+    *(("hbm", boxes, sms) for sms in (16, 33, 66, 98) for boxes in (1, 2, 4, 8)),
+    *(("hbm", boxes, 131) for boxes in (3, 6, 8)),
+)
 
 
 def main() -> None:
@@ -47,21 +58,23 @@ def main() -> None:
     out = cp.zeros(sms * (MAX_PROBES + 2), dtype=cp.int64)
     flush = common.L2Flusher()
     rows: list[dict[str, object]] = []
-    for source, inflight in SETTINGS:
+    for source, inflight, streamers in SETTINGS:
         latencies: list[float] = []
         rates: list[float] = []
         for _ in range(RUNS):
             out.fill(0)
             flush()
-            args = (tensor_map, np.int32(inflight), np.int32(source == "l2"), np.int32(STREAM_HEADS),
-                    np.int64(STREAM_CYCLES), np.int64(SETTLE_CYCLES), np.int32(PROBES), out)  # fmt: skip
+            args = (tensor_map, np.int32(inflight), np.int32(streamers), np.int32(source == "l2"),
+                    np.int32(STREAM_HEADS), np.int64(STREAM_CYCLES), np.int64(SETTLE_CYCLES), np.int32(PROBES),
+                    out)  # fmt: skip
             kernel((sms,), (32,), args, shared_mem=SMEM_BYTES)
             per = out.get().reshape(sms, MAX_PROBES + 2).astype(np.float64)
             latencies += list(per[0, 1:PROBES])  # the first copy also fetches the map
             if inflight:
-                rates.append(float(per[1:, MAX_PROBES].sum() * BOX_BYTES / np.median(per[1:, MAX_PROBES + 1])))
+                active = per[1 : streamers + 1]
+                rates.append(float(active[:, MAX_PROBES].sum() * BOX_BYTES / np.median(active[:, MAX_PROBES + 1])))
         rows.append({
-            "streamers_source": source, "streamers_inflight_boxes": inflight,
+            "streamers_source": source, "streamers_inflight_boxes": inflight, "streaming_sms": streamers,
             "probe_latency_median_cycles": float(np.median(latencies)),
             "probe_latency_p90_cycles": float(np.percentile(latencies, 90)),
             "streamers_bytes_per_clk": float(np.median(rates)) if rates else 0.0,
