@@ -243,7 +243,7 @@ class _TileQueue:
 
 
 class _Cta:
-    __slots__ = ("barriers", "index", "kernel", "queue", "rings", "sm", "tiles")
+    __slots__ = ("barriers", "index", "kernel", "queue", "rings", "slots", "sm", "tiles")
 
     def __init__(
         self,
@@ -264,6 +264,7 @@ class _Cta:
             for spec in kernel.barriers
         }
         self.rings: dict[str, list[_Barrier]] = {}  # by a cursor reference ("name" or "name@cursor"): its ring
+        self.slots: dict[tuple[str, int], _Barrier] = {}  # by an explicit reference: its slot
 
     def tile(self, k: int) -> Hashable | None:
         if k < len(self.tiles):
@@ -280,9 +281,12 @@ class _Cta:
             if ring is None:
                 ring = self.rings[ref] = self._ring(ref.partition("@")[0])
             return ring[role.cursors.get(ref, 0) % len(ring)]
-        name, slot = ref
-        ring = self._ring(name)
-        return ring[slot % len(ring)]
+        barrier = self.slots.get(ref)
+        if barrier is None:
+            name, slot = ref
+            ring = self._ring(name)
+            barrier = self.slots[ref] = ring[slot % len(ring)]
+        return barrier
 
     def _ring(self, name: str) -> list[_Barrier]:
         ring = self.barriers.get(name)
@@ -505,87 +509,99 @@ class Engine:
             stack: list[Iterator[Op]] = []
             # Casts by annotation, not `isinstance`: this loop runs once per op of a run.
             while True:
-                op = next(ops, None)
-                if op is None:
+                for op in ops:
+                    kind = type(op)
+                    if kind in _CONTROL_OPS:
+                        if kind is Repeat:
+                            loop: Repeat = op  # type: ignore[assignment]
+                            stack.append(ops)
+                            ops = itertools.chain.from_iterable(map(loop.body, range(loop.count)))
+                            break  # into the loop's body
+                        elif kind is Wait:
+                            wait: Wait = op  # type: ignore[assignment]
+                            barrier = cta.barrier(wait.barrier, state)
+                            phase = state.phases.get(barrier, 0) + 1
+                            state.phases[barrier] = phase
+                            reached = self.now
+                            if barrier.phases < phase:
+                                barrier.waiters.append((phase, state.process))  # type: ignore[arg-type]
+                                state.waiting = (barrier, phase)
+                                yield None
+                                state.waiting = None
+                            if wait_cycles and self.now < reached + wait_cycles:
+                                yield reached + wait_cycles - self.now  # the wait's own round trip
+                        elif kind is Arrive:
+                            arrival: Arrive = op  # type: ignore[assignment]
+                            barrier = cta.barrier(arrival.barrier, state)
+                            if barrier.hop or barrier.handoff:
+                                self._call_after(barrier.hop + barrier.handoff, barrier.arrive)
+                            else:
+                                barrier.arrive()
+                        elif kind is Advance:
+                            advance: Advance = op  # type: ignore[assignment]
+                            for name in advance.barriers:
+                                state.cursors[name] = state.cursors.get(name, 0) + 1
+                        else:
+                            delay: Delay = op  # type: ignore[assignment]
+                            yield delay.cycles
+                        continue
+                    self._ops += 1
+                    if self._ops > self.event_budget:
+                        raise EventBudgetError(
+                            f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
+                            "(the default: drop --exact / mode='exact') or a smaller problem"
+                        )
+                    now = self.now
+                    done = execute(op, now, warps, state)  # type: ignore[arg-type]
+                    revision = sm.revision
+                    arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
+                    if kind is Store and op.release:  # type: ignore[union-attr]
+                        self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
+                    if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
+                        yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
+                    elif arrive is not None:
+                        barrier = cta.barrier(arrive, state)
+                        if revision is None:  # nothing moves the op's end (copies): one entry at it, pushed here
+                            entry = (
+                                now + (done - now) + barrier.hop,
+                                NORMAL,
+                                next(self._sequence),
+                                barrier.arrive,
+                                None,
+                            )
+                            heappush(self._queue, entry)
+                        else:
+                            self._arrive_when_done(barrier, done - now, revision)
+                        if kind is Load and sm.copy_issued > now:
+                            yield sm.copy_issued - now  # its warps are still issuing the copy
+                        if kind is Mma and sm.async_release > now:
+                            yield sm.async_release - now  # the tensor cores' queue is full
+                            # Wait until the op's revised release no longer lies ahead (inlined: once per op).
+                            while (
+                                revision is not None
+                                and (later := revision.release()) > self.now + SETTLE_TOLERANCE_CYCLES
+                            ):
+                                yield later - self.now
+                    elif kind is Store and not op.wait:  # type: ignore[union-attr]
+                        # The kernel stays open until the write drains (the sum as a scheduled wait would make it).
+                        end = now + (done - now)
+                        if end > self._horizon:
+                            self._horizon = end
+                        if sm.copy_issued > now:
+                            yield sm.copy_issued - now  # its warps are still issuing the stores
+                    else:
+                        yield done - now
+                        if revision is not None:
+                            # Wait until the op's revised end no longer lies ahead (inlined: once per op).
+                            while (later := revision.done()) > self.now + SETTLE_TOLERANCE_CYCLES:
+                                yield later - self.now
+                            done = self.now
+                    if trace is not None:
+                        trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
+                else:
                     if not stack:
                         break
                     ops = stack.pop()
-                    continue
-                kind = type(op)
-                if kind in _CONTROL_OPS:
-                    if kind is Repeat:
-                        loop: Repeat = op  # type: ignore[assignment]
-                        stack.append(ops)
-                        ops = itertools.chain.from_iterable(map(loop.body, range(loop.count)))
-                    elif kind is Wait:
-                        wait: Wait = op  # type: ignore[assignment]
-                        barrier = cta.barrier(wait.barrier, state)
-                        phase = state.phases.get(barrier, 0) + 1
-                        state.phases[barrier] = phase
-                        reached = self.now
-                        if barrier.phases < phase:
-                            barrier.waiters.append((phase, state.process))  # type: ignore[arg-type]
-                            state.waiting = (barrier, phase)
-                            yield None
-                            state.waiting = None
-                        if wait_cycles and self.now < reached + wait_cycles:
-                            yield reached + wait_cycles - self.now  # the wait's own round trip
-                    elif kind is Arrive:
-                        arrival: Arrive = op  # type: ignore[assignment]
-                        barrier = cta.barrier(arrival.barrier, state)
-                        if barrier.hop or barrier.handoff:
-                            self._call_after(barrier.hop + barrier.handoff, barrier.arrive)
-                        else:
-                            barrier.arrive()
-                    elif kind is Advance:
-                        advance: Advance = op  # type: ignore[assignment]
-                        for name in advance.barriers:
-                            state.cursors[name] = state.cursors.get(name, 0) + 1
-                    else:
-                        delay: Delay = op  # type: ignore[assignment]
-                        yield delay.cycles
-                    continue
-                self._ops += 1
-                if self._ops > self.event_budget:
-                    raise EventBudgetError(
-                        f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
-                        "(the default: drop --exact / mode='exact') or a smaller problem"
-                    )
-                now = self.now
-                done = execute(op, now, warps, state)  # type: ignore[arg-type]
-                revision = sm.revision
-                arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
-                if kind is Store and op.release:  # type: ignore[union-attr]
-                    self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
-                if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
-                    yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
-                elif arrive is not None:
-                    self._arrive_at(cta.barrier(arrive, state), done - now, revision)
-                    if kind is Load and sm.copy_issued > now:
-                        yield sm.copy_issued - now  # its warps are still issuing the copy
-                    if kind is Mma and sm.async_release > now:
-                        yield sm.async_release - now  # the tensor cores' queue is full
-                        # Wait until the op's revised release no longer lies ahead (inlined: once per op).
-                        while (
-                            revision is not None and (later := revision.release()) > self.now + SETTLE_TOLERANCE_CYCLES
-                        ):
-                            yield later - self.now
-                elif kind is Store and not op.wait:  # type: ignore[union-attr]
-                    # The kernel stays open until the write drains (the sum as a scheduled wait would make it).
-                    end = now + (done - now)
-                    if end > self._horizon:
-                        self._horizon = end
-                    if sm.copy_issued > now:
-                        yield sm.copy_issued - now  # its warps are still issuing the stores
-                else:
-                    yield done - now
-                    if revision is not None:
-                        # Wait until the op's revised end no longer lies ahead (inlined: once per op).
-                        while (later := revision.done()) > self.now + SETTLE_TOLERANCE_CYCLES:
-                            yield later - self.now
-                        done = self.now
-                if trace is not None:
-                    trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
         state.done = True
         self._wake(join, None)  # SimPy's finished-process event, which the CTA's all-of condition counts
 
@@ -625,10 +641,9 @@ class Engine:
             name = f"CTA slot {cta.index} {state.name}"
             trace.role_span(f"SM {cta.sm.index}", name, "SemaphoreSpin", returned, self.now)
 
-    def _arrive_at(self, barrier: _Barrier, delay: float, revision: Revision | None = None) -> None:
-        if revision is None:
-            heappush(self._queue, (self.now + delay + barrier.hop, NORMAL, next(self._sequence), barrier.arrive, None))
-            return
+    def _arrive_when_done(self, barrier: _Barrier, delay: float, revision: Revision) -> None:
+        """Arrive on `barrier` when the op `revision` follows completes: checked after `delay`, then again after
+        each move of its end."""
 
         def arrive_when_done(_value: Any) -> None:  # contention may have moved the op's end since
             later = revision.done()

@@ -60,14 +60,28 @@ class Contention:
         """Reserve `amount` on pipe `name` (as `Server.reserve`); return that op's end after the slowing."""
         if amount <= 0:
             return now
-        pipe, tensor = self.pipes[name], self.tensor
+        # `Server.reserve` and `share_window` written out: this runs once per lane pipe of nearly every op.
+        pipe = self.pipes[name]
         busy = pipe.busy_until
-        start = busy if busy > now else now  # max(now, busy), as `Server.reserve` starts it
-        end = pipe.reserve(now, amount, share)
-        if tensor.busy_until <= start:
+        start = busy if busy > now else now
+        service = amount / (pipe.rate_per_cycle * share)
+        end = start + service
+        pipe.busy_until = end
+        pipe.busy_cycles += service
+        pipe.amount += amount
+        if pipe.recorder is not None:
+            pipe.recorder(pipe.name, start, end)
+        tensor_work = self.tensor.busy_until - start
+        pipe_work = end - start
+        if tensor_work <= 0 or pipe_work <= 0:
             return end
         pipe_fraction, tensor_fraction = self._pair_rates[self.instruction][name]
-        share_window(start, pipe, pipe_fraction, tensor, tensor_fraction)
+        pipe_alone, tensor_alone = pipe_work / pipe_fraction, tensor_work / tensor_fraction
+        overlap = tensor_alone if tensor_alone < pipe_alone else pipe_alone
+        if pipe_fraction < 1.0:  # `Server.stretch` does nothing at the full rate: the call skipped
+            pipe.stretch(start, overlap, pipe_fraction)
+        if tensor_fraction < 1.0:
+            self.tensor.stretch(start, overlap, tensor_fraction)
         return pipe.busy_until
 
     def reserve_tensor(self, instruction: str, now: float, flops: float, share: float) -> float:
@@ -95,5 +109,7 @@ def share_window(start: float, a: Server, a_fraction: float, b: Server, b_fracti
         return
     a_alone, b_alone = a_work / a_fraction, b_work / b_fraction  # each one's end if the other stayed busy
     overlap = b_alone if b_alone < a_alone else a_alone  # min() without the call: about once per op
-    a.stretch(start, overlap, a_fraction)
-    b.stretch(start, overlap, b_fraction)
+    if a_fraction < 1.0:  # `Server.stretch` does nothing at the full rate: the call skipped
+        a.stretch(start, overlap, a_fraction)
+    if b_fraction < 1.0:
+        b.stretch(start, overlap, b_fraction)
