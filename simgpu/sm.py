@@ -485,11 +485,17 @@ class _MmaPlan:
 def elementwise_done(now: float, base: float, pipe_ends: list[float], serial: float | None) -> float:
     """An elementwise op's completion: the latest of `base` (issue slots, latency floor) and its pipes' ends, and,
     for a role that issues in order (`serial` given), its longest pipe span plus `serial` of the other spans."""
-    done = max(base, *pipe_ends) if pipe_ends else base
+    # max() written out: once per elementwise op.
+    done = base
+    for end in pipe_ends:
+        if end > done:
+            done = end
     if serial is not None and len(pipe_ends) > 1:
         spans = [end - now for end in pipe_ends]
         longest = max(spans)
-        done = max(done, now + longest + serial * (sum(spans) - longest))
+        bound = now + longest + serial * (sum(spans) - longest)
+        if bound > done:
+            done = bound
     return done
 
 
@@ -530,14 +536,15 @@ class Revision:
             if end > done:
                 done = end
         elif pipes:
+            now = self.now
+            spans = []
             for watched in pipes:
                 end = watched.end
                 if end > done:
                     done = end
+                spans.append(end - now)
             serial = self.serial
             if serial is not None:
-                now = self.now
-                spans = [watched.end - now for watched in pipes]
                 longest = max(spans)
                 bound = now + longest + serial * (sum(spans) - longest)
                 if bound > done:
