@@ -518,8 +518,9 @@ class Revision:
         self.now = now
         self.base = base  # the part no contention moves: issue slots, latency floors, TMEM reads
         # Lane pipes' or the smem port's ends: one alone in `pipe` (`done` then needs no loop), two or more in `pipes`.
-        self.pipe = pipes[0] if len(pipes) == 1 else None
-        self.pipes = pipes if len(pipes) > 1 else ()
+        single = len(pipes) == 1
+        self.pipe = pipes[0] if single else None
+        self.pipes = () if single else pipes
         self.serial = serial  # `sm.single_warp_serial_fraction` for an in-order role's elementwise op, else None
         self.tensor = tensor  # an MMA's end on the tensor cores
         self.result_latency = result_latency
