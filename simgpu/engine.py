@@ -169,8 +169,15 @@ class _Barrier:
             return
         self.count = 0
         self.phases += 1
-        ready = [w for w in self.waiters if w[0] <= self.phases]
-        self.waiters = [w for w in self.waiters if w[0] > self.phases]
+        waiters = self.waiters
+        if len(waiters) == 1:  # the common case, one role waiting, without the two lists
+            phase, process = waiters[0]
+            if phase <= self.phases:
+                self.waiters = []
+                self.wake(process, None)
+            return
+        ready = [w for w in waiters if w[0] <= self.phases]
+        self.waiters = [w for w in waiters if w[0] > self.phases]
         for _, process in ready:
             self.wake(process, None)
 

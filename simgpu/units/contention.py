@@ -26,7 +26,7 @@ from simgpu.units.server import Server
 class Contention:
     """The tensor cores' server, the lane pipes' servers, and the fractions each runs at beside the other."""
 
-    __slots__ = ("_pair_rates", "_pipe_rates", "_tensor_rates", "instruction", "pipes", "tensor")
+    __slots__ = ("_pair_rates", "_pipe_rates", "_tensor_pairs", "_tensor_rates", "instruction", "pipes", "tensor")
 
     def __init__(self, tensor: Server, instruction: str, rates: Mapping[str, ContentionRates]) -> None:
         self.tensor = tensor
@@ -50,6 +50,8 @@ class Contention:
             }
             for kind, r in rates.items()
         }
+        # By instruction, each pipe with (tensor cores' fraction, pipe's fraction) beside it: one list per MMA.
+        self._tensor_pairs: dict[str, list[tuple[Server, float, float]]] = {}
         # (pipe's fraction, tensor cores' fraction) by instruction and pipe: one lookup per lane-pipe reservation.
         self._pair_rates = {
             kind: {name: (self._pipe_rates[kind][name], self._tensor_rates[kind][name]) for name in pipe_rates}
@@ -92,12 +94,17 @@ class Contention:
         self.instruction = instruction
         busy = self.tensor.busy_until
         start = busy if busy > now else now  # max(now, busy) without the call: once per MMA
-        self.tensor.reserve(now, flops, share)
-        pipe_rates, tensor_rates = self._pipe_rates[instruction], self._tensor_rates[instruction]
-        for name, pipe in self.pipes.items():
+        tensor = self.tensor
+        tensor.reserve(now, flops, share)
+        pairs = self._tensor_pairs.get(instruction)
+        if pairs is None:  # built at the first MMA: the pipes register themselves after this object is made
+            pipe_rates, tensor_rates = self._pipe_rates[instruction], self._tensor_rates[instruction]
+            pairs = [(pipe, tensor_rates[name], pipe_rates[name]) for name, pipe in self.pipes.items()]
+            self._tensor_pairs[instruction] = pairs
+        for pipe, tensor_fraction, pipe_fraction in pairs:
             if pipe.busy_until > start:
-                share_window(start, self.tensor, tensor_rates[name], pipe, pipe_rates[name])
-        return self.tensor.busy_until
+                share_window(start, tensor, tensor_fraction, pipe, pipe_fraction)
+        return tensor.busy_until
 
 
 def share_window(start: float, a: Server, a_fraction: float, b: Server, b_fraction: float) -> None:
