@@ -12,12 +12,15 @@ deadlock and is reported as one. Clusters are not placed as such: a 2-CTA pair r
 program, and a cluster barrier (`BarrierSpec.cluster`: one the pair's leader waits on for both CTAs) counts each
 arrival one SM-to-SM trip (`dsmem.latency_cycles`) after it is made, when the peer's copy of it would reach the leader.
 
-The event loop is a heap of (time, priority, sequence number) entries, as SimPy's is, written out here because
-SimPy's own functions took 14-19% of an exact run (cProfile; `docs/results/exact_engine_profile.txt`): a role
-yields the cycles it waits (a float) or None when it has registered itself on a barrier or a semaphore; callbacks
-(an async op's arrival) are entries too. Same-time entries run in the order SimPy would run them (process starts
-first, then the others in the order they were scheduled, a finished role's notice included), so the runs are the
-ones SimPy ran, event for event.
+The event loop runs entries in SimPy's (time, priority, sequence number) order, written out here because SimPy's own
+functions took 14-19% of an exact run (cProfile; `docs/results/exact_engine_profile.txt`): a role yields the cycles
+it waits (a float) or None when it has registered itself on a barrier or a semaphore; callbacks (an async op's
+arrival) are entries too. Same-time entries run in the order SimPy would run them (process starts first, then the
+others in the order they were scheduled, a finished role's notice included), so the runs are the ones SimPy ran,
+event for event. The order is kept without a heap of (time, priority, sequence) tuples: a heap holds each due time
+once, a list per time holds its entries in the order they were scheduled, and process starts (always due now) wait
+in a queue of their own that runs first. On Hopper most entries share their time with others (the SMs run in step),
+and ties made the tuple heap's comparisons its dearest part (`docs/results/exact_engine_speed.md`).
 
 Semaphores in global memory (`Load.acquire`, `Store.release`) order CTAs against each other. Each kernel launch
 starts with every counter at zero. A release counts when its store completes. An acquiring load is an ordinary load
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import deque
 from collections.abc import Callable, Generator, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
@@ -57,11 +61,11 @@ DEFAULT_EVENT_BUDGET = 20_000_000
 SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
 REGISTER_ALLOCATION_GRANULE = 256  # registers are allocated per warp in units of 256 (CUDA occupancy calculator)
 _CONTROL_OPS = frozenset({Repeat, Wait, Arrive, Advance, Delay})  # ops that reserve no unit
-URGENT, NORMAL = 0, 1  # entry priorities at one time: process starts before everything else (SimPy's order)
 
 # A process yields the cycles it waits, or None once it has put itself on a barrier's or a semaphore's waiters.
 Process = Generator[float | None, Any, None]
 Callback = Callable[[Any], None]
+Entry = tuple[float, Process | Callback, Any]  # (when it is due, the process to resume or the callback, its value)
 
 
 @dataclass(frozen=True)
@@ -348,8 +352,9 @@ class Engine:
         self.event_budget = event_budget
         self.max_ctas_per_sm = max_ctas_per_sm
         self.now: float = 0  # SimPy's initial time, an int until the first event
-        self._queue: list[tuple[float, int, int, Process | Callback, Any]] = []
-        self._sequence = itertools.count()
+        self._times: list[float] = []  # a heap of the times with entries due, each once
+        self._due: dict[float, list[Entry]] = {}  # by time: its entries in the order they were scheduled
+        self._starts: deque[Entry] = deque()  # process starts, due now, run before the other entries due now
         self._horizon: float = 0  # the latest end of a write no role waits for: the run lasts until it drains
         self._slots_done = 0
         built = arch.sms if sms is None else sms
@@ -420,23 +425,45 @@ class Engine:
             raise DeadlockError(self._deadlock_message(kernel))
 
     def _start(self, process: Process) -> None:
-        heappush(self._queue, (self.now, URGENT, next(self._sequence), process, None))
+        self._starts.append((self.now, process, None))
 
     def _wake(self, target: Process | Callback, value: Any) -> None:
         """Resume `target` with `value` after the entries already due now (SimPy's `Event.succeed`)."""
-        heappush(self._queue, (self.now, NORMAL, next(self._sequence), target, value))
+        self._schedule(self.now, target, value)
 
     def _call_after(self, delay: float, callback: Callback) -> None:
-        heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), callback, None))
+        self._schedule(self.now + delay, callback, None)
+
+    def _schedule(self, time: float, target: Process | Callback, value: Any) -> None:
+        """Add an entry due at `time`, after those already due then."""
+        entries = self._due.get(time)
+        if entries is None:
+            self._due[time] = [(time, target, value)]
+            heappush(self._times, time)
+        else:
+            entries.append((time, target, value))
 
     def _loop(self) -> None:
         """Run entries in (time, priority, sequence) order until none is left; the time is then the latest entry's
-        or an undrained write's (`_horizon`)."""
-        queue = self._queue
-        sequence = self._sequence
+        or an undrained write's (`_horizon`). The earliest time's list is walked by index, so that entries scheduled
+        for that same time while it runs join its end; it is dropped once walked."""
+        times, due, starts = self._times, self._due, self._starts
         generator = GeneratorType
-        while queue:
-            now, _, _, target, value = heappop(queue)
+        entries: list[Entry] = []
+        index = 0
+        while True:
+            if starts:
+                now, target, value = starts.popleft()
+            else:
+                if index == len(entries):
+                    if entries:
+                        del due[heappop(times)]
+                    if not times:
+                        break
+                    entries = due[times[0]]
+                    index = 0
+                now, target, value = entries[index]
+                index += 1
             self.now = now
             if type(target) is not generator:
                 target(value)  # type: ignore[operator]
@@ -446,7 +473,13 @@ class Engine:
             except StopIteration:
                 continue
             if delay is not None:
-                heappush(queue, (now + delay, NORMAL, next(sequence), target, None))
+                later = now + delay
+                waiting = due.get(later)  # `_schedule` written out: once per entry
+                if waiting is None:
+                    due[later] = [(later, target, None)]
+                    heappush(times, later)
+                else:
+                    waiting.append((later, target, None))
         if self._horizon > self.now:
             self.now = self._horizon
 
@@ -568,15 +601,8 @@ class Engine:
                         yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
                     elif arrive is not None:
                         barrier = cta.barrier(arrive, state)
-                        if revision is None:  # nothing moves the op's end (copies): one entry at it, pushed here
-                            entry = (
-                                now + (done - now) + barrier.hop,
-                                NORMAL,
-                                next(self._sequence),
-                                barrier.arrive,
-                                None,
-                            )
-                            heappush(self._queue, entry)
+                        if revision is None:  # nothing moves the op's end (copies): one entry at it
+                            self._schedule(now + (done - now) + barrier.hop, barrier.arrive, None)
                         else:
                             self._arrive_when_done(barrier, done - now, revision)
                         if kind is Load and sm.copy_issued > now:
@@ -661,7 +687,7 @@ class Engine:
             else:
                 barrier.arrive()
 
-        heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), arrive_when_done, None))  # inlined
+        self._schedule(self.now + delay, arrive_when_done, None)
 
     def _stats(self, kernel_cycles: tuple[float, ...], fits: tuple[int, ...]) -> RunStats:
         units: dict[str, UnitTotals] = {
