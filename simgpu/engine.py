@@ -397,8 +397,9 @@ class Engine:
         kernel_cycles = []
         fits = []
         # The cycle collector is paused while the kernels run (it took 4% of a run, walking the young objects the
-        # ops make and, now and then, everything alive). A run makes no reference cycle per op, so reference
-        # counting frees what dies; the few a run makes per CTA and the engine's own wait for the next collection.
+        # ops make and, now and then, everything alive). A run leaves no cyclic garbage behind while it goes (the
+        # roles' generators release their frames when they finish), so reference counting frees what dies; the
+        # engine's own cycles (its SMs and units) wait for the next collection.
         collecting = gc.isenabled()
         gc.disable()
         try:
