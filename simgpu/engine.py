@@ -12,12 +12,15 @@ deadlock and is reported as one. Clusters are not placed as such: a 2-CTA pair r
 program, and a cluster barrier (`BarrierSpec.cluster`: one the pair's leader waits on for both CTAs) counts each
 arrival one SM-to-SM trip (`dsmem.latency_cycles`) after it is made, when the peer's copy of it would reach the leader.
 
-The event loop is a heap of (time, priority, sequence number) entries, as SimPy's is, written out here because
-SimPy's own functions took 14-19% of an exact run (cProfile; `docs/results/exact_engine_profile.txt`): a role
-yields the cycles it waits (a float) or None when it has registered itself on a barrier or a semaphore; callbacks
-(an async op's arrival) are entries too. Same-time entries run in the order SimPy would run them (process starts
-first, then the others in the order they were scheduled, a finished role's notice included), so the runs are the
-ones SimPy ran, event for event.
+The event loop runs entries in SimPy's (time, priority, sequence number) order, written out here because SimPy's own
+functions took 14-19% of an exact run (cProfile; `docs/results/exact_engine_profile.txt`): a role yields the cycles
+it waits (a float) or None when it has registered itself on a barrier or a semaphore; callbacks (an async op's
+arrival) are entries too. Same-time entries run in the order SimPy would run them (process starts first, then the
+others in the order they were scheduled, a finished role's notice included), so the runs are the ones SimPy ran,
+event for event. The order is kept without a heap of (time, priority, sequence) tuples: a heap holds each due time
+once, a list per time holds its entries in the order they were scheduled, and process starts (always due now) wait
+in a queue of their own that runs first. On Hopper most entries share their time with others (the SMs run in step),
+and ties made the tuple heap's comparisons its dearest part (`docs/results/exact_engine_speed.md`).
 
 Semaphores in global memory (`Load.acquire`, `Store.release`) order CTAs against each other. Each kernel launch
 starts with every counter at zero. A release counts when its store completes. An acquiring load is an ordinary load
@@ -34,8 +37,10 @@ This is the exact mode: every CTA and every loop iteration is simulated. Ignored
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
+from collections import deque
 from collections.abc import Callable, Generator, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
@@ -57,11 +62,11 @@ DEFAULT_EVENT_BUDGET = 20_000_000
 SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
 REGISTER_ALLOCATION_GRANULE = 256  # registers are allocated per warp in units of 256 (CUDA occupancy calculator)
 _CONTROL_OPS = frozenset({Repeat, Wait, Arrive, Advance, Delay})  # ops that reserve no unit
-URGENT, NORMAL = 0, 1  # entry priorities at one time: process starts before everything else (SimPy's order)
 
 # A process yields the cycles it waits, or None once it has put itself on a barrier's or a semaphore's waiters.
 Process = Generator[float | None, Any, None]
 Callback = Callable[[Any], None]
+Entry = tuple[float, Process | Callback, Any]  # (when it is due, the process to resume or the callback, its value)
 
 
 @dataclass(frozen=True)
@@ -169,8 +174,15 @@ class _Barrier:
             return
         self.count = 0
         self.phases += 1
-        ready = [w for w in self.waiters if w[0] <= self.phases]
-        self.waiters = [w for w in self.waiters if w[0] > self.phases]
+        waiters = self.waiters
+        if len(waiters) == 1:  # the common case, one role waiting, without the two lists
+            phase, process = waiters[0]
+            if phase <= self.phases:
+                self.waiters = []
+                self.wake(process, None)
+            return
+        ready = [w for w in waiters if w[0] <= self.phases]
+        self.waiters = [w for w in waiters if w[0] > self.phases]
         for _, process in ready:
             self.wake(process, None)
 
@@ -243,7 +255,7 @@ class _TileQueue:
 
 
 class _Cta:
-    __slots__ = ("barriers", "index", "kernel", "queue", "rings", "sm", "tensor_maps", "tiles")
+    __slots__ = ("barriers", "index", "kernel", "queue", "rings", "slots", "sm", "tensor_maps", "tiles")
 
     def __init__(
         self,
@@ -264,6 +276,7 @@ class _Cta:
             for spec in kernel.barriers
         }
         self.rings: dict[str, list[_Barrier]] = {}  # by a cursor reference ("name" or "name@cursor"): its ring
+        self.slots: dict[tuple[str, int], _Barrier] = {}  # by an explicit reference: its slot
         self.tensor_maps: set[str] = set()  # tensors whose TMA descriptor this CTA has fetched (`simgpu.sm`)
 
     def tile(self, k: int) -> Hashable | None:
@@ -281,9 +294,12 @@ class _Cta:
             if ring is None:
                 ring = self.rings[ref] = self._ring(ref.partition("@")[0])
             return ring[role.cursors.get(ref, 0) % len(ring)]
-        name, slot = ref
-        ring = self._ring(name)
-        return ring[slot % len(ring)]
+        barrier = self.slots.get(ref)
+        if barrier is None:
+            name, slot = ref
+            ring = self._ring(name)
+            barrier = self.slots[ref] = ring[slot % len(ring)]
+        return barrier
 
     def _ring(self, name: str) -> list[_Barrier]:
         ring = self.barriers.get(name)
@@ -338,8 +354,9 @@ class Engine:
         self.event_budget = event_budget
         self.max_ctas_per_sm = max_ctas_per_sm
         self.now: float = 0  # SimPy's initial time, an int until the first event
-        self._queue: list[tuple[float, int, int, Process | Callback, Any]] = []
-        self._sequence = itertools.count()
+        self._times: list[float] = []  # a heap of the times with entries due, each once
+        self._due: dict[float, list[Entry]] = {}  # by time: its entries in the order they were scheduled
+        self._starts: deque[Entry] = deque()  # process starts, due now, run before the other entries due now
         self._horizon: float = 0  # the latest end of a write no role waits for: the run lasts until it drains
         self._slots_done = 0
         built = arch.sms if sms is None else sms
@@ -380,14 +397,24 @@ class Engine:
         launch_cycles = self.arch.kernel_launch_s * self.clock_hz
         kernel_cycles = []
         fits = []
-        for kernel in kernels:
-            start = self.now
-            fit = ctas_per_sm(self.arch, kernel)
-            fits.append(fit)
-            if self.max_ctas_per_sm is not None:
-                fit = min(fit, self.max_ctas_per_sm)
-            self._run_kernel(kernel, fit, start + launch_cycles)
-            kernel_cycles.append(self.now - start)
+        # The cycle collector is paused while the kernels run (it took 4% of a run, walking the young objects the
+        # ops make and, now and then, everything alive). A run leaves no cyclic garbage behind while it goes (the
+        # roles' generators release their frames when they finish), so reference counting frees what dies; the
+        # engine's own cycles (its SMs and units) wait for the next collection.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for kernel in kernels:
+                start = self.now
+                fit = ctas_per_sm(self.arch, kernel)
+                fits.append(fit)
+                if self.max_ctas_per_sm is not None:
+                    fit = min(fit, self.max_ctas_per_sm)
+                self._run_kernel(kernel, fit, start + launch_cycles)
+                kernel_cycles.append(self.now - start)
+        finally:
+            if collecting:
+                gc.enable()
         self.l2.flush()
         return self._stats(tuple(kernel_cycles), tuple(fits))
 
@@ -410,23 +437,45 @@ class Engine:
             raise DeadlockError(self._deadlock_message(kernel))
 
     def _start(self, process: Process) -> None:
-        heappush(self._queue, (self.now, URGENT, next(self._sequence), process, None))
+        self._starts.append((self.now, process, None))
 
     def _wake(self, target: Process | Callback, value: Any) -> None:
         """Resume `target` with `value` after the entries already due now (SimPy's `Event.succeed`)."""
-        heappush(self._queue, (self.now, NORMAL, next(self._sequence), target, value))
+        self._schedule(self.now, target, value)
 
-    def _call_after(self, delay: float, callback: Callback) -> None:
-        heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), callback, None))
+    def _call_after(self, delay: float, callback: Callback, value: Any = None) -> None:
+        self._schedule(self.now + delay, callback, value)
+
+    def _schedule(self, time: float, target: Process | Callback, value: Any) -> None:
+        """Add an entry due at `time`, after those already due then."""
+        entries = self._due.get(time)
+        if entries is None:
+            self._due[time] = [(time, target, value)]
+            heappush(self._times, time)
+        else:
+            entries.append((time, target, value))
 
     def _loop(self) -> None:
         """Run entries in (time, priority, sequence) order until none is left; the time is then the latest entry's
-        or an undrained write's (`_horizon`)."""
-        queue = self._queue
-        sequence = self._sequence
+        or an undrained write's (`_horizon`). The earliest time's list is walked by index, so that entries scheduled
+        for that same time while it runs join its end; it is dropped once walked."""
+        times, due, starts = self._times, self._due, self._starts
         generator = GeneratorType
-        while queue:
-            now, _, _, target, value = heappop(queue)
+        entries: list[Entry] = []
+        index = 0
+        while True:
+            if starts:
+                now, target, value = starts.popleft()
+            else:
+                if index == len(entries):
+                    if entries:
+                        del due[heappop(times)]
+                    if not times:
+                        break
+                    entries = due[times[0]]
+                    index = 0
+                now, target, value = entries[index]
+                index += 1
             self.now = now
             if type(target) is not generator:
                 target(value)  # type: ignore[operator]
@@ -436,7 +485,13 @@ class Engine:
             except StopIteration:
                 continue
             if delay is not None:
-                heappush(queue, (now + delay, NORMAL, next(sequence), target, None))
+                later = now + delay
+                waiting = due.get(later)  # `_schedule` written out: once per entry
+                if waiting is None:
+                    due[later] = [(later, target, None)]
+                    heappush(times, later)
+                else:
+                    waiting.append((later, target, None))
         if self._horizon > self.now:
             self.now = self._horizon
 
@@ -508,87 +563,92 @@ class Engine:
             stack: list[Iterator[Op]] = []
             # Casts by annotation, not `isinstance`: this loop runs once per op of a run.
             while True:
-                op = next(ops, None)
-                if op is None:
+                for op in ops:
+                    kind = type(op)
+                    if kind in _CONTROL_OPS:
+                        if kind is Repeat:
+                            loop: Repeat = op  # type: ignore[assignment]
+                            stack.append(ops)
+                            ops = itertools.chain.from_iterable(map(loop.body, range(loop.count)))
+                            break  # into the loop's body
+                        elif kind is Wait:
+                            wait: Wait = op  # type: ignore[assignment]
+                            barrier = cta.barrier(wait.barrier, state)
+                            phase = state.phases.get(barrier, 0) + 1
+                            state.phases[barrier] = phase
+                            reached = self.now
+                            if barrier.phases < phase:
+                                barrier.waiters.append((phase, state.process))  # type: ignore[arg-type]
+                                state.waiting = (barrier, phase)
+                                yield None
+                                state.waiting = None
+                            if wait_cycles and self.now < reached + wait_cycles:
+                                yield reached + wait_cycles - self.now  # the wait's own round trip
+                        elif kind is Arrive:
+                            arrival: Arrive = op  # type: ignore[assignment]
+                            barrier = cta.barrier(arrival.barrier, state)
+                            if barrier.hop or barrier.handoff:
+                                self._call_after(barrier.hop + barrier.handoff, barrier.arrive)
+                            else:
+                                barrier.arrive()
+                        elif kind is Advance:
+                            advance: Advance = op  # type: ignore[assignment]
+                            for name in advance.barriers:
+                                state.cursors[name] = state.cursors.get(name, 0) + 1
+                        else:
+                            delay: Delay = op  # type: ignore[assignment]
+                            yield delay.cycles
+                        continue
+                    self._ops += 1
+                    if self._ops > self.event_budget:
+                        raise EventBudgetError(
+                            f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
+                            "(the default: drop --exact / mode='exact') or a smaller problem"
+                        )
+                    now = self.now
+                    done = execute(op, now, warps, state)  # type: ignore[arg-type]
+                    revision = sm.revision
+                    arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
+                    if kind is Store and op.release:  # type: ignore[union-attr]
+                        self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
+                    if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
+                        yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
+                    elif arrive is not None:
+                        barrier = cta.barrier(arrive, state)
+                        if revision is None:  # nothing moves the op's end (copies): one entry at it
+                            self._schedule(now + (done - now) + barrier.hop, barrier.arrive, None)
+                        else:
+                            self._schedule(self.now + (done - now), self._arrive_when_done, (barrier, revision))
+                        if kind is Load and sm.copy_issued > now:
+                            yield sm.copy_issued - now  # its warps are still issuing the copy
+                        if kind is Mma and sm.async_release > now:
+                            yield sm.async_release - now  # the tensor cores' queue is full
+                            # Wait until the op's revised release no longer lies ahead (inlined: once per op).
+                            while (
+                                revision is not None
+                                and (later := revision.release()) > self.now + SETTLE_TOLERANCE_CYCLES
+                            ):
+                                yield later - self.now
+                    elif kind is Store and not op.wait:  # type: ignore[union-attr]
+                        # The kernel stays open until the write drains (the sum as a scheduled wait would make it).
+                        end = now + (done - now)
+                        if end > self._horizon:
+                            self._horizon = end
+                        if sm.copy_issued > now:
+                            yield sm.copy_issued - now  # its warps are still issuing the stores
+                    else:
+                        yield done - now
+                        if revision is not None:
+                            # Wait until the op's revised end no longer lies ahead (inlined: once per op).
+                            while (later := revision.done()) > self.now + SETTLE_TOLERANCE_CYCLES:
+                                yield later - self.now
+                            done = self.now
+                    if trace is not None:
+                        trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
+                else:
                     if not stack:
                         break
                     ops = stack.pop()
-                    continue
-                kind = type(op)
-                if kind in _CONTROL_OPS:
-                    if kind is Repeat:
-                        loop: Repeat = op  # type: ignore[assignment]
-                        stack.append(ops)
-                        ops = itertools.chain.from_iterable(map(loop.body, range(loop.count)))
-                    elif kind is Wait:
-                        wait: Wait = op  # type: ignore[assignment]
-                        barrier = cta.barrier(wait.barrier, state)
-                        phase = state.phases.get(barrier, 0) + 1
-                        state.phases[barrier] = phase
-                        reached = self.now
-                        if barrier.phases < phase:
-                            barrier.waiters.append((phase, state.process))  # type: ignore[arg-type]
-                            state.waiting = (barrier, phase)
-                            yield None
-                            state.waiting = None
-                        if wait_cycles and self.now < reached + wait_cycles:
-                            yield reached + wait_cycles - self.now  # the wait's own round trip
-                    elif kind is Arrive:
-                        arrival: Arrive = op  # type: ignore[assignment]
-                        barrier = cta.barrier(arrival.barrier, state)
-                        if barrier.hop or barrier.handoff:
-                            self._call_after(barrier.hop + barrier.handoff, barrier.arrive)
-                        else:
-                            barrier.arrive()
-                    elif kind is Advance:
-                        advance: Advance = op  # type: ignore[assignment]
-                        for name in advance.barriers:
-                            state.cursors[name] = state.cursors.get(name, 0) + 1
-                    else:
-                        delay: Delay = op  # type: ignore[assignment]
-                        yield delay.cycles
-                    continue
-                self._ops += 1
-                if self._ops > self.event_budget:
-                    raise EventBudgetError(
-                        f"simulation exceeded its event budget of {self.event_budget:,} ops; use fast mode "
-                        "(the default: drop --exact / mode='exact') or a smaller problem"
-                    )
-                now = self.now
-                done = execute(op, now, warps, state)  # type: ignore[arg-type]
-                revision = sm.revision
-                arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
-                if kind is Store and op.release:  # type: ignore[union-attr]
-                    self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
-                if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
-                    yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
-                elif arrive is not None:
-                    self._arrive_at(cta.barrier(arrive, state), done - now, revision)
-                    if kind is Load and sm.copy_issued > now:
-                        yield sm.copy_issued - now  # its warps are still issuing the copy
-                    if kind is Mma and sm.async_release > now:
-                        yield sm.async_release - now  # the tensor cores' queue is full
-                        # Wait until the op's revised release no longer lies ahead (inlined: once per op).
-                        while (
-                            revision is not None and (later := revision.release()) > self.now + SETTLE_TOLERANCE_CYCLES
-                        ):
-                            yield later - self.now
-                elif kind is Store and not op.wait:  # type: ignore[union-attr]
-                    # The kernel stays open until the write drains (the sum as a scheduled wait would make it).
-                    end = now + (done - now)
-                    if end > self._horizon:
-                        self._horizon = end
-                    if sm.copy_issued > now:
-                        yield sm.copy_issued - now  # its warps are still issuing the stores
-                else:
-                    yield done - now
-                    if revision is not None:
-                        # Wait until the op's revised end no longer lies ahead (inlined: once per op).
-                        while (later := revision.done()) > self.now + SETTLE_TOLERANCE_CYCLES:
-                            yield later - self.now
-                        done = self.now
-                if trace is not None:
-                    trace.role_span(f"SM {sm.index}", f"CTA slot {cta.index} {role.name}", kind.__name__, now, done)
         state.done = True
         self._wake(join, None)  # SimPy's finished-process event, which the CTA's all-of condition counts
 
@@ -628,21 +688,18 @@ class Engine:
             name = f"CTA slot {cta.index} {state.name}"
             trace.role_span(f"SM {cta.sm.index}", name, "SemaphoreSpin", returned, self.now)
 
-    def _arrive_at(self, barrier: _Barrier, delay: float, revision: Revision | None = None) -> None:
-        if revision is None:
-            heappush(self._queue, (self.now + delay + barrier.hop, NORMAL, next(self._sequence), barrier.arrive, None))
-            return
-
-        def arrive_when_done(_value: Any) -> None:  # contention may have moved the op's end since
-            later = revision.done()
-            if later > self.now + SETTLE_TOLERANCE_CYCLES:
-                self._call_after(later - self.now, arrive_when_done)
-            elif barrier.hop:
-                self._call_after(barrier.hop, barrier.arrive)
-            else:
-                barrier.arrive()
-
-        heappush(self._queue, (self.now + delay, NORMAL, next(self._sequence), arrive_when_done, None))  # inlined
+    def _arrive_when_done(self, pending: tuple[_Barrier, Revision]) -> None:
+        """The entry of an async op whose end contention may move (`pending`: the barrier it arrives on and its
+        `Revision`): arrive if the op's end is now, else check again at its revised end. (A method given the pair
+        as the entry's value, not a closure that schedules itself: such a closure is a reference cycle per op.)"""
+        barrier, revision = pending
+        later = revision.done()
+        if later > self.now + SETTLE_TOLERANCE_CYCLES:
+            self._call_after(later - self.now, self._arrive_when_done, pending)
+        elif barrier.hop:
+            self._call_after(barrier.hop, barrier.arrive)
+        else:
+            barrier.arrive()
 
     def _stats(self, kernel_cycles: tuple[float, ...], fits: tuple[int, ...]) -> RunStats:
         units: dict[str, UnitTotals] = {

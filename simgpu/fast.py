@@ -102,8 +102,7 @@ def _cycle_collection_paused() -> Iterator[bool]:
     records, the folded programs' ops), and the cycle collector would walk them again and again: a quarter to a
     third of a replay-bound prediction's time. Reference counting still frees what dies; cycles made meanwhile
     are collected after. The collector is left as it was found; yields whether it was enabled. (Not around the
-    engine runs: those make cycles, SimPy's processes and events, and an engine run with the collector off ran
-    slower.)"""
+    engine runs: `Engine.run` pauses it itself.)"""
     enabled = gc.isenabled()
     gc.disable()
     try:

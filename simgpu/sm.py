@@ -126,8 +126,8 @@ class Sm:
         self._schedulers = arch.sm.warp_schedulers
         self._parts = parts  # the lane pipes' processing blocks: a role of w warps reaches min(w, parts) / parts
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
-        self._elementwise_counts: dict[tuple[object, ...], tuple[float, float, float, float, float]] = {}
-        self._mma_plans: dict[Mma, _MmaPlan] = {}
+        self._elementwise_plans: dict[tuple[object, ...], _ElementwisePlan] = {}
+        self._mma_plans: dict[tuple[object, ...], _MmaPlan] = {}
         self._dispatch: dict[type, Callable[[UnitOp, float, int], float]] = {
             Load: self._load,  # type: ignore[dict-item]
             Store: self._store,  # type: ignore[dict-item]
@@ -187,28 +187,18 @@ class Sm:
     ) -> float:
         """FMA, ALU and exp2 lane ops issued together: the pipes run concurrently, issue slots are shared; the op
         ends no sooner than its dependency chain allows."""
-        key = (fma, alu, ex2, emulated, fma_per_emulated, chain)
-        counts = self._elementwise_counts.get(key)
-        if counts is None:
-            if not 0.0 <= emulated <= 1.0:
-                raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
-            hardware = ex2 * (1.0 - emulated)
-            fma_total = fma + ex2 * emulated * fma_per_emulated
-            floor = 0.0
-            if self.latency is not None:
-                emulated_chain = fma_per_emulated if ex2 * emulated else 0.0
-                floor = elementwise_floor(self.latency, chain, fma, alu, hardware, emulated_chain)
-            counts = (fma_total + alu + hardware, fma_total, alu, hardware, floor)
-            self._elementwise_counts[key] = counts
-        lanes, fma_total, alu, hardware, floor = counts
-        base = self._issue_server.reserve(now, lanes / WARP_LANES, min(warps, self._schedulers))  # `_lanes`
+        key = (fma, alu, ex2, emulated, fma_per_emulated, chain, warps)
+        plan = self._elementwise_plans.get(key)
+        if plan is None:
+            plan = self._elementwise_plans[key] = self._elementwise_plan(
+                warps, fma, alu, ex2, emulated, fma_per_emulated, chain
+            )
+        issue_slots, issue_share, floor, fma_total, alu, hardware, share, serial = plan
+        base = self._issue_server.reserve(now, issue_slots, issue_share)  # `_lanes`
         floored = now + floor
         if floored > base:
             base = floored
         # Each pipe's server reserved here, at the role's share (`simgpu.units.fma`).
-        parts = self._parts
-        share = min(warps, parts) / parts
-        serial = self._single_warp_serial if warps <= self._schedulers else None
         contention = self.contention
         if contention is None:
             ends: list[float] = []
@@ -219,16 +209,48 @@ class Sm:
             if hardware:
                 ends.append(self.mufu.server.reserve(now, hardware, share))
             return elementwise_done(now, base, ends, serial)
-        pipes: list[tuple[Server, float]] = []
+        pipes: list[PendingEnd] = []
         if fma_total:
-            pipes.append((self.fma.server, contention.reserve_pipe("fma", now, fma_total, share)))
+            pipes.append(self.fma.server.watch(contention.reserve_pipe("fma", now, fma_total, share), now))
         if alu:
-            pipes.append((self.alu.server, contention.reserve_pipe("alu", now, alu, share)))
+            pipes.append(self.alu.server.watch(contention.reserve_pipe("alu", now, alu, share), now))
         if hardware:
-            pipes.append((self.mufu.server, contention.reserve_pipe("mufu", now, hardware, share)))
-        revision = Revision(now, base, tuple([server.watch(end, now) for server, end in pipes]), serial)
+            pipes.append(self.mufu.server.watch(contention.reserve_pipe("mufu", now, hardware, share), now))
+        revision = Revision(now, base, tuple(pipes), serial)
         self.revision = revision
         return revision.done()
+
+    def _elementwise_plan(
+        self,
+        warps: int,
+        fma: float,
+        alu: float,
+        ex2: float,
+        emulated: float,
+        fma_per_emulated: float,
+        chain: Chain | None,
+    ) -> _ElementwisePlan:
+        """An elementwise op's lane ops per pipe, issue slots, latency floor and shares, for a role of `warps`."""
+        if not 0.0 <= emulated <= 1.0:
+            raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
+        hardware = ex2 * (1.0 - emulated)
+        fma_total = fma + ex2 * emulated * fma_per_emulated
+        floor = 0.0
+        if self.latency is not None:
+            emulated_chain = fma_per_emulated if ex2 * emulated else 0.0
+            floor = elementwise_floor(self.latency, chain, fma, alu, hardware, emulated_chain)
+        lanes = fma_total + alu + hardware
+        parts = self._parts
+        return (
+            lanes / WARP_LANES,
+            min(warps, self._schedulers),
+            floor,
+            fma_total,
+            alu,
+            hardware,
+            min(warps, parts) / parts,
+            self._single_warp_serial if warps <= self._schedulers else None,
+        )
 
     def _fma(self, op: Fma, now: float, warps: int) -> float:
         return self._elementwise(now, warps, op.count, 0.0, 0.0, 0.0, 0.0, op.chain)
@@ -346,13 +368,14 @@ class Sm:
         return issued
 
     def _mma(self, op: Mma, now: float, warps: int) -> float:
-        plan = self._mma_plans.get(op)
+        # Keyed by the fields the plan depends on: an `Mma`'s own hash and equality are Python functions.
+        key = (op.m, op.n, op.k, op.dtype, op.a, op.b, op.acc, op.instruction, op.operand_smem_bytes, op.b_share, warps)
+        plan = self._mma_plans.get(key)
         if plan is None:
-            plan = self._mma_plan(op)
-            self._mma_plans[op] = plan
+            plan = self._mma_plans[key] = self._mma_plan(op, warps)
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
         queued_until = self.tensor.server.busy_until
-        tensor_done = self.tensor.mma(now, plan.flops, op.dtype, warps, plan.instruction)
+        tensor_done = self.tensor.mma(now, plan.flops, plan.tensor_share, plan.native_cycles, plan.instruction)
         issue_tail = plan.issue_tail
         if issue_tail is not None:
             self._interleave(now, tensor_done - (queued_until if queued_until > now else now))
@@ -362,7 +385,7 @@ class Sm:
             self.async_release = now
         else:
             self.async_release = released
-        base = self._issue_server.reserve(now, plan.instructions, min(warps, self._schedulers))  # `IssueSlots.issue`
+        base = self._issue_server.reserve(now, plan.instructions, plan.issue_share)  # `IssueSlots.issue`
         floored = now + plan.floor
         if floored > base:
             base = floored
@@ -389,8 +412,9 @@ class Sm:
             if remaining > 0 and pending.owner is not None and pending.owner is not self._role:
                 pending.end += min(remaining, cycles)
 
-    def _mma_plan(self, op: Mma) -> _MmaPlan:
-        """Check `op` against the instruction's operand rules and shape; derive its instruction and byte counts."""
+    def _mma_plan(self, op: Mma, warps: int) -> _MmaPlan:
+        """Check `op` against the instruction's operand rules and shape; derive its instruction and byte counts, and
+        its shares of the tensor cores and issue slots for a role of `warps`."""
         tc = self.arch.tensor_core
         instruction = op.instruction or tc.instruction
         if instruction not in _OPERANDS:
@@ -439,8 +463,12 @@ class Sm:
                 floor = mma_sync_floor(self.latency, k_steps, op.operand_smem_bytes > 0)
             else:
                 result_latency = self.latency.mma_async_cycles
+        tensor_share, native_cycles = self.tensor.plan(op.flops, op.dtype, warps, instruction)
         return _MmaPlan(
             op.flops,
+            tensor_share,
+            native_cycles,
+            min(warps, self._schedulers),
             instruction,
             instructions,
             float(smem_read),
@@ -451,9 +479,17 @@ class Sm:
         )
 
 
+# An elementwise op's (issue slots, issue share, latency floor, FMA / ALU / MUFU lane ops, pipe share, serial
+# fraction or None), derived once per op shape and role size: `Sm._elementwise` unpacks it per op.
+_ElementwisePlan = tuple[float, int, float, float, float, float, float, float | None]
+
+
 @dataclass(frozen=True, slots=True)
 class _MmaPlan:
     flops: float  # the op's, read once
+    tensor_share: float  # of the tensor cores' FLOP server (`TensorCore.plan`)
+    native_cycles: float  # the FLOPs' cycles at the native instruction's rate (`TensorCore.native_cycles`)
+    issue_share: int  # warp schedulers the role issues on
     instruction: str
     instructions: float
     smem_read: float
@@ -466,11 +502,17 @@ class _MmaPlan:
 def elementwise_done(now: float, base: float, pipe_ends: list[float], serial: float | None) -> float:
     """An elementwise op's completion: the latest of `base` (issue slots, latency floor) and its pipes' ends, and,
     for a role that issues in order (`serial` given), its longest pipe span plus `serial` of the other spans."""
-    done = max(base, *pipe_ends) if pipe_ends else base
+    # max() written out: once per elementwise op.
+    done = base
+    for end in pipe_ends:
+        if end > done:
+            done = end
     if serial is not None and len(pipe_ends) > 1:
         spans = [end - now for end in pipe_ends]
         longest = max(spans)
-        done = max(done, now + longest + serial * (sum(spans) - longest))
+        bound = now + longest + serial * (sum(spans) - longest)
+        if bound > done:
+            done = bound
     return done
 
 
@@ -478,7 +520,7 @@ class Revision:
     """An op's completion as the units it used now imply: their watched ends move when contention stretches work
     reserved before them (`simgpu.units.server.Server.stretch`)."""
 
-    __slots__ = ("base", "issue_tail", "now", "pipes", "result_latency", "serial", "tensor")
+    __slots__ = ("base", "issue_tail", "now", "pipe", "pipes", "result_latency", "serial", "tensor")
 
     def __init__(
         self,
@@ -492,23 +534,39 @@ class Revision:
     ) -> None:
         self.now = now
         self.base = base  # the part no contention moves: issue slots, latency floors, TMEM reads
-        self.pipes = pipes  # lane pipes' or the smem port's ends
+        # Lane pipes' or the smem port's ends: one alone in `pipe` (`done` then needs no loop), two or more in `pipes`.
+        single = len(pipes) == 1
+        self.pipe = pipes[0] if single else None
+        self.pipes = () if single else pipes
         self.serial = serial  # `sm.single_warp_serial_fraction` for an in-order role's elementwise op, else None
         self.tensor = tensor  # an MMA's end on the tensor cores
         self.result_latency = result_latency
         self.issue_tail = issue_tail  # async MMAs: see `_MmaPlan.issue_tail`
 
     def done(self) -> float:
-        # `elementwise_done` unrolled for the common cases (asked again and again while an op's end settles): no
-        # pipe, or one, whose end bounds the op's alone (`serial` applies to two pipes or more).
+        # `elementwise_done` written out (asked again and again while an op's end settles): one pipe's end bounds
+        # the op's alone; `serial` applies to two pipes or more.
         pipes = self.pipes
         done = self.base
-        if len(pipes) == 1:
-            end = pipes[0].end
+        pipe = self.pipe
+        if pipe is not None:
+            end = pipe.end
             if end > done:
                 done = end
         elif pipes:
-            done = elementwise_done(self.now, done, [pipe.end for pipe in pipes], self.serial)
+            now = self.now
+            spans = []
+            for watched in pipes:
+                end = watched.end
+                if end > done:
+                    done = end
+                spans.append(end - now)
+            serial = self.serial
+            if serial is not None:
+                longest = max(spans)
+                bound = now + longest + serial * (sum(spans) - longest)
+                if bound > done:
+                    done = bound
         tensor = self.tensor
         if tensor is not None:
             end = tensor.end + self.result_latency

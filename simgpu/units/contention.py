@@ -26,7 +26,7 @@ from simgpu.units.server import Server
 class Contention:
     """The tensor cores' server, the lane pipes' servers, and the fractions each runs at beside the other."""
 
-    __slots__ = ("_pair_rates", "_pipe_rates", "_tensor_rates", "instruction", "pipes", "tensor")
+    __slots__ = ("_pair_rates", "_pipe_rates", "_tensor_pairs", "_tensor_rates", "instruction", "pipes", "tensor")
 
     def __init__(self, tensor: Server, instruction: str, rates: Mapping[str, ContentionRates]) -> None:
         self.tensor = tensor
@@ -50,6 +50,8 @@ class Contention:
             }
             for kind, r in rates.items()
         }
+        # By instruction, each pipe with (tensor cores' fraction, pipe's fraction) beside it: one list per MMA.
+        self._tensor_pairs: dict[str, list[tuple[Server, float, float]]] = {}
         # (pipe's fraction, tensor cores' fraction) by instruction and pipe: one lookup per lane-pipe reservation.
         self._pair_rates = {
             kind: {name: (self._pipe_rates[kind][name], self._tensor_rates[kind][name]) for name in pipe_rates}
@@ -60,14 +62,28 @@ class Contention:
         """Reserve `amount` on pipe `name` (as `Server.reserve`); return that op's end after the slowing."""
         if amount <= 0:
             return now
-        pipe, tensor = self.pipes[name], self.tensor
+        # `Server.reserve` and `share_window` written out: this runs once per lane pipe of nearly every op.
+        pipe = self.pipes[name]
         busy = pipe.busy_until
-        start = busy if busy > now else now  # max(now, busy), as `Server.reserve` starts it
-        end = pipe.reserve(now, amount, share)
-        if tensor.busy_until <= start:
+        start = busy if busy > now else now
+        service = amount / (pipe.rate_per_cycle * share)
+        end = start + service
+        pipe.busy_until = end
+        pipe.busy_cycles += service
+        pipe.amount += amount
+        if pipe.recorder is not None:
+            pipe.recorder(pipe.name, start, end)
+        tensor_work = self.tensor.busy_until - start
+        pipe_work = end - start
+        if tensor_work <= 0 or pipe_work <= 0:
             return end
         pipe_fraction, tensor_fraction = self._pair_rates[self.instruction][name]
-        share_window(start, pipe, pipe_fraction, tensor, tensor_fraction)
+        pipe_alone, tensor_alone = pipe_work / pipe_fraction, tensor_work / tensor_fraction
+        overlap = tensor_alone if tensor_alone < pipe_alone else pipe_alone
+        if pipe_fraction < 1.0:  # `Server.stretch` does nothing at the full rate: the call skipped
+            pipe.stretch(start, overlap, pipe_fraction)
+        if tensor_fraction < 1.0:
+            self.tensor.stretch(start, overlap, tensor_fraction)
         return pipe.busy_until
 
     def reserve_tensor(self, instruction: str, now: float, flops: float, share: float) -> float:
@@ -78,12 +94,17 @@ class Contention:
         self.instruction = instruction
         busy = self.tensor.busy_until
         start = busy if busy > now else now  # max(now, busy) without the call: once per MMA
-        self.tensor.reserve(now, flops, share)
-        pipe_rates, tensor_rates = self._pipe_rates[instruction], self._tensor_rates[instruction]
-        for name, pipe in self.pipes.items():
+        tensor = self.tensor
+        tensor.reserve(now, flops, share)
+        pairs = self._tensor_pairs.get(instruction)
+        if pairs is None:  # built at the first MMA: the pipes register themselves after this object is made
+            pipe_rates, tensor_rates = self._pipe_rates[instruction], self._tensor_rates[instruction]
+            pairs = [(pipe, tensor_rates[name], pipe_rates[name]) for name, pipe in self.pipes.items()]
+            self._tensor_pairs[instruction] = pairs
+        for pipe, tensor_fraction, pipe_fraction in pairs:
             if pipe.busy_until > start:
-                share_window(start, self.tensor, tensor_rates[name], pipe, pipe_rates[name])
-        return self.tensor.busy_until
+                share_window(start, tensor, tensor_fraction, pipe, pipe_fraction)
+        return tensor.busy_until
 
 
 def share_window(start: float, a: Server, a_fraction: float, b: Server, b_fraction: float) -> None:
@@ -95,5 +116,7 @@ def share_window(start: float, a: Server, a_fraction: float, b: Server, b_fracti
         return
     a_alone, b_alone = a_work / a_fraction, b_work / b_fraction  # each one's end if the other stayed busy
     overlap = b_alone if b_alone < a_alone else a_alone  # min() without the call: about once per op
-    a.stretch(start, overlap, a_fraction)
-    b.stretch(start, overlap, b_fraction)
+    if a_fraction < 1.0:  # `Server.stretch` does nothing at the full rate: the call skipped
+        a.stretch(start, overlap, a_fraction)
+    if b_fraction < 1.0:
+        b.stretch(start, overlap, b_fraction)

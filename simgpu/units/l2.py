@@ -22,7 +22,8 @@ from simgpu.units.server import Server, SpanRecorder
 
 class Access(NamedTuple):
     """Outcome of one access: when the data is available and whether it hit. (A named tuple, not a frozen
-    dataclass: one is built per load, and a frozen dataclass's `__init__` costs several times a tuple's.)"""
+    dataclass: one is built per load, and a frozen dataclass's `__init__` costs several times a tuple's. `L2.load`
+    builds it with `tuple.__new__`, skipping the named tuple's own `__new__`, a Python function.)"""
 
     ready: float
     hit: bool
@@ -64,12 +65,12 @@ class L2:
         l2_done = self.server.reserve(now, nbytes)
         if key in self.lines:
             self.lines.move_to_end(key)
-            return Access(l2_done + self.hit_latency, True)
+            return tuple.__new__(Access, (l2_done + self.hit_latency, True))
         if self._covered(key):
-            return Access(l2_done + self.hit_latency, True)
+            return tuple.__new__(Access, (l2_done + self.hit_latency, True))
         hbm_done = self.hbm.read(now, nbytes)
         self._insert(now, key, nbytes, dirty=False)
-        return Access(max(l2_done, hbm_done) + self.hbm.latency_cycles, False)
+        return tuple.__new__(Access, (max(l2_done, hbm_done) + self.hbm.latency_cycles, False))
 
     def store(self, now: float, key: Hashable, nbytes: float) -> float:
         self.write_bytes += nbytes

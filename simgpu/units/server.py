@@ -23,9 +23,8 @@ class PendingEnd:
 
     __slots__ = ("end", "owner")
 
-    def __init__(self, end: float, owner: object = None) -> None:
-        self.end = end
-        self.owner = owner
+    end: float
+    owner: object
 
 
 class Server:
@@ -60,7 +59,9 @@ class Server:
 
     def watch(self, end: float, now: float, owner: object = None) -> PendingEnd:
         """Follow the completion `end` of work just reserved, as later stretches move it."""
-        pending = PendingEnd(end, owner)
+        pending = object.__new__(PendingEnd)  # set here, without an `__init__` call: one or two per op
+        pending.end = end
+        pending.owner = owner
         if len(self.watchers) >= WATCH_PRUNE:  # a stretch starts at `now` or later: ends before it are final
             self.watchers = [w for w in self.watchers if w.end > now]
         self.watchers.append(pending)
@@ -69,22 +70,25 @@ class Server:
     def stretch(self, start: float, overlap: float, fraction: float) -> None:
         """The work reserved after `start` runs at `fraction` of the rate for `overlap` cycles, the rest at the full
         rate: move the unit's end and every watched completion inside that work accordingly."""
-        if fraction >= 1.0 or self.busy_until <= start:
+        busy = self.busy_until
+        if fraction >= 1.0 or busy <= start:
             return
         slowed = fraction * overlap  # full-rate cycles of work done during the overlap
-        kept = []
-        for pending in self.watchers:
-            work = pending.end - start
-            if work > 0:
-                pending.end = start + work / fraction if work <= slowed else pending.end + overlap - slowed
-                kept.append(pending)
-        self.watchers = kept
+        watchers = self.watchers
+        if watchers:  # (most stretches find none or one)
+            kept = []
+            for pending in watchers:
+                work = pending.end - start
+                if work > 0:
+                    pending.end = start + work / fraction if work <= slowed else pending.end + overlap - slowed
+                    kept.append(pending)
+            self.watchers = kept
         # The unit's end moves later by the cycles the slowing cost: work queued behind it starts later. (Written
-        # here, not in a method of its own: a stretch runs about three times per op on a chip with contention.)
-        end = self.busy_until + overlap - slowed
-        if end <= self.busy_until:
+        # here, not in a method of its own: a stretch runs about two times per op on a chip with contention.)
+        end = busy + overlap - slowed
+        if end <= busy:
             return
         if self.recorder is not None:
-            self.recorder(self.name, self.busy_until, end)
-        self.busy_cycles += end - self.busy_until
+            self.recorder(self.name, busy, end)
+        self.busy_cycles += end - busy
         self.busy_until = end

@@ -39,7 +39,9 @@ class TensorCore:
         self.server = Server("tensor", 1.0, recorder)
         self.contention: Contention | None = None  # set by the SM once its lane pipes exist
 
-    def mma(self, now: float, flops: float, dtype: str, warps: int, instruction: str) -> float:
+    def plan(self, flops: float, dtype: str, warps: int, instruction: str) -> tuple[float, float]:
+        """An MMA's share of the FLOP server for a role of `warps`, and its cycles at the native instruction's rate
+        (worked out once per MMA shape: `mma` takes them)."""
         rates = self.rates.get(instruction)
         if rates is None:
             raise ScheduleError(f"these tensor cores have no {instruction} path (they take {self.instruction})")
@@ -47,9 +49,12 @@ class TensorCore:
         if rate is None:
             raise ScheduleError(f"{instruction} takes {', '.join(rates)}, not {dtype}")
         native = self.rates[self.instruction].get(dtype, rate)
-        self.native_cycles += flops / native
-        # `share` inlined: once per MMA.
         share = rate * (min(warps, self.subpartitions) / self.subpartitions if instruction == "mma_sync" else 1.0)
+        return share, flops / native
+
+    def mma(self, now: float, flops: float, share: float, native_cycles: float, instruction: str) -> float:
+        """Reserve `flops` at `share` for `instruction` (`plan` gives `share` and `native_cycles`); return the end."""
+        self.native_cycles += native_cycles
         if self.contention is None:
             return self.server.reserve(now, flops, share)
         return self.contention.reserve_tensor(instruction, now, flops, share)
