@@ -325,7 +325,7 @@ class Sm:
             latency = self.l2.hit_latency if access.hit else self.l2.hbm.latency_cycles
             ready = max(ready, ingest.reserve(issued, op.nbytes) + latency)
         ready = max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
-        return ready + self._tensor_map_wait(op.tensor) if op.engine == "tma" and op.nbytes else ready
+        return ready + self._tensor_map_wait(op)
 
     def _store(self, op: Store, now: float, warps: int) -> float:
         key = (op.tensor, op.tile)
@@ -338,21 +338,23 @@ class Sm:
             return max(written, issued + self.l2.hit_latency)
         issued = self._copy_issue(now, op.engine, op.nbytes, warps, 0.0)
         self.copy_issued = now
-        wait = self._tensor_map_wait(op.tensor) if op.engine == "tma" and op.nbytes and not op.release else 0.0
+        wait = self._tensor_map_wait(op)
         if op.atomic:
             return self.l2.atomic(issued, key, op.nbytes) + wait
         return self.l2.store(issued, key, op.nbytes) + wait
 
-    def _tensor_map_wait(self, tensor: str) -> float:
-        """How long a TMA copy waits for `tensor`'s map: nothing if its CTA has read the map before, else one L2
-        round trip (every CTA but a kernel's very first finds the map in L2; the map's bytes are not counted). The
-        copy's own L2/HBM bookings stay at its issue and only its completion moves: a booking that far ahead would
-        hold back every SM's traffic booked meanwhile (L2 and HBM serve in booking order)."""
-        # Copies that move no bytes (semaphore polls and releases) are plain global accesses: no map.
-        cta = getattr(self._role, "cta", None)  # None: an op executed outside a CTA (unit tests of the SM)
-        if cta is None or tensor in cta.tensor_maps:
+    def _tensor_map_wait(self, op: Load | Store) -> float:
+        """How long a copy waits for its tensor's map: nothing unless it is a TMA copy its CTA makes through that
+        map for the first time, then one L2 round trip (every CTA but a kernel's very first finds the map in L2;
+        the map's bytes are not counted). The copy's own L2/HBM bookings stay at its issue and only its completion
+        moves: a booking that far ahead would hold back every SM's traffic booked meanwhile (L2 and HBM serve in
+        booking order). Copies that move no bytes (semaphore polls and releases) are plain accesses: no map."""
+        if op.engine != "tma" or not op.nbytes or (type(op) is Store and op.release):
             return 0.0
-        cta.tensor_maps.add(tensor)
+        cta = getattr(self._role, "cta", None)  # None: an op executed outside a CTA (unit tests of the SM)
+        if cta is None or op.tensor in cta.tensor_maps:
+            return 0.0
+        cta.tensor_maps.add(op.tensor)
         return self.l2.hit_latency
 
     def _fragment_store_issue(self, now: float, nbytes: float, lane_bytes: int, warps: int) -> float:
