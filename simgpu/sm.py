@@ -126,7 +126,7 @@ class Sm:
         self._schedulers = arch.sm.warp_schedulers
         self._parts = parts  # the lane pipes' processing blocks: a role of w warps reaches min(w, parts) / parts
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
-        self._elementwise_plans: dict[tuple[object, ...], _ElementwisePlan] = {}
+        self._elementwise_plans: dict[_ElementwiseKey, _ElementwisePlan] = {}
         self._mma_plans: dict[tuple[object, ...], _MmaPlan] = {}
         self._dispatch: dict[type, Callable[[UnitOp, float, int], float]] = {
             Load: self._load,  # type: ignore[dict-item]
@@ -187,12 +187,10 @@ class Sm:
     ) -> float:
         """FMA, ALU and exp2 lane ops issued together: the pipes run concurrently, issue slots are shared; the op
         ends no sooner than its dependency chain allows."""
-        key = (fma, alu, ex2, emulated, fma_per_emulated, chain, warps)
+        key: _ElementwiseKey = (fma, alu, ex2, emulated, fma_per_emulated, chain, warps)
         plan = self._elementwise_plans.get(key)
         if plan is None:
-            plan = self._elementwise_plans[key] = self._elementwise_plan(
-                warps, fma, alu, ex2, emulated, fma_per_emulated, chain
-            )
+            plan = self._elementwise_plans[key] = self._elementwise_plan(key)
         issue_slots, issue_share, floor, fma_total, alu, hardware, share, serial = plan
         base = self._issue_server.reserve(now, issue_slots, issue_share)  # `_lanes`
         floored = now + floor
@@ -220,17 +218,10 @@ class Sm:
         self.revision = revision
         return revision.done()
 
-    def _elementwise_plan(
-        self,
-        warps: int,
-        fma: float,
-        alu: float,
-        ex2: float,
-        emulated: float,
-        fma_per_emulated: float,
-        chain: Chain | None,
-    ) -> _ElementwisePlan:
-        """An elementwise op's lane ops per pipe, issue slots, latency floor and shares, for a role of `warps`."""
+    def _elementwise_plan(self, key: _ElementwiseKey) -> _ElementwisePlan:
+        """An elementwise op's lane ops per pipe, issue slots, latency floor and shares, for a role of `warps`, from
+        `_elementwise`'s arguments (its cache key)."""
+        fma, alu, ex2, emulated, fma_per_emulated, chain, warps = key
         if not 0.0 <= emulated <= 1.0:
             raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
         hardware = ex2 * (1.0 - emulated)
@@ -484,6 +475,9 @@ class Sm:
 # An elementwise op's (issue slots, issue share, latency floor, FMA / ALU / MUFU lane ops, pipe share, serial
 # fraction or None), derived once per op shape and role size: `Sm._elementwise` unpacks it per op.
 _ElementwisePlan = tuple[float, int, float, float, float, float, float, float | None]
+# `Sm._elementwise`'s arguments, the key of its plans: FMA, ALU and ex2 lane ops, the emulated fraction, FMAs per
+# emulated exp2, the dependency chain, and the role's warps.
+_ElementwiseKey = tuple[float, float, float, float, float, Chain | None, int]
 
 
 @dataclass(frozen=True, slots=True)
