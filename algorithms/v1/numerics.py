@@ -18,7 +18,7 @@ computed from separate `l` and `m`, which is the same number. Backward: FA1 Algo
 O_i read and D_i = rowsum(dO_i * O_i) written; the fp32 `dq_tmp` read from the second key block on and written
 until the last, which writes dQ_i in the output dtype; dK_j, dV_j written once per key block.
 
-Tile sizes (`block_sizes`): by default the released kernel's (`kernel_tiles`: 16 query rows per inner step,
+Tile sizes (`algorithms.v1.tiles`): by default the released kernel's (`kernel_tiles`: 16 query rows per inner step,
 256 keys per block at head dim <= 64 and seqlen_k > 128, else 128); with the option `sram_bytes` (on-chip memory
 `M`, counted in elements of the input dtype) Algorithm 1's `block_n = B_c = ceil(M / 4d)`,
 `block_m = B_r = min(ceil(M / 4d), d)`; options `block_m`, `block_n` override either. Option `splits` (the v0.2-v1.0
@@ -30,7 +30,6 @@ changes no number).
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +42,7 @@ from .._numerics.flash_backward import BackwardRecipe, flash_backward
 from .._numerics.options import parse_options, require_positive_int
 from .._numerics.precision import Precision, precision_of, round_to
 from .._numerics.stats import Tally
+from .tiles import block_sizes, kernel_tiles, tile_sizes
 
 __all__ = ["V1Options", "backward", "block_sizes", "forward", "kernel_tiles"]
 
@@ -66,38 +66,6 @@ class V1Options:
         require_positive_int(_ALGO, "block_m", self.block_m)
         require_positive_int(_ALGO, "block_n", self.block_n)
         require_positive_int(_ALGO, "splits", self.splits)
-
-
-def block_sizes(sram_bytes: int, headdim: int, element_bytes: int) -> tuple[int, int]:
-    """FA1's `(B_r, B_c)` for on-chip memory of `sram_bytes` holding elements of `element_bytes`."""
-    m_elements = sram_bytes // element_bytes
-    b_c = math.ceil(m_elements / (4 * headdim))
-    return min(b_c, headdim), b_c
-
-
-# The released kernel's tiles (FA-repo `fmha_fwd_hdim{32,64,128}.cu`, `fmha_bwd_hdim*.cu`:
-# FMHA_kernel_traits<S, D, STEP=16, ...>): 16 query rows per inner step; S = 256 keys at D <= 64 when seqlen_k > 128,
-# else 128.
-KERNEL_STEP_ROWS = 16
-KERNEL_WIDE_KEYS, KERNEL_NARROW_KEYS = 256, 128
-KERNEL_WIDE_MAX_HEADDIM = 64
-
-
-def kernel_tiles(headdim: int, seqlen_k: int) -> tuple[int, int]:
-    """`(block_m, block_n)` of the released FA1 kernel (forward and backward use the same)."""
-    wide = headdim <= KERNEL_WIDE_MAX_HEADDIM and seqlen_k > KERNEL_NARROW_KEYS
-    return KERNEL_STEP_ROWS, KERNEL_WIDE_KEYS if wide else KERNEL_NARROW_KEYS
-
-
-def tile_sizes(
-    headdim: int, seqlen_k: int, element_bytes: int, sram_bytes: int | None, block_m: int | None, block_n: int | None
-) -> tuple[int, int]:
-    """`(block_m, block_n)`: explicit options first, then Algorithm 1's from `sram_bytes`, else the kernel's."""
-    if sram_bytes is not None:
-        b_r, b_c = block_sizes(sram_bytes, headdim, element_bytes)
-    else:
-        b_r, b_c = kernel_tiles(headdim, seqlen_k)
-    return block_m or b_r, block_n or b_c
 
 
 def _blocks(opts: V1Options, headdim: int, seqlen_k: int, prec: Precision) -> tuple[int, int]:

@@ -43,9 +43,9 @@ first key block the next D computed and written); the next lse loaded; dK_j += d
 partials summed with dq_tmp (its load waited for) and written back until the last key block, which writes dQ_i in
 the output dtype. dK_j, dV_j are written once per key block, through smem.
 
-Block sizes: the released kernel's by default (`algorithms.v1.numerics.kernel_tiles`: block_m = 16 query rows,
+Block sizes: the released kernel's by default (`algorithms.v1.tiles.kernel_tiles`: block_m = 16 query rows,
 block_n = 256 or 128 keys); with the option `sram_bytes` (on-chip memory M) Algorithm 1's B_c = ceil(M / 4d),
-B_r = min(B_c, d) (`algorithms.v1.numerics.block_sizes`); `block_m`, `block_n`, `warps` override them. The MMAs
+B_r = min(B_c, d) (`algorithms.v1.tiles.block_sizes`); `block_m`, `block_n`, `warps` override them. The MMAs
 run on whole instruction tiles: rows rounded up to 16, each warp's key slice to 16 keys. Bytes follow the real rows
 and columns.
 Ignored: dropout (the kernel regenerates its mask from the RNG, no HBM bytes), __syncthreads latency (no arch
@@ -72,7 +72,7 @@ from typing import Any, NamedTuple, cast
 
 from algorithms._schedule.memory import check_footprint
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, key_blocks, round_up, rows_in_block
-from algorithms.v1.numerics import tile_sizes
+from algorithms.v1.tiles import tile_sizes
 from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
 from simgpu.errors import OptionError, ProblemError
