@@ -54,8 +54,11 @@ def sweep_command(spec_path: str, jobs: int, out_path: str, executor: str) -> No
             table = execute(plan, executor, jobs, progress=lambda _: bar.update())
         except KeyboardInterrupt:
             bar.close()
+            # Counted in the cache, not by the bar: the interrupt can land between a point's entry being written
+            # and the bar's update.
+            cached = len(plan_sweep(points, paths.cache_dir).cached)
             click.echo(
-                f"simgpu: interrupted: {bar.n} of {len(points)} points are cached in {paths.cache_dir}; "
+                f"simgpu: interrupted: {cached} of {len(points)} points are cached in {paths.cache_dir}; "
                 "run the same command again to resume",
                 err=True,
             )
