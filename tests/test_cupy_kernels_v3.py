@@ -161,3 +161,14 @@ def test_the_cta_traced_build_compiles_cleanly() -> None:
     spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
     assert len(spills) == 2 and all(s == ("0", "0") for s in spills), report
     assert "warning" not in report.lower(), report
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_the_ablated_build_compiles_cleanly() -> None:
+    # validation/probes/v3_ablate.py compiles fwd.cu with FA3_ABLATE masks: every branch at once (127), non-causal.
+    names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, pp, ov) for d in (64, 128) for pp in FLAGS
+                  for ov in FLAGS)  # fmt: skip
+    report = compile_report("#define FA3_ABLATE 127", names)
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert len(spills) == 8 and all(s == ("0", "0") for s in spills), report
+    assert "warning" not in report.lower(), report

@@ -312,9 +312,10 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 Repeat(n, overlapped if cfg.intra_wg_overlap else serial),
                 Arrive("q_empty"),
                 Advance(("q_full", "q_empty")),
-                # Epilogue: O / l (d FMUL per row), LSE, then O through smem and a TMA store of this warpgroup's rows.
+                # Epilogue: O / l (d FMUL per row), LSE, then O through smem and a TMA store of this warpgroup's rows
+                # (FA3's), or straight from the registers (ours: no smem staging).
                 Vector(fma=WGMMA_ROWS * d, ex2=WGMMA_ROWS),
-                Smem(write_bytes=WGMMA_ROWS * d * eb),
+                *((Smem(write_bytes=WGMMA_ROWS * d * eb),) if cfg.epilogue == "tma" else ()),
                 *_stores(problem, b, h, i, index, rows, cfg.epilogue),
             )
 

@@ -86,6 +86,21 @@ __device__ long long fa3_phase_trace[2][FA3_TRACE_BLOCKS][PHASES];
 // (lane 0 of its first warp) at Q ready, S_0 ready, the last P V done and the epilogue's stores issued.
 enum CtaStamp { CTA_SM = 0, CTA_ENTRY, CTA_Q_ISSUED, CTA_Q_READY, CTA_S0_READY, CTA_LOOP_DONE, CTA_EPILOGUE_DONE };
 constexpr int CTA_FIELDS = 3 + 2 * 4;  // SM id, entry, Q issued, then the four consumer stamps of each consumer
+// Ablated builds, for validation/probes/v3_ablate.py only (results are wrong): FA3_ABLATE is a bit mask of parts
+// of the kernel taken out, so that the time each part adds to the real kernel can be measured. The barriers and
+// waits around a part stay, and values still flow where the next part needs them (an empty asm keeps them live).
+#ifndef FA3_ABLATE
+#define FA3_ABLATE 0
+#endif
+constexpr int ABLATE_LOADS = 1;   // K/V tiles after the first STAGES are not copied: the producer arrives on the
+                                  // slot's full barrier without bytes (every tile re-reads the slots loaded first)
+constexpr int ABLATE_EXP = 2;     // P = S * scale - max without MUFU.EX2 (the FFMA, the sums and the packing stay)
+constexpr int ABLATE_PV = 4;      // no O += P V wgmma (its fence, commit and wait stay)
+constexpr int ABLATE_S = 8;       // no S = Q K^T wgmma (its fence, commit and wait stay; S keeps stale values)
+constexpr int ABLATE_STORES = 16; // no O or LSE stores in the epilogue
+constexpr int ABLATE_MAX = 32;    // the row max from one score per thread: no FMNMX pass, no quad shuffles
+constexpr int ABLATE_RESCALE = 64;  // no O *= alpha between the two products
+
 #ifdef FA3_CTA_TRACE
 __device__ long long fa3_cta_trace[FA3_TRACE_CTAS][CTA_FIELDS];
 __device__ __forceinline__ long long* cta_trace_row() {
@@ -206,9 +221,13 @@ __device__ __forceinline__ void softmax_tile(float (&s_acc)[BLOCK_N / 2], float 
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float mx = row_max[h];
+    if constexpr (FA3_ABLATE & ABLATE_MAX) {
+      mx = fmaxf(mx, s_acc[2 * h]);
+    } else {
 #pragma unroll
-    for (int i = 0; i < BLOCK_N / 8; ++i) mx = fmaxf(mx, fmaxf(s_acc[4 * i + 2 * h], s_acc[4 * i + 2 * h + 1]));
-    mx = quad_max(mx);
+      for (int i = 0; i < BLOCK_N / 8; ++i) mx = fmaxf(mx, fmaxf(s_acc[4 * i + 2 * h], s_acc[4 * i + 2 * h + 1]));
+      mx = quad_max(mx);
+    }
     // Finite from tile 0 on: key 0 is unmasked in every row, so exp2 never sees -inf - -inf.
     max_scaled[h] = mx * scale_log2;
     alpha[h] = exp2_approx(row_max[h] * scale_log2 - max_scaled[h]);
@@ -218,7 +237,8 @@ __device__ __forceinline__ void softmax_tile(float (&s_acc)[BLOCK_N / 2], float 
 #pragma unroll
   for (int i = 0; i < BLOCK_N / 2; ++i) {
     const int h = (i / 2) % 2;
-    s_acc[i] = exp2_approx(fmaf(s_acc[i], scale_log2, -max_scaled[h]));
+    const float x = fmaf(s_acc[i], scale_log2, -max_scaled[h]);
+    s_acc[i] = (FA3_ABLATE & ABLATE_EXP) ? x : exp2_approx(x);
     row_sum[h] += s_acc[i];
   }
 }
@@ -315,6 +335,12 @@ __global__ void __launch_bounds__(THREADS, 1)
       // is (u - 1) & 1.
       const u32 parity = static_cast<u32>((j / STAGES + 1) & 1);
       if (j >= STAGES) mbar_wait(k_empty(s), parity);
+      if ((FA3_ABLATE & ABLATE_LOADS) && j >= STAGES) {
+        mbar_arrive(k_full(s));
+        mbar_wait(v_empty(s), parity);
+        mbar_arrive(v_full(s));
+        continue;
+      }
       mbar_expect_tx(k_full(s), KV_BYTES);
       for (int p = 0; p < PANELS; ++p) {
         tma_load_3d(k_s + s * KV_BYTES + p * KV_PANEL_BYTES, tm_k, k_full(s), p * PANEL, j * BLOCK_N, bh);
@@ -357,7 +383,11 @@ __global__ void __launch_bounds__(THREADS, 1)
       const u32 step = (k % 4) * 32;  // bytes into the 128-byte row
       const u64 a = desc_sw128(q_wg + (k / 4) * Q_PANEL_BYTES + step, 16);
       const u64 b = desc_sw128(k_s + s * KV_BYTES + (k / 4) * KV_PANEL_BYTES + step, 16);
-      wgmma_ss_n128(s_acc, a, b, k > 0);
+      if constexpr (FA3_ABLATE & ABLATE_S) {
+        fence_regs(s_acc);
+      } else {
+        wgmma_ss_n128(s_acc, a, b, k > 0);
+      }
     }
     wgmma_commit();
   };
@@ -369,7 +399,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
     for (int k = 0; k < K_STEPS_O; ++k) {
       const u64 b = desc_sw128(v_s + s * KV_BYTES + k * 16 * ROW_BYTES, KV_PANEL_BYTES);
-      if constexpr (D == 128) {
+      if constexpr (FA3_ABLATE & ABLATE_PV) {
+        fence_regs(o_acc);
+        fence_regs(p_frag);
+      } else if constexpr (D == 128) {
         wgmma_rs_n128(o_acc, p_frag[k], b);
       } else {
         wgmma_rs_n64(o_acc, p_frag[k], b);
@@ -382,8 +415,10 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (lane == 0) mbar_arrive(bar);
   };
   const auto rescale_o = [&]() {
+    if constexpr (!(FA3_ABLATE & ABLATE_RESCALE)) {
 #pragma unroll
-    for (int i = 0; i < D / 2; ++i) o_acc[i] *= alpha[(i / 2) % 2];
+      for (int i = 0; i < D / 2; ++i) o_acc[i] *= alpha[(i / 2) % 2];
+    }
   };
   // Online softmax of S_j (in s_acc, complete): new row max, alpha = exp(old max - new max), sum rescaled,
   // s_acc overwritten by P = exp(S - max) in fp32. O is not touched here (rescale_o before the next P V).
@@ -497,6 +532,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     const float l = quad_sum(row_sum[h]);
     if (row >= n) continue;
     const float inv_l = 1.0f / l;
+    // Ablated, the stores stay in the code behind a test that never passes (the launcher refuses scale <= 0): ptxas
+    // would otherwise drop O's whole computation, P V included.
+    if ((FA3_ABLATE & ABLATE_STORES) && scale > 0.0f) continue;
 #pragma unroll
     for (int i = 0; i < D / 8; ++i) {
       *reinterpret_cast<u32*>(o_h + static_cast<long long>(row) * D + 8 * i + 2 * t) =
