@@ -2,13 +2,14 @@
 
 `cupy_kernels/v3/fwd.cu` compiled with FA3_ABLATE = a bit mask of ABLATE_LOADS (1: K/V tiles after the first two
 are not copied), ABLATE_EXP (2: no MUFU.EX2), ABLATE_PV (4: no O += P V wgmma), ABLATE_S (8: no S = Q K^T wgmma),
-ABLATE_STORES (16: no O or LSE stores), ABLATE_MAX (32: the row max from one score per thread, no FMNMX pass or quad
-shuffles), ABLATE_RESCALE (64: no O *= alpha). Each build is timed (CUDA events, L2 flushed, the clock counted
-beside it) on B=4, H=2048/d, N=4096, bf16, not causal, d = 64 and 128, in every (pingpong, intra_wg_overlap) variant. The results
-of an ablated build are wrong by design; only its time is used. Reports SM cycles per key tile per SM (time x
-measured clock x SMs / key tiles), as `validation/probes/v2_ablate.py` does for FA2. The builds of the masks are
-compiled in parallel processes first (CuPy's kernel cache then serves this process). Writes v3_ablate_h200.csv.
-Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probes/v3_ablate.py OUT`.
+ABLATE_STORES (16: no O or LSE stores), ABLATE_MAX (32: the row max from one score per thread, no FMNMX pass or
+quad shuffles), ABLATE_RESCALE (64: no O *= alpha). Each build is timed (CUDA events, L2 flushed, the clock counted
+beside it) on B=4, H=2048/d, N=4096, bf16, not causal, d = 64 and 128, in every (pingpong, intra_wg_overlap)
+variant. The results of an ablated build are wrong by design; only its time is used. Reports SM cycles per key
+tile per SM (time x measured clock x SMs / key tiles), as `validation/probes/v2_ablate.py` does for FA2. The
+masks' builds are compiled in parallel processes first (CuPy's kernel cache then serves this process). Writes
+v3_ablate_h200.csv. Run on the GPU machine from the repository root:
+`PYTHONPATH=. python3 validation/probes/v3_ablate.py OUT`.
 """
 
 from __future__ import annotations
