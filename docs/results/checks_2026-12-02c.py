@@ -5,7 +5,9 @@ validation (default `validation/h200/validation_2026-12-02c/v3_exact.jsonl`): th
 timing runs. Run from the repository root:
 `python docs/results/checks_2026-12-02c.py > docs/results/checks_2026-12-02c.txt` (seventh session), and
 `python docs/results/checks_2026-12-02c.py validation/h200/validation_2026-12-02d/v3_exact.jsonl >
-docs/results/checks_2026-12-02g.txt` (eighth: the tensor-map wait and the CTA prologue)."""
+docs/results/checks_2026-12-02g.txt` (eighth: the tensor-map wait and the CTA prologue), and with
+`validation/h200/validation_2026-12-02e/v3_exact.jsonl` > `docs/results/checks_2026-12-02j.txt` (ninth: no smem
+staging in the registers epilogue)."""
 
 from __future__ import annotations
 
