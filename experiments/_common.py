@@ -6,6 +6,7 @@ import argparse
 import csv
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 OUT_DIR = Path("out")
 
@@ -42,3 +43,51 @@ def save(rows: Sequence[Mapping[str, object]], out: Path, name: str, plot: Calla
     plot(csv_path, png_path)
     print(f"wrote {csv_path} and {png_path}")
     return csv_path
+
+
+def compare_per_tile(
+    keys: Sequence[Any], results: Sequence[dict[str, object]], measured: Mapping[Any, float]
+) -> list[dict[str, object]]:
+    """The ablation experiments' rows: each model row (`model_cycles_per_tile_per_sm`) with the measured cycles of
+    its key and the relative error, printed as it goes."""
+    out = []
+    for key, row in zip(keys, results, strict=True):
+        row["measured_cycles_per_tile_per_sm"] = measured[key]
+        row["rel_error"] = float(row["model_cycles_per_tile_per_sm"]) / measured[key] - 1  # type: ignore[arg-type]
+        out.append(row)
+        print_row(row)
+    return out
+
+
+def plot_ablation(
+    csv_path: Path, png_path: Path, series: Sequence[tuple[str, str, Callable[[Mapping[str, str]], bool]]],
+    bits: str, limit_cycles: float,
+) -> None:  # fmt: skip
+    """Model against measured cycles per key tile per SM, one panel per head dimension (64, 128), one marker per
+    `series` (label, marker, which rows), each point labelled with its ablation mask (`bits` names the mask)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with csv_path.open() as handle:
+        data = list(csv.DictReader(handle))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    for ax, d in zip(axes, ("64", "128"), strict=True):
+        for label, marker, chosen in series:
+            sel = [r for r in data if r["headdim"] == d and chosen(r)]
+            if not sel:
+                continue
+            points = [(float(r["measured_cycles_per_tile_per_sm"]), float(r["model_cycles_per_tile_per_sm"]))
+                      for r in sel]  # fmt: skip
+            ax.scatter(*zip(*points, strict=True), marker=marker, label=label)
+            for r, point in zip(sel, points, strict=True):
+                ax.annotate(r["ablate"], point, fontsize=7)
+        lim = [0, limit_cycles]
+        ax.plot(lim, lim, "k--", lw=0.8)
+        ax.set(title=f"d = {d} (label: {bits} bits)", xlabel="measured cycles / key tile / SM (H200)")
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("model cycles / key tile / SM")
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from algorithms.v2.schedule import config, forward_kernel
-from experiments._common import parse_args, print_row, save, write_csv
+from experiments._common import compare_per_tile, parse_args, plot_ablation, print_row, save, write_csv
 from simgpu.arch import load_arch
 from simgpu.engine import Engine
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
@@ -152,41 +152,13 @@ def rows(quick: bool, jobs: int) -> list[dict[str, object]]:
     batch = 1 if quick else BATCH
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(model_row, *zip(*keys, strict=True), [batch] * len(keys)))
-    out = []
-    for key, row in zip(keys, results, strict=True):
-        row["measured_cycles_per_tile_per_sm"] = table[key]
-        row["rel_error"] = float(row["model_cycles_per_tile_per_sm"]) / table[key] - 1  # type: ignore[arg-type]
-        out.append(row)
-        print_row(row)
-    return out
+    return compare_per_tile(keys, results, table)
 
 
 def plot(csv_path: Path, png_path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with csv_path.open() as handle:
-        data = list(csv.DictReader(handle))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for ax, d in zip(axes, (64, 128), strict=True):
-        for ctas, marker in ((2, "o"), (1, "s")):
-            sel = [r for r in data if int(r["headdim"]) == d and int(r["ctas_per_sm"]) == ctas]
-            ax.scatter([float(r["measured_cycles_per_tile_per_sm"]) for r in sel],
-                       [float(r["model_cycles_per_tile_per_sm"]) for r in sel], marker=marker,
-                       label=f"{ctas} CTA/SM")  # fmt: skip
-            for r in sel:
-                ax.annotate(r["ablate"], (float(r["measured_cycles_per_tile_per_sm"]),
-                                          float(r["model_cycles_per_tile_per_sm"])), fontsize=7)  # fmt: skip
-        lim = [0, 4500]
-        ax.plot(lim, lim, "k--", lw=0.8)
-        ax.set(title=f"d = {d} (label: FA2_ABLATE bits)", xlabel="measured cycles / key tile / SM (H200)")
-        ax.legend()
-    axes[0].set_ylabel("model cycles / key tile / SM")
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=120)
-    plt.close(fig)
+    series = [(f"{ctas} CTA/SM", marker, lambda r, ctas=ctas: int(r["ctas_per_sm"]) == ctas)
+              for ctas, marker in ((2, "o"), (1, "s"))]  # fmt: skip
+    plot_ablation(csv_path, png_path, series, "FA2_ABLATE", 4500)
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, object]]:

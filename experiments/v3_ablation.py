@@ -22,14 +22,14 @@ the model gets wrong. Shape as the probe: B=4, H=2048/d, N=4096, bf16, not causa
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 from algorithms._schedule.softmax import o_rescale
 from algorithms.v3.schedule import config, forward_kernel
-from experiments._common import parse_args, print_row, save
+from experiments._common import compare_per_tile, parse_args, plot_ablation, save
 from simgpu.arch import load_arch
 from simgpu.engine import Engine
 from simgpu.kernel import Kernel, Role
@@ -125,44 +125,17 @@ def rows(quick: bool, jobs: int) -> list[dict[str, object]]:
     args = [(*key, table[key][1], batch, seqlen) for key in keys]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(model_row, *zip(*args, strict=True)))
-    out = []
-    for key, row in zip(keys, results, strict=True):
-        row["measured_cycles_per_tile_per_sm"] = table[key][0]
-        row["rel_error"] = float(row["model_cycles_per_tile_per_sm"]) / table[key][0] - 1  # type: ignore[arg-type]
-        out.append(row)
-        print_row(row)
-    return out
+    return compare_per_tile(keys, results, {key: value[0] for key, value in table.items()})
+
+
+def _variant(pingpong: str, overlap: str) -> Callable[[Mapping[str, str]], bool]:
+    return lambda r: r["pingpong"] == pingpong and r["intra_wg_overlap"] == overlap
 
 
 def plot(csv_path: Path, png_path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with csv_path.open() as handle:
-        data = list(csv.DictReader(handle))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     markers = {("True", "True"): "o", ("True", "False"): "s", ("False", "True"): "^", ("False", "False"): "v"}
-    for ax, d in zip(axes, ("64", "128"), strict=True):
-        for (pp, ov), marker in markers.items():
-            sel = [r for r in data if r["headdim"] == d and r["pingpong"] == pp and r["intra_wg_overlap"] == ov]
-            if not sel:
-                continue
-            ax.scatter([float(r["measured_cycles_per_tile_per_sm"]) for r in sel],
-                       [float(r["model_cycles_per_tile_per_sm"]) for r in sel], marker=marker,
-                       label=f"pingpong {pp}, overlap {ov}")  # fmt: skip
-            for r in sel:
-                ax.annotate(r["ablate"], (float(r["measured_cycles_per_tile_per_sm"]),
-                                          float(r["model_cycles_per_tile_per_sm"])), fontsize=7)  # fmt: skip
-        lim = [0, 4000]
-        ax.plot(lim, lim, "k--", lw=0.8)
-        ax.set(title=f"d = {d} (label: FA3_ABLATE bits)", xlabel="measured cycles / key tile / SM (H200)")
-        ax.legend(fontsize=7)
-    axes[0].set_ylabel("model cycles / key tile / SM")
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=120)
-    plt.close(fig)
+    series = [(f"pingpong {pp}, overlap {ov}", marker, _variant(pp, ov)) for (pp, ov), marker in markers.items()]
+    plot_ablation(csv_path, png_path, series, "FA3_ABLATE", 4000)
 
 
 def main(argv: list[str] | None = None) -> list[dict[str, object]]:
