@@ -88,14 +88,15 @@ enum CtaStamp { CTA_SM = 0, CTA_ENTRY, CTA_Q_ISSUED, CTA_Q_READY, CTA_S0_READY, 
 constexpr int CTA_FIELDS = 3 + 2 * 4;  // SM id, entry, Q issued, then the four consumer stamps of each consumer
 // Ablated builds, for validation/probes/v3_ablate.py only (results are wrong): FA3_ABLATE is a bit mask of parts
 // of the kernel taken out, so that the time each part adds to the real kernel can be measured. The barriers and
-// waits around a part stay, and values still flow where the next part needs them (an empty asm keeps them live).
+// waits around a part stay, and values still flow where the next part needs them (an empty asm keeps them live in
+// the compiler's IR; ptxas still drops work no instruction reads, so each mask's SASS must be checked).
 #ifndef FA3_ABLATE
 #define FA3_ABLATE 0
 #endif
 constexpr int ABLATE_LOADS = 1;   // K/V tiles after the first STAGES are not copied: the producer arrives on the
                                   // slot's full barrier without bytes (every tile re-reads the slots loaded first)
 constexpr int ABLATE_EXP = 2;     // P = S * scale - max without MUFU.EX2 (the FFMA, the sums and the packing stay)
-constexpr int ABLATE_PV = 4;      // no O += P V wgmma (its fence, commit and wait stay)
+constexpr int ABLATE_PV = 4;      // no O += P V wgmma (its fence, commit and wait stay; ptxas drops P's packing)
 constexpr int ABLATE_S = 8;       // no S = Q K^T wgmma (its fence, commit and wait stay; S keeps stale values)
 constexpr int ABLATE_STORES = 16; // no O or LSE stores in the epilogue
 constexpr int ABLATE_MAX = 32;    // the row max from one score per thread: no FMNMX pass, no quad shuffles
