@@ -135,6 +135,12 @@ __device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
 }
 
+// Makes the barriers initialised so far visible to the async proxy (the copy engine) before it signals them.
+__device__ __forceinline__ void mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+
+// The first address at or after `addr` that starts a 1024-byte swizzle atom (tiles of 128-byte-swizzled rows).
+__device__ __forceinline__ u32 swizzle_aligned(u32 addr) { return (addr + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1); }
+
 // The producer's arrival, announcing `bytes` that the copy engine will deliver (complete_tx) to this phase.
 __device__ __forceinline__ void mbar_expect_tx(u32 bar, u32 bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
@@ -276,7 +282,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   extern __shared__ unsigned char smem_raw[];
   __shared__ __align__(8) u64 barriers[1 + 4 * STAGES];
   const u32 raw = smem_addr(smem_raw);
-  const u32 q_s = (raw + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
+  const u32 q_s = swizzle_aligned(raw);
   const u32 k_s = q_s + Q_BYTES;
   const u32 v_s = k_s + STAGES * KV_BYTES;
   const u32 q_full = smem_addr(barriers);
@@ -309,8 +315,7 @@ __global__ void __launch_bounds__(THREADS, 1)
       mbar_init(k_empty(s), CONSUMER_WARPS);
       mbar_init(v_empty(s), CONSUMER_WARPS);
     }
-    // Make the initialised barriers visible to the async proxy (the copy engine) before it signals them.
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbar_init_fence();
   }
   __syncthreads();
 

@@ -19,7 +19,7 @@ __device__ __forceinline__ void prologue(const unsigned char* tensor_maps, long 
   __shared__ __align__(8) u64 barriers[5];
   long long* row = stamps + blockIdx.x * PROLOGUE_FIELDS;
   if (threadIdx.x == 128) row[P_CONSUMER_ENTRY] = clock64();
-  const u32 q_s = (smem_addr(smem_raw) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
+  const u32 q_s = swizzle_aligned(smem_addr(smem_raw));
   const u32 q_full = smem_addr(&barriers[0]);
   if (threadIdx.x == 0) {
     row[P_ENTRY] = clock64();
@@ -27,7 +27,7 @@ __device__ __forceinline__ void prologue(const unsigned char* tensor_maps, long 
     asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
     row[P_SM] = smid;
     for (int b = 0; b < 5; ++b) mbar_init(smem_addr(&barriers[b]), 1);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbar_init_fence();
     row[P_BARRIERS] = clock64();
   }
   __syncthreads();

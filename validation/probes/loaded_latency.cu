@@ -19,10 +19,10 @@ extern "C" __global__ void __launch_bounds__(32) loaded_latency(const unsigned c
   extern __shared__ unsigned char smem_raw[];
   __shared__ __align__(8) u64 barrier;
   const u32 bar = smem_addr(&barrier);
-  const u32 dst = (smem_addr(smem_raw) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
+  const u32 dst = swizzle_aligned(smem_addr(smem_raw));
   if (threadIdx.x != 0) return;
   mbar_init(bar, 1);
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  mbar_init_fence();
   const u64 tm = reinterpret_cast<u64>(tensor_map);
   long long* row = out + blockIdx.x * (MAX_PROBES + 2);
   const long long start = clock64();

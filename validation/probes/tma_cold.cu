@@ -18,7 +18,7 @@ extern "C" __global__ void __launch_bounds__(32) tma_cold(const unsigned char* _
   extern __shared__ unsigned char smem_raw[];
   __shared__ __align__(8) u64 barrier;
   const u32 bar = smem_addr(&barrier);
-  const u32 dst = (smem_addr(smem_raw) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
+  const u32 dst = swizzle_aligned(smem_addr(smem_raw));
   if (threadIdx.x != 0) return;
   long long* row = stamps + blockIdx.x * (2 + 3 * COLD_COPIES);
   u32 smid;
@@ -26,7 +26,7 @@ extern "C" __global__ void __launch_bounds__(32) tma_cold(const unsigned char* _
   row[0] = smid;
   row[1] = clock64();
   mbar_init(bar, 1);
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  mbar_init_fence();
   const u64 tm_a = reinterpret_cast<u64>(tensor_maps);
   const u64 tm_b = tm_a + TENSOR_MAP_BYTES;
   if (fence) {

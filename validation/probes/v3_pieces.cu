@@ -13,7 +13,7 @@ template <int BESIDE>
 __global__ void __launch_bounds__(256) softmax_beside(const float* __restrict__ scores, int iters, int tc_batches,
                                                       long long* __restrict__ cycles, float* __restrict__ sink) {
   extern __shared__ unsigned char smem_raw[];
-  const u32 base = (smem_addr(smem_raw) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
+  const u32 base = swizzle_aligned(smem_addr(smem_raw));
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     float s_acc[BLOCK_N / 2];
@@ -82,7 +82,7 @@ template <int MODE>
 __global__ void __launch_bounds__(256) sync_cost(int iters, long long* __restrict__ cycles, float* __restrict__ sink) {
   extern __shared__ unsigned char smem_raw[];
   __shared__ __align__(8) u64 bars[3];
-  const u32 base = (smem_addr(smem_raw) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
+  const u32 base = swizzle_aligned(smem_addr(smem_raw));
   const u32 done = smem_addr(&bars[0]), a_bar = smem_addr(&bars[1]), b_bar = smem_addr(&bars[2]);
   const int wg = threadIdx.x / 128;
   const int lane = threadIdx.x % 32;
@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(256) sync_cost(int iters, long long* __restric
     mbar_init(done, 1);
     mbar_init(a_bar, 4);  // lane 0 of each warp of the arriving warpgroup
     mbar_init(b_bar, 4);
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    mbar_init_fence();
     mbar_arrive(done);  // phase 0 complete
   }
   __syncthreads();

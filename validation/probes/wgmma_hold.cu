@@ -13,7 +13,7 @@ template <int D>
 __device__ __forceinline__ void wgmma_hold(int warpgroups, int delay, int rounds,
                                                   long long* __restrict__ stamps, float* __restrict__ sink) {
   extern __shared__ unsigned char smem_raw[];
-  const u32 base = (smem_addr(smem_raw) + SWIZZLE_ATOM - 1) & ~(SWIZZLE_ATOM - 1);
+  const u32 base = swizzle_aligned(smem_addr(smem_raw));
   const int wg = threadIdx.x / 128;
   float s_acc[64];
   float o_acc[D / 2];
