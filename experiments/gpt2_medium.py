@@ -18,12 +18,14 @@ Why v1 moves about 6.0 GB where the paper reports 4.4 (what was checked):
   key blocks) would give 4.61 GB; the released kernel does not use it.
 - L2: the model's L2 (LRU over whole tiles) keeps almost none of the round trips. Between a row block's write and
   its re-read one key block later the co-resident CTAs touch about 97 MB (forward: 216 CTAs x 448 KB) and 63 MB
-  (backward: 108 CTAs x 584 KB), more than the 40 MB. A replacement policy other than LRU keeps part of them; 4.4 GB
-  needs about 40% of all re-reads of o_tmp, dq_tmp, Q and dO served from L2.
+  (backward: 108 CTAs x 584 KB), more than the 40 MB. Silicon agrees where it can be checked: our FA1-order
+  forward (its own tiles: 64-row Q steps, 64-key blocks) on the H200 (60 MB of L2) at this shape reads 6.57 GB and
+  writes 4.28 GB of DRAM by Nsight Compute, the model 6.51 / 4.23 GB, its count with the L2 off
+  (`validation/h200/v1_l2_bytes_h200.csv`, `docs/results/checks_2026-12-02p.txt`): no round trip is kept there.
 - Causal: 3.9 GB with L2 off (3.6 with it), but 4.5 ms where the paper has 7.3 ms, which the non-causal run matches
   (7.2 ms): the measured run was most likely not causal.
-The residual (about 1.6 GB) is not in the loop structure: it is L2 retention that the LRU model cannot give, or a
-count the paper does not define (its GFLOPs, 66.6 and 75.2, are not the convention's 962 for this shape either,
+The residual (about 1.6 GB) is not in the loop structure, nor, by the H200 measurement, L2 retention: most likely
+a count the paper does not define (its GFLOPs, 66.6 and 75.2, are not the convention's 962 for this shape either,
 which suggests profiler counters of other events).
 """
 

@@ -94,7 +94,10 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     "cta_prologue": (PROBES / "cta_prologue.cu", "", ["cta_prologue_regs", "cta_prologue_plain"]),
     "wgmma_hold": (PROBES / "wgmma_hold.cu", "", ["wgmma_hold_d64", "wgmma_hold_d128"]),
     "v3_pieces": (PROBES / "v3_pieces.cu", "", [f"softmax_beside<{b}>" for b in range(3)]
-                  + [f"sync_cost<{mode}>" for mode in range(5)]),
+                  + [f"sync_cost<{mode}>" for mode in range(5)] + [f"softmax_group<{w}>" for w in (1, 2, 3)]
+                  + [f"pass_pair<{mode}>" for mode in range(5)]),
+    # the softmax groups' builds without the ex2 and the row-max pass (v3_softmax_groups.py)
+    "v3_pieces_ablated": (PROBES / "v3_pieces.cu", "#define FA3_ABLATE 34", [f"softmax_group<{w}>" for w in (1, 2, 3)]),
     "smem_read": (PROBES / "smem_read.cu", "", [f"smem_read<{k}, {ilp}>" for k in range(3) for ilp in (1, 2, 4, 8)]),
     # every ablation branch at once (the probe builds subsets of them)
     "v2_ablate": (v2.FWD_SOURCE, "#define FA2_ABLATE 15", [v2.fwd_name(d, v2.fwd_config(d), False, True)

@@ -48,16 +48,21 @@ def compile_report(prefix: str = "", names: tuple[str, ...] | None = None) -> st
     return report
 
 
+def assert_clean(report: str, kernels: int) -> None:
+    """ptxas reported each of the `kernels` kernels without spills, and nothing warned."""
+    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert len(spills) == kernels and all(s == ("0", "0") for s in spills), report
+    assert "warning" not in report.lower(), report
+
+
 @pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 def test_every_instantiation_compiles_cleanly() -> None:
     report = compile_report()
     entries = re.findall(r"Compiling entry function '(\w+)'", report)
-    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
     assert len(entries) == len(instantiations()) == 16, report
-    assert len(spills) == 16 and all(s == ("0", "0") for s in spills), report
     # ptxas warns when it serializes wgmma (e.g. accumulators touched while in flight) and, as C7508, when it
     # ignores setmaxnreg; neither may happen, nor any other warning.
-    assert "warning" not in report.lower(), report
+    assert_clean(report, 16)
     # The entry register count is the cap of __launch_bounds__(384, 1): 65536 / 384 rounded down to 8.
     assert re.findall(r"Used (\d+) registers", report) == ["168"] * 16, report
 
@@ -147,9 +152,7 @@ def test_the_phase_traced_build_compiles_cleanly() -> None:
     names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, pp, ov) for d in (64, 128) for pp in FLAGS
                   for ov in FLAGS)  # fmt: skip
     report = compile_report(prefix, names)
-    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
-    assert len(spills) == 8 and all(s == ("0", "0") for s in spills), report
-    assert "warning" not in report.lower(), report
+    assert_clean(report, 8)
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
@@ -158,9 +161,7 @@ def test_the_cta_traced_build_compiles_cleanly() -> None:
     prefix = "#define FA3_CTA_TRACE\n#define FA3_TRACE_CTAS 8192"
     names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, True, True) for d in (64, 128))
     report = compile_report(prefix, names)
-    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
-    assert len(spills) == 2 and all(s == ("0", "0") for s in spills), report
-    assert "warning" not in report.lower(), report
+    assert_clean(report, 2)
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
@@ -169,6 +170,11 @@ def test_the_ablated_build_compiles_cleanly() -> None:
     names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, pp, ov) for d in (64, 128) for pp in FLAGS
                   for ov in FLAGS)  # fmt: skip
     report = compile_report("#define FA3_ABLATE 127", names)
-    spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
-    assert len(spills) == 8 and all(s == ("0", "0") for s in spills), report
-    assert "warning" not in report.lower(), report
+    assert_clean(report, 8)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_the_index_order_build_compiles_cleanly() -> None:
+    # validation/probes/v3_lpt.py compiles fwd.cu with FA3_CAUSAL_INDEX_ORDER: causal, ping-pong and overlap on.
+    names = tuple(launch.kernel_name(d, launch.fwd_config(d), True, True, True) for d in (64, 128))
+    assert_clean(compile_report("#define FA3_CAUSAL_INDEX_ORDER", names), 2)

@@ -86,6 +86,13 @@ __device__ long long fa3_phase_trace[2][FA3_TRACE_BLOCKS][PHASES];
 // (lane 0 of its first warp) at Q ready, S_0 ready, the last P V done and the epilogue's stores issued.
 enum CtaStamp { CTA_SM = 0, CTA_ENTRY, CTA_Q_ISSUED, CTA_Q_READY, CTA_S0_READY, CTA_LOOP_DONE, CTA_EPILOGUE_DONE };
 constexpr int CTA_FIELDS = 3 + 2 * 4;  // SM id, entry, Q issued, then the four consumer stamps of each consumer
+// The order of a causal grid's Q tiles: the longest first, as FA3 launches them. FA3_CAUSAL_INDEX_ORDER (for
+// validation/probes/v3_lpt.py only) launches them in index order, the shortest first, to measure what the order buys.
+#ifdef FA3_CAUSAL_INDEX_ORDER
+constexpr bool CAUSAL_LONGEST_FIRST = false;
+#else
+constexpr bool CAUSAL_LONGEST_FIRST = true;
+#endif
 // Ablated builds, for validation/probes/v3_ablate.py only (results are wrong): FA3_ABLATE is a bit mask of parts
 // of the kernel taken out, so that the time each part adds to the real kernel can be measured. The barriers and
 // waits around a part stay, and values still flow where the next part needs them (an empty asm keeps them live in
@@ -219,12 +226,11 @@ __device__ __forceinline__ void fence_regs(u32 (&r)[N][4]) {
 // Online softmax of a consumer's 64 x BLOCK_N score tile (also run alone by validation/probes/v3_pieces.cu)
 // ---------------------------------------------------------------------------------------------------------
 
-// S (in s_acc, masked already) -> P = exp2(S * scale_log2 - m * scale_log2) in fp32, in place: new row max over
-// the quad, alpha = exp(old max - new max), the thread's partial row sums rescaled and extended. O is not
-// touched (the caller rescales it by alpha before its next P V).
-__device__ __forceinline__ void softmax_tile(float (&s_acc)[BLOCK_N / 2], float (&row_max)[2], float (&row_sum)[2],
-                                             float (&alpha)[2], float scale_log2) {
-  float max_scaled[2];
+// The row-max pass over S (in s_acc, masked already): the new row maxes over the quad, alpha = exp(old max - new
+// max), the thread's partial row sums rescaled; max_scaled receives the new maxes times scale_log2.
+__device__ __forceinline__ void row_max_pass(const float (&s_acc)[BLOCK_N / 2], float (&row_max)[2],
+                                             float (&row_sum)[2], float (&alpha)[2], float (&max_scaled)[2],
+                                             float scale_log2) {
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float mx = row_max[h];
@@ -241,6 +247,11 @@ __device__ __forceinline__ void softmax_tile(float (&s_acc)[BLOCK_N / 2], float 
     row_max[h] = mx;
     row_sum[h] *= alpha[h];
   }
+}
+
+// The exp pass: S -> P = exp2(S * scale_log2 - max_scaled) in fp32, in place, added to the partial row sums.
+__device__ __forceinline__ void exp_pass(float (&s_acc)[BLOCK_N / 2], float (&row_sum)[2],
+                                         const float (&max_scaled)[2], float scale_log2) {
 #pragma unroll
   for (int i = 0; i < BLOCK_N / 2; ++i) {
     const int h = (i / 2) % 2;
@@ -248,6 +259,15 @@ __device__ __forceinline__ void softmax_tile(float (&s_acc)[BLOCK_N / 2], float 
     s_acc[i] = (FA3_ABLATE & ABLATE_EXP) ? x : exp2_approx(x);
     row_sum[h] += s_acc[i];
   }
+}
+
+// S (in s_acc, masked already) -> P = exp2(S * scale_log2 - m * scale_log2) in fp32, in place: the two passes. O is
+// not touched (the caller rescales it by alpha before its next P V).
+__device__ __forceinline__ void softmax_tile(float (&s_acc)[BLOCK_N / 2], float (&row_max)[2], float (&row_sum)[2],
+                                             float (&alpha)[2], float scale_log2) {
+  float max_scaled[2];
+  row_max_pass(s_acc, row_max, row_sum, alpha, max_scaled, scale_log2);
+  exp_pass(s_acc, row_sum, max_scaled, scale_log2);
 }
 
 // P (fp32, accumulator layout) -> bf16 A fragments of the RS product: k16 step k from registers 8k .. 8k + 7.
@@ -292,7 +312,7 @@ __global__ void __launch_bounds__(THREADS, 1)
   const auto v_empty = [&](int s) { return q_full + 8 * (1 + 3 * STAGES + s); };
 
   // Causal: heavy tiles (near the end of the sequence, most key tiles) first, for a shorter tail.
-  const int q_tile = IS_CAUSAL ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
+  const int q_tile = (IS_CAUSAL && CAUSAL_LONGEST_FIRST) ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
   const int q_row0 = q_tile * BLOCK_M;
   const int bh = blockIdx.y;
   const int n_blocks_all = (n + BLOCK_N - 1) / BLOCK_N;

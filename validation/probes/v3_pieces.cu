@@ -4,11 +4,39 @@
 // already happened. The softmax, the barriers and the wgmma plumbing are the kernel's own (fwd.cu).
 #include "../../cupy_kernels/v3/fwd.cu"
 
-// Warpgroup 0 runs `iters` softmaxes (softmax_tile + pack_p_tile, each pinned in registers as the kernel's
-// wgmma fences pin them) and records its cycles. BESIDE 0: alone (one warpgroup). 1: warpgroup 1 issues
-// `tc_batches` batches of 4 wgmma m64n128k16 SS (S of d = 64), each committed and waited for. 2: as 1 with two
-// batches in flight (the next issued before waiting for the last), so the tensor core never idles between them.
-// The operands are whatever the shared memory holds: the timing does not depend on the values.
+// `iters` softmaxes of one warpgroup (softmax_tile + pack_p_tile, each pinned in registers as the kernel's wgmma
+// fences pin them); lane 0 of each warp records the loop's cycles in cycles[slot].
+__device__ __forceinline__ void softmax_loop(const float* __restrict__ scores, int iters, long long* __restrict__ cycles,
+                                             int slot, float* __restrict__ sink) {
+  float s_acc[BLOCK_N / 2];
+#pragma unroll
+  for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] = scores[((threadIdx.x % 128) * (BLOCK_N / 2) + i) % 4096];
+  float row_max[2] = {NEG_INF, NEG_INF}, row_sum[2] = {0.0f, 0.0f}, alpha[2];
+  u32 p_frag[BLOCK_N / 16][4];
+  const float scale_log2 = 0.125f * LOG2E;
+  __syncwarp();
+  const long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+    fence_regs(s_acc);  // as the kernel's fence after wgmma.wait_group: a fresh S
+    softmax_tile(s_acc, row_max, row_sum, alpha, scale_log2);
+    pack_p_tile(p_frag, s_acc);
+    fence_regs(p_frag);  // as the kernel's fence before the RS product reads P
+#pragma unroll
+    for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] *= 8.0f;  // the next S: P scaled back to scores' range
+  }
+  __syncwarp();
+  const long long t1 = clock64();
+  if (threadIdx.x % 32 == 0) cycles[slot] = t1 - t0;
+  float acc = row_sum[0] + row_sum[1] + alpha[0];
+#pragma unroll
+  for (int k = 0; k < BLOCK_N / 16; ++k) acc += __uint_as_float(p_frag[k][0] ^ p_frag[k][3]);
+  if (acc == 1234.5f) sink[threadIdx.x % 256] = acc;
+}
+
+// Warpgroup 0 runs `iters` softmaxes (softmax_loop) and records its cycles. BESIDE 0: alone (one warpgroup).
+// 1: warpgroup 1 issues `tc_batches` batches of 4 wgmma m64n128k16 SS (S of d = 64), each committed and waited
+// for. 2: as 1 with two batches in flight (the next issued before waiting for the last), so the tensor core never
+// idles between them. The operands are whatever the shared memory holds: the timing does not depend on the values.
 template <int BESIDE>
 __global__ void __launch_bounds__(256) softmax_beside(const float* __restrict__ scores, int iters, int tc_batches,
                                                       long long* __restrict__ cycles, float* __restrict__ sink) {
@@ -16,29 +44,7 @@ __global__ void __launch_bounds__(256) softmax_beside(const float* __restrict__ 
   const u32 base = swizzle_aligned(smem_addr(smem_raw));
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
-    float s_acc[BLOCK_N / 2];
-#pragma unroll
-    for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] = scores[(threadIdx.x * (BLOCK_N / 2) + i) % 4096];
-    float row_max[2] = {NEG_INF, NEG_INF}, row_sum[2] = {0.0f, 0.0f}, alpha[2];
-    u32 p_frag[BLOCK_N / 16][4];
-    const float scale_log2 = 0.125f * LOG2E;
-    __syncwarp();
-    const long long t0 = clock64();
-    for (int it = 0; it < iters; ++it) {
-      fence_regs(s_acc);  // as the kernel's fence after wgmma.wait_group: a fresh S
-      softmax_tile(s_acc, row_max, row_sum, alpha, scale_log2);
-      pack_p_tile(p_frag, s_acc);
-      fence_regs(p_frag);  // as the kernel's fence before the RS product reads P
-#pragma unroll
-      for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] *= 8.0f;  // the next S: P scaled back to scores' range
-    }
-    __syncwarp();
-    const long long t1 = clock64();
-    if (threadIdx.x % 32 == 0) cycles[blockIdx.x * 8 + threadIdx.x / 32] = t1 - t0;
-    float acc = row_sum[0] + row_sum[1] + alpha[0];
-#pragma unroll
-    for (int k = 0; k < BLOCK_N / 16; ++k) acc += __uint_as_float(p_frag[k][0] ^ p_frag[k][3]);
-    if (acc == 1234.5f) sink[threadIdx.x] = acc;
+    softmax_loop(scores, iters, cycles, blockIdx.x * 8 + threadIdx.x / 32, sink);
   } else if constexpr (BESIDE > 0) {
     float d[64];
 #pragma unroll
@@ -67,6 +73,70 @@ __global__ void __launch_bounds__(256) softmax_beside(const float* __restrict__ 
 #pragma unroll
     for (int i = 0; i < 64; ++i) acc += d[i];
     if (acc == 1234.5f) sink[threadIdx.x] = acc;
+  }
+}
+
+// WGS warpgroups of one CTA each run `iters` softmaxes (softmax_loop) at once, as the kernel's consumer
+// warpgroups do when nothing else holds them: whether two softmaxes on one SM share its pipes as well as the pipes'
+// rates allow. Lane 0 of each warp records its cycles in cycles[blockIdx.x * 16 + warp] (as pass_pair).
+template <int WGS>
+__global__ void __launch_bounds__(WGS * 128) softmax_group(const float* __restrict__ scores, int iters,
+                                                           long long* __restrict__ cycles, float* __restrict__ sink) {
+  softmax_loop(scores, iters, cycles, blockIdx.x * 16 + threadIdx.x / 32, sink);
+}
+
+// The softmax's two passes in separate warpgroups: whether one warpgroup's row-max pass (FMNMX, shuffles) runs
+// beside another's exp pass (FFMA, MUFU.EX2, FADD, the packing of P) on the same SM without slowing it.
+// Per iteration, ROLE_EXP: a fresh S, the exp pass and P's packing, S scaled back (as softmax_loop without the row
+// max); ROLE_MAX: a fresh S and the row-max pass. MODE 0: warpgroup 0 runs the exp pass alone; 1: the row max
+// alone; 2: warpgroup 0 the exp pass and warpgroup 1 the row max at once; 3: both the exp pass; 4: both the row max.
+constexpr int ROLE_EXP = 0, ROLE_MAX = 1;
+template <int ROLE>
+__device__ __forceinline__ void pass_loop(const float* __restrict__ scores, int iters, long long* __restrict__ cycles,
+                                          int slot, float* __restrict__ sink) {
+  float s_acc[BLOCK_N / 2];
+#pragma unroll
+  for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] = scores[((threadIdx.x % 128) * (BLOCK_N / 2) + i) % 4096];
+  float row_max[2] = {NEG_INF, NEG_INF}, row_sum[2] = {0.0f, 0.0f}, alpha[2] = {1.0f, 1.0f};
+  float max_scaled[2] = {2.0f, 3.0f};
+  u32 p_frag[BLOCK_N / 16][4];
+  const float scale_log2 = 0.125f * LOG2E;
+  __syncwarp();
+  const long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+    fence_regs(s_acc);  // a fresh S
+    if constexpr (ROLE == ROLE_EXP) {
+      exp_pass(s_acc, row_sum, max_scaled, scale_log2);
+      pack_p_tile(p_frag, s_acc);
+      fence_regs(p_frag);
+#pragma unroll
+      for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] *= 8.0f;
+    } else {
+      row_max_pass(s_acc, row_max, row_sum, alpha, max_scaled, scale_log2);
+      fence_regs(max_scaled);  // each iteration's maxes are used
+    }
+  }
+  __syncwarp();
+  const long long t1 = clock64();
+  if (threadIdx.x % 32 == 0) cycles[slot] = t1 - t0;
+  float acc = row_sum[0] + row_sum[1] + alpha[0] + max_scaled[1];
+  if constexpr (ROLE == ROLE_EXP) {
+#pragma unroll
+    for (int k = 0; k < BLOCK_N / 16; ++k) acc += __uint_as_float(p_frag[k][0] ^ p_frag[k][3]);
+  }
+  if (acc == 1234.5f) sink[threadIdx.x % 256] = acc;
+}
+
+template <int MODE>
+__global__ void __launch_bounds__(256) pass_pair(const float* __restrict__ scores, int iters,
+                                                 long long* __restrict__ cycles, float* __restrict__ sink) {
+  const int wg = threadIdx.x / 128;
+  const int slot = blockIdx.x * 16 + threadIdx.x / 32;
+  const bool runs_exp = MODE == 0 || MODE == 3 || (MODE == 2 && wg == 0);
+  if (runs_exp) {
+    pass_loop<ROLE_EXP>(scores, iters, cycles, slot, sink);
+  } else {
+    pass_loop<ROLE_MAX>(scores, iters, cycles, slot, sink);
   }
 }
 
