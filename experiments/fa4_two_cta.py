@@ -9,7 +9,9 @@ Studies (bf16, d = 128, 16 heads, 16k tokens per batch: batch = 16384 / seqlen; 
 - pair:  backward, causal and not, seqlen 1k to 16k, 1-CTA and 2-CTA;
 - dsmem: the non-causal 2-CTA backward at 8k with the SM-to-SM network (`dsmem:` in archs/b200.yaml, both values
          `[?]`) free (no latency, 100x the link), without its latency only (the dS copy's and the trip of the
-         peer's arrivals to the pair's leader), its latency x4, and its link /2: what the DSMEM model costs.
+         peer's arrivals to the pair's leader), its latency x4, its link /2, and the H200's measured network
+         (archs/h100.yaml: an arrival at the peer 486 cycles one way, bulk copies 21.3 B/clk; the latency alone, then
+         both): what the DSMEM model costs, and what the pair would gain on a network like Hopper's.
 Every row records the predicted TFLOP/s, the bottleneck unit (the busiest: highest busy share) and the busy shares.
 Writes `fa4_two_cta.csv`, then `fa4_two_cta.png` (each bar labelled with the unit that bounds it; each panel's title
 lists them). `--quick`: 1k tokens, seqlen 512 and 1024, and the dsmem study at 1024.
@@ -32,8 +34,8 @@ VARIANTS: dict[str, Mapping[str, Any]] = {"1-CTA": {}, "2-CTA": {"two_cta": True
 
 
 def _dsmem_points() -> list[tuple[str, Mapping[str, Any]]]:
-    spec = load_arch("b200").dsmem
-    assert spec is not None  # b200.yaml has the section
+    spec, hopper = load_arch("b200").dsmem, load_arch("h200").dsmem
+    assert spec is not None and hopper is not None  # both files have the section
     latency, link = spec.latency_cycles, spec.bandwidth_bytes_per_cycle
     return [
         ("model", {}),
@@ -41,7 +43,10 @@ def _dsmem_points() -> list[tuple[str, Mapping[str, Any]]]:
         ("latency 0, link kept", {"dsmem.latency_cycles": 0.0}),
         ("latency x4", {"dsmem.latency_cycles": 4 * latency}),
         ("link /2", {"dsmem.bandwidth_bytes_per_cycle": link / 2}),
-    ]
+        ("H200's arrival latency", {"dsmem.latency_cycles": hopper.latency_cycles}),
+        ("H200's network", {"dsmem.latency_cycles": hopper.latency_cycles,
+                            "dsmem.bandwidth_bytes_per_cycle": hopper.bandwidth_bytes_per_cycle}),
+    ]  # fmt: skip
 
 
 def _row(

@@ -98,6 +98,8 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
                   + [f"pass_pair<{mode}>" for mode in range(5)]),
     # the softmax groups' builds without the ex2 and the row-max pass (v3_softmax_groups.py)
     "v3_pieces_ablated": (PROBES / "v3_pieces.cu", "#define FA3_ABLATE 34", [f"softmax_group<{w}>" for w in (1, 2, 3)]),
+    "dsmem": (PROBES / "dsmem.cu", "", ["dsmem_latency<0>", "dsmem_latency<1>",
+                                        *(f"dsmem_stream<{m}>" for m in range(4)), "dsmem_bulk", "dsmem_pingpong"]),
     "smem_read": (PROBES / "smem_read.cu", "", [f"smem_read<{k}, {ilp}>" for k in range(3) for ilp in (1, 2, 4, 8)]),
     # every ablation branch at once (the probe builds subsets of them)
     "v2_ablate": (v2.FWD_SOURCE, "#define FA2_ABLATE 15", [v2.fwd_name(d, v2.fwd_config(d), False, True)
