@@ -118,7 +118,27 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
         gemm_ab_rs<MG, BLOCK_N, D, IS_BF16>(pv, p, smem_addr(v_s), lane);
       }
 
-      // Read-modify-write of O_i, l_i, m_i (each thread: rows g, g + 8 of each group, 2 columns per n8 tile).
+      // Read-modify-write of O_i, l_i, m_i (each thread: rows g, g + 8 of each group, 2 columns per n8 tile). Every
+      // old value is loaded before any new one is stored, so the loads are in flight together: loaded in the loop
+      // that stores, each load would wait behind the previous store (they may alias), one HBM round trip apiece.
+      float2 o_old[MG][2][DT];
+      float m_old[MG][2], l_old[MG][2];
+#pragma unroll
+      for (int mg = 0; mg < MG; ++mg) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = q_row0 + warp_row0 + mg * 16 + g + h * 8;
+          const bool fresh = j == 0 || row >= n;
+          const long long r = row_offset + (row < n ? row : 0);
+          m_old[mg][h] = fresh ? NEG_INF : m_work[r];
+          l_old[mg][h] = fresh ? 0.0f : l_work[r];
+#pragma unroll
+          for (int dt = 0; dt < DT; ++dt) {
+            o_old[mg][h][dt] = fresh ? make_float2(0.0f, 0.0f)
+                                     : *reinterpret_cast<const float2*>(o_work + r * D + dt * 8 + 2 * t);
+          }
+        }
+      }
 #pragma unroll
       for (int mg = 0; mg < MG; ++mg) {
 #pragma unroll
@@ -126,20 +146,16 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
           const int row = q_row0 + warp_row0 + mg * 16 + g + h * 8;
           if (row >= n) continue;
           const long long r = row_offset + row;
-          const float m_old = j == 0 ? NEG_INF : m_work[r];
-          const float l_old = j == 0 ? 0.0f : l_work[r];
-          const float m_new = fmaxf(m_old, m_tile[mg][h]);  // finite: key 0 is unmasked in every row
-          const float c_old = l_old * exp2_approx(m_old - m_new);
+          const float m_new = fmaxf(m_old[mg][h], m_tile[mg][h]);  // finite: key 0 is unmasked in every row
+          const float c_old = l_old[mg][h] * exp2_approx(m_old[mg][h] - m_new);
           const float c_tile = exp2_approx(m_tile[mg][h] - m_new);
           const float l_new = c_old + c_tile * l_tile[mg][h];
           const float inv_l = 1.0f / l_new;
 #pragma unroll
           for (int dt = 0; dt < DT; ++dt) {
             const long long idx = r * D + dt * 8 + 2 * t;
-            float2 o_old = make_float2(0.0f, 0.0f);
-            if (j > 0) o_old = *reinterpret_cast<const float2*>(o_work + idx);
-            const float x0 = (c_old * o_old.x + c_tile * pv[mg][dt][2 * h]) * inv_l;
-            const float x1 = (c_old * o_old.y + c_tile * pv[mg][dt][2 * h + 1]) * inv_l;
+            const float x0 = (c_old * o_old[mg][h][dt].x + c_tile * pv[mg][dt][2 * h]) * inv_l;
+            const float x1 = (c_old * o_old[mg][h][dt].y + c_tile * pv[mg][dt][2 * h + 1]) * inv_l;
             if (last) {
               *reinterpret_cast<u32*>(o + idx) = pack2<IS_BF16>(x0, x1);
             } else {

@@ -1,0 +1,45 @@
+"""Side check of the tenth session: the v1 forward's 24 validation configurations predicted (fast mode: exact mode's
+event budget stops the longest) against our FA1-order kernel before and after its fix: the kernel used to load each
+thread's old O values one at a time between its stores (ptxas kept every load behind the previous store, which may
+alias: 16-32 HBM round trips per step); it now loads them all first (`cupy_kernels/v1/fwd.cu`). Measurements:
+`validation/h200/v1_fix_2026-12-02/kernels_h200_v1_before.csv` (the v1 rows the repository had) and
+`validation/h200/kernels_h200.csv` (the v1 rows of `v1_fix_2026-12-02/kernels_h200_full_run.csv`). Prints per
+configuration the measured times and the model's, then MAPE and mean signed error per head dimension. The two are
+not the same program: the v1 schedule is FA1's released kernel (split-K warps whose partial row maxes and P V meet
+in smem, the next Q loaded one step ahead, only lse in HBM; `algorithms/v1/schedule.py`), run here with our kernel's
+tiles, where our kernel is Algorithm 1 as written (each warp its own 16 rows over all keys, Q loaded and waited for
+at every step, l and m in HBM beside O).
+Run from the repository root: `python docs/results/checks_2026-12-02q.py > docs/results/checks_2026-12-02q.txt`."""
+
+from __future__ import annotations
+
+import statistics
+
+from simgpu import simulate
+from simgpu.arch import load_arch
+from simgpu.validation import Case, read_cases
+
+BEFORE = "validation/h200/v1_fix_2026-12-02/kernels_h200_v1_before.csv"
+AFTER = "validation/h200/kernels_h200.csv"
+
+
+def predicted_ms(case: Case) -> float:
+    arch = load_arch(case.arch).with_overrides({"clock_hz": case.clock_mhz * 1e6, "power": None})
+    return simulate(arch, case.algo, case.problem, case.options, mode="fast").time_s * 1e3
+
+
+before = {(c.problem.headdim, c.problem.seqlen_q, c.problem.causal): c.measured_ms for c in read_cases(BEFORE, "h200")}
+errors: dict[tuple[str, int], list[float]] = {}
+print("d, N, causal: measured before / after the fix, model (ms); model's error against each")
+for case in read_cases(AFTER, "h200", ["v1"]):
+    p = case.problem
+    key = (p.headdim, p.seqlen_q, p.causal)
+    model = predicted_ms(case)
+    old, new = before[key], case.measured_ms
+    errors.setdefault(("before", p.headdim), []).append(model / old - 1)
+    errors.setdefault(("after", p.headdim), []).append(model / new - 1)
+    print(f"{p.headdim} {p.seqlen_q:5d} {p.causal!s:5}: {old:9.3f} / {new:8.3f}, model {model:8.3f}: "
+          f"{model / old - 1:+.0%} / {model / new - 1:+.0%}")  # fmt: skip
+for (when, d), es in sorted(errors.items()):
+    mape = 100 * statistics.mean(abs(e) for e in es)
+    print(f"{when} the fix, d={d}: MAPE {mape:.1f}%, mean {100 * statistics.mean(es):+.1f}%")
