@@ -6,7 +6,12 @@ Studies (bf16, d = 128, non-causal forward unless said; one problem per study, B
 - smem:      shared-memory bandwidth x1.5 (128 -> 192 B/clk/SM), forward, backward 1-CTA and backward 2-CTA (FA4's
              backward at d = 128 pairs CTAs: `two_cta`);
 - tmem:      an H100 given B200's TMEM, TMA and tcgen05 (at H100's own tensor rate: 4096 FLOP/clk/SM, MUFU, smem);
-- tau:       conditional-rescaling threshold 0, 2, 4, 8, 16 (the rescale share measured by the v4 numerics).
+- tau:       conditional-rescaling threshold 0, 2, 4, 8, 16 (the rescale share measured by the v4 numerics);
+- excess:    d = 64, 96 and 128, all exps on MUFU and FA4's 25% software share: how far each tile's non-MMA work
+             exceeds its MMA work (FA4: by 25-60% on typical tiles) and what the software share gains there. Its rows
+             also record the per-tile accounting (`simulate(..., per_tile=True)`, one CTA over all keys) of the MUFU
+             and of the issue slots as multiples of the tensor cores' cycles (`tile_mufu_over_mma`,
+             `tile_issue_over_mma`; empty in the other studies).
 Problem: 4 x 16 heads, seqlen 8k (FA4's 32k tokens); `--quick`: 1 x 16 heads, seqlen 2k. Fast mode (the default, within
 1% of exact mode: `experiments.fast_vs_exact`), so the whole study runs in seconds. Every row records the predicted
 TFLOP/s, the bottleneck unit (the busiest: highest busy share, `simgpu.result`) and the busy shares. Writes
@@ -36,8 +41,11 @@ UNITS = ("tensor", "mufu", "fma", "alu", "issue", "smem", "tmem", "dsmem")
 HEADS = 16
 
 
-def _row(study: str, label: str, arch: Arch, problem: Problem, options: Mapping[str, Any]) -> dict[str, object]:
+def _row(
+    study: str, label: str, arch: Arch, problem: Problem, options: Mapping[str, Any], per_tile: bool = False
+) -> dict[str, object]:
     result = simulate(arch, "v4", problem, options)
+    tile = simulate(arch, "v4", problem, options, per_tile=True).unit_cycles if per_tile else {}
     row: dict[str, object] = {
         "study": study,
         "point": label,
@@ -50,6 +58,8 @@ def _row(study: str, label: str, arch: Arch, problem: Problem, options: Mapping[
         "bottleneck": result.bottleneck,
     }
     row.update({f"busy_{unit}": result.busy.get(unit, 0.0) for unit in UNITS})
+    for unit in ("mufu", "issue"):
+        row[f"tile_{unit}_over_mma"] = tile[unit] / tile["tensor"] if tile else ""
     return row
 
 
@@ -80,6 +90,11 @@ def run(quick: bool) -> list[dict[str, object]]:
     rows.append(_row("tmem", "H100 + TMEM/tcgen05", h100_tmem, fwd, {}))
     for tau in (0.0, 2.0, 4.0, 8.0, 16.0):
         rows.append(_row("tau", f"tau={tau:g}", b200, fwd, {"rescale_threshold": tau}))
+    for d in (64, 96, 128):
+        for fraction in (0.0, 0.25):
+            problem = Problem(batch, HEADS, seqlen, d)
+            label = f"d={d}, {fraction:.0%} sw exp"
+            rows.append(_row("excess", label, b200, problem, {"exp_emulation_fraction": fraction}, per_tile=True))
     return rows
 
 
