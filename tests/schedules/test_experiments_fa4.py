@@ -13,7 +13,7 @@ def test_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
     fa4_whatif.main(["--quick", "--out", str(tmp_path)])
     with (tmp_path / "fa4_whatif.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert {row["study"] for row in rows} == {"mufu", "emulation", "smem", "tmem", "tau"}
+    assert {row["study"] for row in rows} == {"mufu", "emulation", "smem", "tmem", "tau", "excess"}
     assert all(row["bottleneck"] for row in rows)
     assert any(row["arch"] != rows[0]["arch"] for row in rows if row["study"] == "tmem")  # the Hopper what-if ran
     points = {row["point"]: row for row in rows}
@@ -25,6 +25,11 @@ def test_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
     )
     # Doubling MUFU with every exp on it cannot slow the forward down.
     assert float(points["MUFU 32/clk, 0% sw exp"]["tflops"]) >= float(points["MUFU 16/clk, 0% sw exp"]["tflops"])
+    # The per-tile accounting: moving exps off MUFU lowers its share of the MMA cycles and raises the issue slots'.
+    for d in (64, 96, 128):
+        mufu_only, split = points[f"d={d}, 0% sw exp"], points[f"d={d}, 25% sw exp"]
+        assert float(split["tile_mufu_over_mma"]) < float(mufu_only["tile_mufu_over_mma"])
+        assert float(split["tile_issue_over_mma"]) > float(mufu_only["tile_issue_over_mma"])
     assert (tmp_path / "fa4_whatif.png").stat().st_size > 0
 
 
