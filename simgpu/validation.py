@@ -34,9 +34,11 @@ from simgpu.registry import load_algorithm
 ALGORITHM_KERNELS: Mapping[str, str] = {"standard": "standard", "v1": "v1", "v2": "v2", "v3": "v3"}
 # Where our measured CUDA kernel differs from the algorithm's default schedule (see the kernels' README sections).
 # Our v3 kernel is not persistent: one CTA per tile, each head's Q blocks in reverse when causal (v3's `lpt`
-# default for a grid); it writes O from registers in 4-byte stores, not through shared memory and TMA.
+# default for a grid); it writes O from registers in 4-byte stores, not through shared memory and TMA. Our v1 kernel
+# is Algorithm 1 as written (split-Q warps, Q and the fp32 O, l, m re-read every step), not FA1's released kernel.
 KERNEL_OPTIONS: Mapping[str, Mapping[str, object]] = {
     "standard": {"softmax_passes": 2},
+    "v1": {"variant": "algorithm1"},
     "v3": {"persistent": False, "epilogue": "registers"},
 }
 # Options read from the CSV when the algorithm accepts them: tile sizes, then switches written True/False.

@@ -11,7 +11,8 @@ paper measured) has the same tiles and loops. Grid (batch, heads), one CTA per h
 the v0.2-v1.0 releases' forward grid (batch, heads, splits) (`fmha_fwd_launch_template.h`): CTA z of a head takes
 query steps z, z + splits, ... of every key block and loads K_j, V_j itself (none where it has no step);
 `release_splits` is those releases' choice (`num_splits_heuristic_fwd`). Their backward's sequence-parallel variant
-(one CTA per key block, dQ by fp32 atomics, chosen when it fills the waves better) is not modeled.
+(one CTA per key block, dQ by fp32 atomics, chosen when it fills the waves better) is not modeled. Option
+`variant="algorithm1"`: instead Algorithm 1 as written, our CUDA kernel's forward loop (`algorithms.v1.algorithm1`).
 
 Every global load is an LDG into registers (`Gmem_tile_*::load`), later committed to smem with STS where smem
 holds it (`commit`); the wait for a load sits where its registers are first used (one exception, at the end).
@@ -72,6 +73,7 @@ from typing import Any, NamedTuple, cast
 
 from algorithms._schedule.memory import check_footprint
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, key_blocks, round_up, rows_in_block
+from algorithms.v1 import algorithm1
 from algorithms.v1.tiles import tile_sizes
 from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
@@ -81,7 +83,15 @@ from simgpu.ops import Chain, Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
 PROBLEM = "attention"
-OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "sram_bytes": None, "splits": None}
+OPTIONS: dict[str, Any] = {
+    "block_m": None,
+    "block_n": None,
+    "warps": None,
+    "sram_bytes": None,
+    "splits": None,
+    "variant": "release",
+}
+VARIANTS = ("release", "algorithm1")  # FA1's released kernel; Algorithm 1 as written (`algorithms.v1.algorithm1`)
 
 FORWARD_WARPS = 4  # FMHA_kernel_traits<..., WARPS_M = 1, WARPS_N = 4, ...> in fmha_fwd_hdim*.cu
 BACKWARD_WARPS = 8  # FMHA_kernel_traits<..., 1, 8, ...> in fmha_bwd_hdim*.cu
@@ -101,6 +111,7 @@ class Config:
     forward_warps: int
     backward_warps: int
     splits: int = 1  # forward CTAs per (batch, head), each taking every `splits`-th query step
+    variant: str = "release"  # or "algorithm1": our CUDA kernel's loop (`algorithms.v1.algorithm1`)
 
     @property
     def rows_pad(self) -> int:
@@ -127,7 +138,10 @@ def _block_copies(b: int, h: int) -> tuple[Callable[[str, int, int, str], Load],
 
 
 def config(problem: Problem, options: dict[str, Any]) -> Config:
-    given = {name: options.get(name) for name in OPTIONS}
+    variant = options.get("variant") or "release"
+    if variant not in VARIANTS:
+        raise OptionError(f"v1 option variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    given = {name: options.get(name) for name in OPTIONS if name != "variant"}
     for name, value in given.items():
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
             raise OptionError(f"v1 option {name} must be a positive integer, got {value!r}")
@@ -135,11 +149,34 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
         raise ProblemError(f"v1: headdim must be a multiple of 16 for mma.sync, got {problem.headdim}")
     if problem.dtype not in ("bf16", "fp16"):
         raise ProblemError(f"v1: the kernel takes 16-bit inputs (bf16, fp16), got {problem.dtype}")
+    if variant == "algorithm1":
+        return _algorithm1_config(problem, given)
     block_m, block_n = tile_sizes(
         problem.headdim, problem.nk, problem.element_bytes, given["sram_bytes"], given["block_m"], given["block_n"]
     )
     warps = given["warps"]
     return Config(block_m, block_n, warps or FORWARD_WARPS, warps or BACKWARD_WARPS, given["splits"] or 1)
+
+
+def _algorithm1_config(problem: Problem, given: dict[str, Any]) -> Config:
+    """Our kernel's tiles (its defaults unless given), checked as its launcher checks them; forward only."""
+    for name in ("sram_bytes", "splits"):
+        if given[name] is not None:
+            raise OptionError(f"v1 option {name} does not apply to variant algorithm1 (give block_m, block_n, warps)")
+    if problem.pass_ != "fwd":
+        raise OptionError(f"v1 variant algorithm1 is a forward kernel only, got pass {problem.pass_}")
+    if problem.nk != problem.seqlen_q:
+        raise ProblemError(f"v1 variant algorithm1 takes seqlen_k = seqlen_q (as our kernel), got {problem.nk}")
+    block_m, block_n, warps = (
+        given[n] or default
+        for n, default in zip(("block_m", "block_n", "warps"), algorithm1.DEFAULT_TILES, strict=True)
+    )
+    if block_m % (MMA_ROWS * warps) or block_n % MMA_ROWS:
+        raise OptionError(
+            f"v1 variant algorithm1: block_m must be a multiple of 16 x warps and block_n of 16, "
+            f"got block_m={block_m}, block_n={block_n}, warps={warps}"
+        )
+    return Config(block_m, block_n, warps, warps, variant="algorithm1")
 
 
 # The v0.2-v1.0 releases' forward `num_splits` (FA-repo `fmha_fwd_launch_template.h`, `num_splits_heuristic_fwd`):
@@ -179,6 +216,9 @@ def footprint_bytes(problem: Problem) -> dict[str, int]:
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
     cfg = config(problem, options)
     check_footprint(arch, "v1", footprint_bytes(problem))
+    if cfg.variant == "algorithm1":
+        steps = _QueryBlocks(problem, cfg).steps
+        return (algorithm1.forward_kernel(problem, cfg.block_m, cfg.block_n, cfg.forward_warps, steps),)
     forward = (forward_kernel(problem, cfg),) if problem.pass_ != "bwd" else ()
     backward = (backward_kernel(problem, cfg),) if problem.pass_ != "fwd" else ()
     return forward + backward
