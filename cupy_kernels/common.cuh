@@ -102,6 +102,17 @@ __device__ __forceinline__ void zero_acc(float (&c)[4]) { c[0] = c[1] = c[2] = c
 // (with .trans: column lane/4, rows 2*(lane%4)..+1, i.e. the transposed matrix).
 // All addresses are shared-state-space byte addresses; `ld` is the tile's row stride in elements.
 // ---------------------------------------------------------------------------------------------------------
+// Pins registers for the probes' traced and ablated builds: an empty asm that reads and writes them, so that a
+// timestamp after it waits for the values (or ptxas keeps a computation whose result is otherwise unused).
+__device__ __forceinline__ void pin(float& x) { asm volatile("" : "+f"(x)::"memory"); }
+__device__ __forceinline__ void pin(u32& x) { asm volatile("" : "+r"(x)::"memory"); }
+__device__ __forceinline__ void pin(float2& x) { asm volatile("" : "+f"(x.x), "+f"(x.y)::"memory"); }
+template <typename T, int N>
+__device__ __forceinline__ void pin(T (&a)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) pin(a[i]);
+}
+
 __device__ __forceinline__ u32 smem_addr(const void* p) { return static_cast<u32>(__cvta_generic_to_shared(p)); }
 
 __device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], u32 addr) {

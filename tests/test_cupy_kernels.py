@@ -77,9 +77,11 @@ def test_every_launched_instantiation_compiles_without_spills(source: str) -> No
 
 PROBES = common.KERNEL_DIR.parent / "validation" / "probes"
 FA2_TRACE = "#define FA2_PHASE_TRACE\n#define FA2_TRACE_X 3\n#define FA2_TRACE_Y 40\n#define FA2_TRACE_SLOTS 128"
+FA1_TRACE = "#define FA1_PHASE_TRACE\n#define FA1_TRACE_CTA 3\n#define FA1_TRACE_STEPS 2048"
 WGMMA_SHAPE_GROUPS = ((0, (4, 8)), (1, (4, 8)), (2, (4,)), (3, (4, 8)), (4, (4, 8)), *((p, (1,)) for p in range(5, 10)))
 PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate them
     "v2_phases": (v2.FWD_SOURCE, FA2_TRACE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),
+    "v1_phases": (v1.SOURCE, FA1_TRACE, [v1.kernel_name(d, v1.fwd_config(d), False, True) for d in (64, 128)]),
     "v2_gemm_rate": (PROBES / "v2_gemm_rate.cu", "", ["s_gemm<64, 128, 2>", "pv_gemm<64, 128, 2>",
                      "s_gemm<128, 64, 1>", "pv_gemm<128, 64, 1>", "mma_distinct<8>", "mma_distinct<16>"]),
     "cta_launch": (PROBES / "cta_launch.cu", "", ["turnaround", "chase"]),

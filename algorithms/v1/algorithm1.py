@@ -7,9 +7,11 @@ the first that reaches key block j's first key): Q_i copied into smem and waited
 every step; nothing is prefetched), S = Q_i K_j^T with mma.sync (Q and K fragments read with ldmatrix), the
 two-pass online softmax of the warp's own rows (`algorithms._schedule.softmax`), P~ V_j with mma.sync (P from
 registers, V with ldmatrix), then, from the second key block on, the fp32 working O_i, l_i and m_i loaded from HBM
-(all of them before any store: the kernel's fix of 2026-12-02), merged (per row 2 ex2, a reciprocal and a few FMAs;
-per O element 2 FMAs and a multiply) and written back: O_i as fp32 and l_i, m_i, or on the last key block the
-query block sees, O_i in the input dtype and lse_i.
+(all of them before any store: the kernel's fix of 2026-12-02; the warps issue the loads right after P~ V_j's
+HMMAs, so they are in flight while those run), merged (per row 2 ex2, a reciprocal and a few FMAs;
+per O element 2 FMAs and a multiply) and written back from the accumulator fragments: O_i as fp32 and l_i, m_i,
+or on the last key block the query block sees, O_i in the input dtype and lse_i (the warps wait while the SM's store
+path takes the instructions, `sm.fragment_store_cycles` each).
 Ignored: __syncthreads (the warps move in lockstep; only the serialization it imposes shows), the first key
 block's K/V wait beyond the first step's Q wait (the kernel's cp.async wait covers both), register pressure.
 """
@@ -30,6 +32,10 @@ from simgpu.problem import Problem
 STATE_BYTES = 4  # the working O, l and m are fp32
 SMEM_PAD_ELEMENTS = 8  # the kernel's SMEM_PAD: 16 bytes added to every smem row
 REGISTERS_PER_THREAD = 255  # `__launch_bounds__(WARPS * 32, 1)`: one CTA per SM, ptxas may take them all
+# The warps store straight from their accumulator fragments (`simgpu.ops.Store.fragment_lane_bytes`): O as fp32 pairs
+# (8 bytes per lane) or packed 16-bit pairs (4), and a row's l, m or lse from one lane of its quad: 8 lanes of 4 bytes
+# per instruction, 1 byte per lane.
+ROW_LANE_BYTES = 1
 DEFAULT_TILES = (64, 64, 4)  # block_m, block_n, warps: `cupy_kernels/v1/launch.py`'s DEFAULTS at d = 64 and 128
 
 
@@ -39,15 +45,18 @@ def forward_kernel(p: Problem, block_m: int, block_n: int, warps: int, steps: Ca
     n_k = ceil_div(p.nk, block_n)
 
     @functools.cache
-    def compute(rows: int, cols: int, masked: bool) -> tuple[Op, ...]:
-        """A step's ops that name no tile: S, the softmax and P~ V_j (every warp reads all of K_j and V_j)."""
+    def scores(rows: int, cols: int, masked: bool) -> tuple[Op, ...]:
+        """S = Q_i K_j^T and its softmax, ops that name no tile (every warp reads all of K_j with ldmatrix)."""
         return (
             Mma(block_m, block_n, d, p.dtype, "reg", "reg", instruction="mma_sync",
                 operand_smem_bytes=block_m * d * eb + warps * block_n * d * eb),
             *online_softmax(rows, cols, d, masked=masked, rescale_o=False),
-            Mma(block_m, d, block_n, p.dtype, "reg", "reg", instruction="mma_sync",
-                operand_smem_bytes=warps * block_n * d * eb),
         )  # fmt: skip
+
+    # P~ V_j (every warp reads all of V_j with ldmatrix).
+    pv = Mma(
+        block_m, d, block_n, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=warps * block_n * d * eb
+    )
 
     @functools.cache
     def merge(rows: int, first: bool, last: bool) -> Vector:
@@ -77,22 +86,28 @@ def forward_kernel(p: Problem, block_m: int, block_n: int, warps: int, steps: Ca
                 ops: list[Op] = [tile_copy("Q", (b, h, i), r * d * eb, "q"), Wait("q")]
                 if k == 0:
                     ops.append(Wait("kv"))
-                ops += compute(r, cols, s.masked)
-                if not first:  # the working state, all loaded before the merge stores any of it
+                ops += scores(r, cols, s.masked)
+                if not first:  # the working state, loaded while P~ V_j's HMMAs run (issued right after them)
                     ops += [
                         Load("O_acc", (b, h, i), r * d * STATE_BYTES, engine="ldg", arrive="state"),
                         Load("M", (b, h, i), r * STATE_BYTES, engine="ldg", arrive="state"),
                         Load("L", (b, h, i), r * STATE_BYTES, engine="ldg", arrive="state"),
+                        pv,
                         Wait("state"),
                     ]
+                else:
+                    ops.append(pv)
                 ops.append(merge(r, first, s.last))
                 if s.last:
-                    ops += [Store("O", (b, h, i), r * d * eb), Store("LSE", (b, h, i), r * STATE_BYTES)]
+                    ops += [
+                        Store("O", (b, h, i), r * d * eb, fragment_lane_bytes=2 * eb),
+                        Store("LSE", (b, h, i), r * STATE_BYTES, fragment_lane_bytes=ROW_LANE_BYTES),
+                    ]
                 else:
                     ops += [
-                        Store("O_acc", (b, h, i), r * d * STATE_BYTES),
-                        Store("M", (b, h, i), r * STATE_BYTES),
-                        Store("L", (b, h, i), r * STATE_BYTES),
+                        Store("O_acc", (b, h, i), r * d * STATE_BYTES, fragment_lane_bytes=2 * STATE_BYTES),
+                        Store("M", (b, h, i), r * STATE_BYTES, fragment_lane_bytes=ROW_LANE_BYTES),
+                        Store("L", (b, h, i), r * STATE_BYTES, fragment_lane_bytes=ROW_LANE_BYTES),
                     ]
                 return ops
 

@@ -15,6 +15,28 @@
 // Q tiles that reach its first key; tiles crossing the diagonal or the sequence end are masked.
 #include "../common.cuh"
 
+// Phase timestamps of one CTA, for validation/probes/v1_phases.py only: compiled in when the source is prefixed
+// with FA1_PHASE_TRACE (and FA1_TRACE_CTA, FA1_TRACE_STEPS), else STAMP and PIN are empty. Thread 0 of CTA
+// FA1_TRACE_CTA writes clock64() at the PH_* points of its first FA1_TRACE_STEPS steps (key block x query block);
+// PIN makes a stamp wait for the registers it names.
+enum Phase { PH_TOP = 0, PH_Q_READY, PH_S_DONE, PH_SOFTMAX_DONE, PH_PV_DONE, PH_STATE_READY, PH_STORED, PHASES };
+#ifdef FA1_PHASE_TRACE
+__device__ long long fa1_phase_trace[FA1_TRACE_STEPS][PHASES];
+#define PIN(x) pin(x)
+#define STAMP(step, k)                                                                                      \
+  do {                                                                                                      \
+    if (threadIdx.x == 0 && blockIdx.x == FA1_TRACE_CTA && (step) < FA1_TRACE_STEPS)                        \
+      fa1_phase_trace[(step)][(k)] = clock64();                                                             \
+  } while (0)
+#else
+#define PIN(x) \
+  do {         \
+  } while (0)
+#define STAMP(step, k) \
+  do {                 \
+  } while (0)
+#endif
+
 // Grid (batch * heads), WARPS * 32 threads, dynamic shared memory (BLOCK_M + 2 * BLOCK_N) * (D + SMEM_PAD) * 2.
 // `__launch_bounds__(..., 1)`: with one CTA per head there is nothing to gain from fitting more CTAs on an SM,
 // and without it ptxas caps the kernel at 128 registers and spills at d = 128.
@@ -47,6 +69,7 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
   const int n_k_blocks = (n + BLOCK_N - 1) / BLOCK_N;
   const int n_q_blocks = (n + BLOCK_M - 1) / BLOCK_M;
 
+  int step = 0;  // the CTA's steps so far (the phase trace's index)
   for (int j = 0; j < n_k_blocks; ++j) {
     const int k_col0 = j * BLOCK_N;
     __syncthreads();  // every warp is done with K_{j-1}, V_{j-1} and the last Q tile
@@ -57,11 +80,13 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
     // Causal: Q tiles whose last row is before key k_col0 see none of this K/V tile.
     for (int i = IS_CAUSAL ? k_col0 / BLOCK_M : 0; i < n_q_blocks; ++i) {
       const int q_row0 = i * BLOCK_M;
+      STAMP(step, PH_TOP);
       __syncthreads();  // every warp is done with Q_{i-1}
       load_rows_async<BLOCK_M, D, THREADS>(q_s, q + head_offset, q_row0, n, tid);
       cp_async_commit();
       cp_async_wait<0>();
       __syncthreads();
+      STAMP(step, PH_Q_READY);
 
       // This K/V tile is the last one for Q tile i when the next K/V tile is past the end or (causal) past
       // the tile's last row.
@@ -70,6 +95,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
 
       float s[MG][NT][4];
       gemm_abt_ss<MG, BLOCK_N, D, IS_BF16>(s, smem_addr(q_s), LD, warp_row0, smem_addr(k_s), LD, lane);
+      PIN(s);
+      STAMP(step, PH_S_DONE);
 
       float m_tile[MG][2];  // m~ (log2 units)
       float l_tile[MG][2];  // l~ (full row, quad-reduced)
@@ -104,6 +131,10 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
         }
       }
 
+      PIN(s);
+      PIN(l_tile);
+      STAMP(step, PH_SOFTMAX_DONE);
+
       // P~ V_j
       float pv[MG][DT][4];
       {
@@ -117,6 +148,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
         }
         gemm_ab_rs<MG, BLOCK_N, D, IS_BF16>(pv, p, smem_addr(v_s), lane);
       }
+      PIN(pv);
+      STAMP(step, PH_PV_DONE);
 
       // Read-modify-write of O_i, l_i, m_i (each thread: rows g, g + 8 of each group, 2 columns per n8 tile). Every
       // old value is loaded before any new one is stored, so the loads are in flight together: loaded in the loop
@@ -139,6 +172,9 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
           }
         }
       }
+      PIN(o_old);
+      PIN(l_old);
+      STAMP(step, PH_STATE_READY);
 #pragma unroll
       for (int mg = 0; mg < MG; ++mg) {
 #pragma unroll
@@ -172,6 +208,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
           }
         }
       }
+      STAMP(step, PH_STORED);
+      ++step;
     }
   }
 }

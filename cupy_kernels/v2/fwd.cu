@@ -26,15 +26,6 @@
 // key tile j. PIN makes a stamp wait for the registers it names (an empty asm that reads and writes them), so
 // that "max done" means S has arrived and "exp done" means P is packed.
 enum Phase { PH_TOP = 0, PH_SYNCED, PH_S_ISSUED, PH_MAX_DONE, PH_EXP_DONE, PH_PV_ISSUED, PHASES };
-#if defined(FA2_PHASE_TRACE) || defined(FA2_ABLATE)
-__device__ __forceinline__ void pin(float& x) { asm volatile("" : "+f"(x)::"memory"); }
-__device__ __forceinline__ void pin(u32& x) { asm volatile("" : "+r"(x)::"memory"); }
-template <typename T, int N>
-__device__ __forceinline__ void pin(T (&a)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) pin(a[i]);
-}
-#endif
 // Ablated builds, for validation/probes/v2_ablate.py only (results are wrong): FA2_ABLATE is a bit mask of parts
 // of the loop taken out, so that the time each part adds to the real kernel can be measured. Values still flow
 // where the next part needs them (an empty asm keeps them live).
