@@ -45,7 +45,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from simgpu.kernel import Kernel
 from simgpu.ops import Advance, Alu, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
-from simgpu.replay import Record, records
+from simgpu.replay import ByteTotals, Record, byte_totals, records
 from simgpu.units.fluid_l2 import Retouch
 
 _T = TypeVar("_T")
@@ -154,7 +154,21 @@ class FoldedTile:
     def widened(self, side: str, period: int) -> FoldedTile:
         """This tile folded with one more period kept next to the head or the tail of the removed iterations: the
         same as folding it with `FoldSpec.variant(side)`, building only the iterations added. `NESTED_SIDES` (one
-        more period in every folded nested loop of a kind) fold the tile again."""
+        more period in every folded nested loop of a kind) fold the tile again. Made once per side and period: the
+        class costs widen a kind's representative again at a second clock, and the L2 replay widens it too."""
+        made = self._widenings
+        tile = made.get((side, period))
+        if tile is None:
+            tile = self._widen(side, period)
+            if tile is not self:  # (a tile widened to itself is not kept in its own dict: no reference cycle)
+                made[side, period] = tile
+        return tile
+
+    @_once
+    def _widenings(self) -> dict[tuple[str, int], FoldedTile]:
+        return {}
+
+    def _widen(self, side: str, period: int) -> FoldedTile:
         if side in NESTED_SIDES:
             if not self.nested_removed[NESTED_SIDES.index(side)] or self.spec is None or self.source is None:
                 return self
@@ -208,6 +222,11 @@ class FoldedTile:
     def records(self) -> tuple[Record, ...]:
         """The accesses as the L2 replay walks them (`simgpu.replay.records`)."""
         return records(self.accesses)
+
+    @_once
+    def byte_totals(self) -> ByteTotals | None:
+        """The records' bytes per kind and tensor (`simgpu.replay.byte_totals`)."""
+        return byte_totals(self.records)
 
     @_once
     def marked(self) -> tuple[tuple[Op, ...], ...]:

@@ -113,24 +113,46 @@ class _PieceRest:
 
 
 def reheaded(template: HeadTemplate, head: tuple[object, ...]) -> tuple[Record, ...]:
-    """A `head_template`'s records with `head` put back in front of every tile key."""
-    return tuple([(kind, tensor, (tensor, _with_head(rest, head)), nbytes) for kind, tensor, rest, nbytes in template])
+    """A `head_template`'s records with `head` put back in front of every tile key. (A plain key is joined inline,
+    a piece in a call: this runs once per record of every head replayed beside the first.)"""
+    return tuple(
+        [
+            (kind, tensor, (tensor, head + rest if isinstance(rest, tuple) else _piece_with_head(rest, head)), nbytes)
+            for kind, tensor, rest, nbytes in template
+        ]
+    )
 
 
-def _with_head(rest: tuple[object, ...] | _PieceRest, head: tuple[object, ...]) -> Hashable:
-    if isinstance(rest, _PieceRest):
-        name, *wholes = (head + keys for keys in rest.keys)
-        return Piece(name, tuple(wholes))
-    return head + rest
+def _piece_with_head(rest: _PieceRest, head: tuple[object, ...]) -> Piece:
+    name, *wholes = (head + keys for keys in rest.keys)
+    return Piece(name, tuple(wholes))
+
+
+ByteTotals = tuple[tuple[tuple[int, str], int], ...]  # ((kind, tensor), bytes) in order of first access
+
+
+def byte_totals(tile_records: Iterable[Record]) -> ByteTotals | None:
+    """A tile's bytes per kind and tensor, in order of first access; None unless every size is an int. Summed by
+    tile they leave the replay's totals unchanged: sums of ints are exact in any order (well below 2**53), and
+    tiles alike share theirs (`KernelAccesses.totals`)."""
+    totals: dict[tuple[int, str], int] = {}
+    for kind, tensor, _, nbytes in tile_records:
+        if type(nbytes) is not int:
+            return None
+        key = (kind, tensor)
+        totals[key] = totals.get(key, 0) + nbytes
+    return tuple(totals.items())
 
 
 @dataclass(frozen=True)
 class KernelAccesses:
     """One kernel's tiles as the replay sees them: each tile's access records (`records`, in
-    `simgpu.fold.memory_order`), and how many tiles run at once."""
+    `simgpu.fold.memory_order`), how many tiles run at once, and optionally each tile's `byte_totals` (the
+    replay's L2 bytes are then summed from those: a tile has a few kinds and tensors but tens of accesses)."""
 
     accesses: Sequence[Sequence[Record]]  # per tile
     slots: int
+    totals: Sequence[ByteTotals] | None = None  # per tile, its `byte_totals`; None: summed from the records
 
 
 @dataclass
@@ -238,10 +260,7 @@ def _walk(
     if named is not None and used > named:
         evicted = True
         _rename_oldest(lines, dirty, used - named)
-    # L2 bytes do not depend on what hits: summed per kind and tensor apart from the walk.
-    for tile in kernel.accesses:
-        for kind, tensor, _, nbytes in tile:
-            l2_bytes[number, tensor, kind] += nbytes
+    _add_l2_bytes(l2_bytes, number, kernel)
     missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
     tiles = kernel.accesses
     for start in range(0, len(tiles), kernel.slots):
@@ -297,6 +316,23 @@ def _walk(
         unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
         touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
+
+
+def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: KernelAccesses) -> None:
+    """Add kernel `number`'s L2 bytes per tensor and kind (they do not depend on what hits), in order of first
+    access, from the tiles' `byte_totals` where the kernel has them."""
+    if kernel.totals is None:
+        for tile in kernel.accesses:
+            for kind, tensor, _, nbytes in tile:
+                l2_bytes[number, tensor, kind] += nbytes
+        return
+    summed: dict[tuple[int, str], int] = {}
+    get = summed.get
+    for tile_totals in kernel.totals:
+        for key, nbytes in tile_totals:
+            summed[key] = get(key, 0) + nbytes
+    for (kind, tensor), nbytes in summed.items():
+        l2_bytes[number, tensor, kind] += nbytes
 
 
 def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState]) -> ReplayBytes:
