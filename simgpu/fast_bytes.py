@@ -20,12 +20,12 @@ from simgpu.fast_plan import KernelPlan, grid_prefix, solve_removed
 from simgpu.fold import FoldedTile, fold_tile
 from simgpu.kernel import TileGrid
 from simgpu.replay import (
-    ByteTotals,
     HeadTemplate,
     KernelAccesses,
     Record,
     ReplayBytes,
     ReplayState,
+    TileTotals,
     head_template,
     reheaded,
     replay,
@@ -99,12 +99,12 @@ def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.
 @dataclass(frozen=True)
 class _HeadCopy:
     """A folded tile of one head taken for the same tile of another: its records with the head's keys (and the
-    folded tile's `byte_totals`, which do not depend on keys)."""
+    folded tile's `totals`, which do not depend on the head)."""
 
     records: tuple[Record, ...]
     removed: tuple[int, ...]
     executed: tuple[int, ...]
-    byte_totals: ByteTotals | None
+    totals: TileTotals | None
 
 
 def _head_copies(
@@ -135,7 +135,7 @@ def _head_copies(
             out.append(fold_tile(plan.kernel, tile, spec))
         else:
             copy = reheaded(template, _head(tile, axes))
-            out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.byte_totals))
+            out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
 
 
@@ -367,6 +367,6 @@ def _varied(plans: Sequence[KernelPlan]) -> list[int]:
 
 
 def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[FoldedTile | _HeadCopy]) -> KernelAccesses:
-    totals = [tile.byte_totals for tile in tiles]
+    totals = [tile.totals for tile in tiles]
     known = None if any(tile_totals is None for tile_totals in totals) else totals
     return KernelAccesses([tile.records for tile in tiles], arch.sms * plan.fit, known)  # type: ignore[arg-type]

@@ -45,7 +45,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from simgpu.kernel import Kernel
 from simgpu.ops import Advance, Alu, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
-from simgpu.replay import ByteTotals, Record, byte_totals, records
+from simgpu.replay import Record, TileTotals, records, tile_totals
 from simgpu.units.fluid_l2 import Retouch
 
 _T = TypeVar("_T")
@@ -224,9 +224,9 @@ class FoldedTile:
         return records(self.accesses)
 
     @_once
-    def byte_totals(self) -> ByteTotals | None:
-        """The records' bytes per kind and tensor (`simgpu.replay.byte_totals`)."""
-        return byte_totals(self.records)
+    def totals(self) -> TileTotals | None:
+        """What the L2 replay sums over the records (`simgpu.replay.tile_totals`)."""
+        return tile_totals(self.records)
 
     @_once
     def marked(self) -> tuple[tuple[Op, ...], ...]:

@@ -128,31 +128,40 @@ def _piece_with_head(rest: _PieceRest, head: tuple[object, ...]) -> Piece:
     return Piece(name, tuple(wholes))
 
 
-ByteTotals = tuple[tuple[tuple[int, str], int], ...]  # ((kind, tensor), bytes) in order of first access
+@dataclass(frozen=True, slots=True)
+class TileTotals:
+    """What the replay sums over a tile's records, known before the walk (`tile_totals`): its bytes per kind and
+    tensor in order of first access, and the one size of each tensor's accesses (None where a key is a `Piece` or a
+    tensor's accesses differ in size). Tiles alike share theirs (`KernelAccesses.totals`)."""
+
+    bytes: tuple[tuple[tuple[int, str], int], ...]  # ((kind, tensor), bytes)
+    sizes: tuple[tuple[str, int], ...] | None  # (tensor, bytes of each access)
 
 
-def byte_totals(tile_records: Iterable[Record]) -> ByteTotals | None:
-    """A tile's bytes per kind and tensor, in order of first access; None unless every size is an int. Summed by
-    tile they leave the replay's totals unchanged: sums of ints are exact in any order (well below 2**53), and
-    tiles alike share theirs (`KernelAccesses.totals`)."""
+def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
+    """A tile's `TileTotals`; None unless every size is an int. Summed by tile they leave the replay's totals
+    unchanged: sums of ints are exact in any order (well below 2**53)."""
     totals: dict[tuple[int, str], int] = {}
-    for kind, tensor, _, nbytes in tile_records:
+    sizes: dict[str, int] = {}
+    alike = True
+    for kind, tensor, (_, tile), nbytes in tile_records:
         if type(nbytes) is not int:
             return None
         key = (kind, tensor)
         totals[key] = totals.get(key, 0) + nbytes
-    return tuple(totals.items())
+        alike = alike and type(tile) is not Piece and sizes.setdefault(tensor, nbytes) == nbytes
+    return TileTotals(tuple(totals.items()), tuple(sizes.items()) if alike else None)
 
 
 @dataclass(frozen=True)
 class KernelAccesses:
     """One kernel's tiles as the replay sees them: each tile's access records (`records`, in
-    `simgpu.fold.memory_order`), how many tiles run at once, and optionally each tile's `byte_totals` (the
-    replay's L2 bytes are then summed from those: a tile has a few kinds and tensors but tens of accesses)."""
+    `simgpu.fold.memory_order`), how many tiles run at once, and optionally each tile's `TileTotals` (the walk
+    then sums from those: a tile has a few kinds and tensors but tens of accesses)."""
 
     accesses: Sequence[Sequence[Record]]  # per tile
     slots: int
-    totals: Sequence[ByteTotals] | None = None  # per tile, its `byte_totals`; None: summed from the records
+    totals: Sequence[TileTotals] | None = None  # per tile, its `tile_totals`; None: summed from the records
 
 
 @dataclass
@@ -262,6 +271,8 @@ def _walk(
         _rename_oldest(lines, dirty, used - named)
     _add_l2_bytes(l2_bytes, number, kernel)
     missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
+    reached: set[int] = set()  # the keys accessed (for `touched`)
+    reach = reached.add
     tiles = kernel.accesses
     for start in range(0, len(tiles), kernel.slots):
         wave = tiles[start : start + kernel.slots]
@@ -273,6 +284,7 @@ def _walk(
             if key is None:
                 key = numbers[memory] = len(numbers)
                 owners.append(tensor)
+            reach(key)
             action = kind if kind < _AGAIN else kind - _AGAIN
             if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
                 move(key)
@@ -313,14 +325,18 @@ def _walk(
         read_bytes[number, tensor, kind] += read_sum
         written_bytes[number, tensor] += written_sum
     if later_heads is not None and more:
-        unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
-        touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
+        sizes = _sizes(kernel)
+        if sizes is None:
+            unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
+            touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
+        else:  # each key's accesses are of its tensor's one size (and no key is a piece, whose wholes it touches)
+            touched.append((reached, sum([sizes[owners[key]] for key in reached])))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
 
 
 def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: KernelAccesses) -> None:
     """Add kernel `number`'s L2 bytes per tensor and kind (they do not depend on what hits), in order of first
-    access, from the tiles' `byte_totals` where the kernel has them."""
+    access, from the tiles' `TileTotals` where the kernel has them."""
     if kernel.totals is None:
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
@@ -328,11 +344,25 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
         return
     summed: dict[tuple[int, str], int] = {}
     get = summed.get
-    for tile_totals in kernel.totals:
-        for key, nbytes in tile_totals:
+    for totals in kernel.totals:
+        for key, nbytes in totals.bytes:
             summed[key] = get(key, 0) + nbytes
     for (kind, tensor), nbytes in summed.items():
         l2_bytes[number, tensor, kind] += nbytes
+
+
+def _sizes(kernel: KernelAccesses) -> dict[str, int] | None:
+    """Per tensor, the one size of the kernel's accesses to it; None unless the tiles' `TileTotals` tell one."""
+    if kernel.totals is None:
+        return None
+    sizes: dict[str, int] = {}
+    for totals in kernel.totals:
+        if totals.sizes is None:
+            return None
+        for tensor, nbytes in totals.sizes:
+            if sizes.setdefault(tensor, nbytes) != nbytes:
+                return None
+    return sizes
 
 
 def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState]) -> ReplayBytes:
