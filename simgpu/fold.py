@@ -146,6 +146,9 @@ class FoldedTile:
     spec: FoldSpec | None = None
     source: tuple[Kernel, Hashable] | None = field(default=None, compare=False, repr=False)
     nested_removed: tuple[bool, ...] = (False, False, False)  # per nested kind, whether its loops lost iterations
+    # Roles whose loop iterations were counted but not built (`fold_tile`'s `bodiless`): a tile for the L2 replay
+    # only, whose programs lack those roles' loop bodies.
+    bodiless: tuple[int, ...] = ()
 
     @_once
     def removed(self) -> tuple[int, ...]:  # asked for every tile of a replay
@@ -172,7 +175,7 @@ class FoldedTile:
         if side in NESTED_SIDES:
             if not self.nested_removed[NESTED_SIDES.index(side)] or self.spec is None or self.source is None:
                 return self
-            return fold_tile(*self.source, self.spec.variant(side))
+            return fold_tile(*self.source, self.spec.variant(side), self.bodiless)
         first, removed = self.cut
         if not removed:
             return self
@@ -182,7 +185,7 @@ class FoldedTile:
         nested_removed = list(self.nested_removed)
         spec = self.spec
         nested_spec = spec if spec is not None and spec.nested and len(self.programs) == 1 else None
-        for program, role_gaps in zip(self.programs, self.gaps, strict=True):
+        for role, (program, role_gaps) in enumerate(zip(self.programs, self.gaps, strict=True)):
             out: list[Op] = []
             moved = []
             last = 0
@@ -191,7 +194,7 @@ class FoldedTile:
                 if side == "tail":
                     moved.append((len(out), loop))
                 references = _references(loop, nested_spec)
-                for i in added:
+                for i in added if role not in self.bodiless else ():
                     (ran, held), _ = _expand_folded(loop.body(i), out, nested_spec, references)
                     nested = [n + r for n, r in zip(nested, ran, strict=True)]
                     nested_removed = [f or r < h for f, r, h in zip(nested_removed, ran, held, strict=True)]
@@ -206,7 +209,15 @@ class FoldedTile:
         cut = (first + period, removed - period) if side == "head" else (first, removed - period)
         widened_spec = spec.variant(side) if spec is not None else None
         return FoldedTile(
-            tuple(programs), executed, self.full, tuple(gaps), cut, widened_spec, self.source, tuple(nested_removed)
+            tuple(programs),
+            executed,
+            self.full,
+            tuple(gaps),
+            cut,
+            widened_spec,
+            self.source,
+            tuple(nested_removed),
+            self.bodiless,
         )
 
     @_once
@@ -289,7 +300,10 @@ def mark_retouches(programs: Sequence[Sequence[Op]]) -> tuple[tuple[Op, ...], ..
     return tuple(tuple(program) for program in marked)
 
 
-def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
+def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec, bodiless: tuple[int, ...] = ()) -> FoldedTile:
+    """The tile's programs folded by `spec`. The top-level loops of the roles in `bodiless` keep their counts and
+    gaps, but their kept iterations are not built: for the L2 replay, where a tile folds like another whose
+    iterations of those roles hold no memory op and no loop (`simgpu.fast_bytes`)."""
     programs = [role.program(tile) for role in kernel.roles]
     top = [op.count for program in programs for op in program if isinstance(op, Repeat)]
     counts = NESTED + len(NESTED_SIDES)
@@ -309,7 +323,7 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
     nested_removed = [False] * len(NESTED_SIDES)
     flat = []
     gaps = []
-    for program in programs:
+    for role, program in enumerate(programs):
         out: list[Op] = []
         role_gaps = []
         for op in program:
@@ -318,6 +332,9 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
                 continue
             executed[TOP] += op.count - removed
             full[TOP] += op.count
+            if role in bodiless:
+                role_gaps.append((len(out), op))
+                continue
             looped = False
             references = _references(op, nested_spec)
             for i in (*range(first), -1, *range(first + removed, op.count)):
@@ -344,6 +361,7 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
         spec,
         (kernel, tile),
         tuple(nested_removed),
+        bodiless,
     )
 
 
