@@ -399,6 +399,9 @@ def _varied(plans: Sequence[KernelPlan]) -> list[int]:
 
 
 def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[FoldedTile | _HeadCopy]) -> KernelAccesses:
-    totals = [tile.totals for tile in tiles]
-    known = None if any(tile_totals is None for tile_totals in totals) else totals
-    return KernelAccesses([tile.records for tile in tiles], arch.sms * plan.fit, known)  # type: ignore[arg-type]
+    """The replay's view of a kernel's tiles; where some are head copies, with the tiles' totals, which a shape and
+    its copies share (a tile's own would cost what summing its records in the walk does)."""
+    totals = [tile.totals for tile in tiles] if any(type(tile) is _HeadCopy for tile in tiles) else None
+    if totals is not None and any(each is None for each in totals):
+        totals = None
+    return KernelAccesses([tile.records for tile in tiles], arch.sms * plan.fit, totals)  # type: ignore[arg-type]

@@ -236,7 +236,7 @@ class FoldedTile:
 
     @_once
     def totals(self) -> TileTotals | None:
-        """What the L2 replay sums over the records (`simgpu.replay.tile_totals`)."""
+        """What the L2 replay sums over the records (`simgpu.replay.tile_totals`), for the shape's head copies."""
         return tile_totals(self.records)
 
     @_once

@@ -132,7 +132,8 @@ def _piece_with_head(rest: _PieceRest, head: tuple[object, ...]) -> Piece:
 class TileTotals:
     """What the replay sums over a tile's records, known before the walk (`tile_totals`): its bytes per kind and
     tensor in order of first access, and the one size of each tensor's accesses (None where a key is a `Piece` or a
-    tensor's accesses differ in size). Tiles alike share theirs (`KernelAccesses.totals`)."""
+    tensor's accesses differ in size). A shape's copies for other heads share its totals (`KernelAccesses.totals`).
+    """
 
     bytes: tuple[tuple[tuple[int, str], int], ...]  # ((kind, tensor), bytes)
     sizes: tuple[tuple[str, int], ...] | None  # (tensor, bytes of each access)
@@ -142,14 +143,18 @@ def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
     """A tile's `TileTotals`; None unless every size is an int. Summed by tile they leave the replay's totals
     unchanged: sums of ints are exact in any order (well below 2**53)."""
     totals: dict[tuple[int, str], int] = {}
+    total = totals.get
     sizes: dict[str, int] = {}
+    size = sizes.setdefault
     alike = True
     for kind, tensor, (_, tile), nbytes in tile_records:
-        if type(nbytes) is not int:
-            return None
-        key = (kind, tensor)
-        totals[key] = totals.get(key, 0) + nbytes
-        alike = alike and type(tile) is not Piece and sizes.setdefault(tensor, nbytes) == nbytes
+        counted = (kind, tensor)
+        totals[counted] = total(counted, 0) + nbytes
+        if alike and (size(tensor, nbytes) != nbytes or type(tile) is Piece):
+            alike = False
+    # A size that is not an int leaves a sum that is not one: the replay then sums the records themselves.
+    if not all(type(value) is int for value in totals.values()):
+        return None
     return TileTotals(tuple(totals.items()), tuple(sizes.items()) if alike else None)
 
 
@@ -161,7 +166,7 @@ class KernelAccesses:
 
     accesses: Sequence[Sequence[Record]]  # per tile
     slots: int
-    totals: Sequence[TileTotals] | None = None  # per tile, its `tile_totals`; None: summed from the records
+    totals: Sequence[TileTotals] | None = None  # per tile (`tile_totals`); None: summed from the records
 
 
 @dataclass
@@ -271,8 +276,10 @@ def _walk(
         _rename_oldest(lines, dirty, used - named)
     _add_l2_bytes(l2_bytes, number, kernel)
     missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
-    reached: set[int] = set()  # the keys accessed (for `touched`)
+    sizes = _sizes(kernel) if later_heads is not None and more else None
+    reached: set[int] = set()  # the keys accessed, for `touched` where each tensor has one size (`_sizes`)
     reach = reached.add
+    track = sizes is not None
     tiles = kernel.accesses
     for start in range(0, len(tiles), kernel.slots):
         wave = tiles[start : start + kernel.slots]
@@ -284,7 +291,8 @@ def _walk(
             if key is None:
                 key = numbers[memory] = len(numbers)
                 owners.append(tensor)
-            reach(key)
+            if track:
+                reach(key)
             action = kind if kind < _AGAIN else kind - _AGAIN
             if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
                 move(key)
@@ -325,7 +333,6 @@ def _walk(
         read_bytes[number, tensor, kind] += read_sum
         written_bytes[number, tensor] += written_sum
     if later_heads is not None and more:
-        sizes = _sizes(kernel)
         if sizes is None:
             unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
             touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
