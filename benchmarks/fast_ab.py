@@ -1,22 +1,25 @@
 """A/B of fast mode's speed between two checkouts (say a `git worktree` of the base commit and this one): each
-round runs every case in one fresh process per checkout (a warm-up prediction, then the least CPU time of
-`--repeats` more), the checkouts alternating, and appends the rows to one CSV; the summary gives per case and label
-the median over rounds, and per label the median over cases, the worst case and the 128k/1k ratio of each
-arch x algorithm x pass.
+round starts one process per checkout and hands them every case in turn, the checkouts alternating case by case
+(ABBA), each answering with a warm-up prediction and then the least CPU time of `--repeats` more; the rows go to one
+CSV. The summary gives per case and label the median over rounds, and per label the median over cases, the worst
+case and the 128k/1k ratio of each arch x algorithm x pass.
 
 CPU time (`time.process_time`), not wall time: the machine is shared, and the checkouts alternate so that both see
-the same load. The cases are `benchmarks.simspeed`'s shapes (16k tokens, 16 heads, d = 128) at 1k and 128k,
-standard attention at 1k and 16k (it does not run longer sequences there) and v1 at 1k (seconds per prediction past
-it). Only `simulate` is imported from the checkout, so any commit with fast mode can be measured.
+the same load (each row also records the load average). The cases are `benchmarks.simspeed`'s shapes (16k tokens,
+16 heads, d = 128): by default (`--grid ab`) at 1k and 128k, standard attention at 1k and 16k (it does not run
+longer sequences there) and v1 at 1k (seconds per prediction past it); `--grid simspeed` takes every sequence length
+of `benchmarks.simspeed` (1k to 128k; standard and v1 to 16k: v1 past it takes seconds per prediction, far above the
+median). Only `simulate` is imported from the checkout, so any commit with fast mode can be measured.
 
-`python -m benchmarks.fast_ab --a base=DIR --b new=DIR [--rounds 2] --out FILE.csv` (summary: FILE.txt);
-`python -m benchmarks.fast_ab --summary FILE.csv` summarizes a CSV already written.
+`python -m benchmarks.fast_ab --a base=DIR --b new=DIR [--rounds 2] [--grid simspeed] --out FILE.csv` (summary:
+FILE.txt); `python -m benchmarks.fast_ab --summary FILE.csv` summarizes a CSV already written.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -28,6 +31,7 @@ from benchmarks import _ab
 ARCHS = {"a100": ("standard", "v1", "v2"), "h100": ("standard", "v1", "v2", "v3")}
 ARCHS |= {"h200": ARCHS["h100"], "b200": ("standard", "v1", "v2", "v4")}
 SHORT, LONG, MIDDLE = 1024, 131072, 16384
+SIMSPEED_SEQLENS = (1024, 4096, 16384, 65536, 131072)  # `benchmarks.simspeed.SEQLENS`
 
 # Run in the checkout's folder (its `simgpu` first on the path): the cases as JSON on stdin, a JSON row per case out.
 WORKER = """
@@ -48,12 +52,18 @@ for line in sys.stdin:
 """
 
 
-def cases() -> list[tuple[str, str, str, int]]:
+def cases(grid: str = "ab") -> list[tuple[str, str, str, int]]:
+    """The cases of `grid` ("ab" or "simspeed", see the module docstring) as (arch, algorithm, pass, seqlen)."""
+    if grid == "simspeed":
+        middle = tuple(n for n in SIMSPEED_SEQLENS if n <= MIDDLE)
+        lengths = {"standard": middle, "v1": middle}
+    else:
+        lengths = {"standard": (SHORT, MIDDLE), "v1": (SHORT,)}
     out = []
     for arch, algos in ARCHS.items():
         for algo in algos:
             for pass_ in ("fwd", "bwd"):
-                for seqlen in {"standard": (SHORT, MIDDLE), "v1": (SHORT,)}.get(algo, (SHORT, LONG)):
+                for seqlen in lengths.get(algo, SIMSPEED_SEQLENS if grid == "simspeed" else (SHORT, LONG)):
                     out.append((arch, algo, pass_, seqlen))
     return out
 
@@ -95,26 +105,49 @@ def summary(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parsed = _ab.parse(__doc__, 2, argv, summary, repeats=2)
+    parsed = _ab.parse(__doc__, 2, argv, summary, repeats=2, grids=("ab", "simspeed"))
     if parsed is None:
         return
     args, versions = parsed
-    stdin = "".join(json.dumps(case) + "\n" for case in cases())
-    columns = ["round", "label", "arch", "algo", "pass", "seqlen", "cpu_s", "cycles", "hbm_read_bytes"]
+    columns = ["round", "label", "arch", "algo", "pass", "seqlen", "cpu_s", "cycles", "hbm_read_bytes", "load1"]
     with args.out.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(columns)
         for number in range(args.rounds):
-            for label, folder in versions if number % 2 == 0 else versions[::-1]:
-                command = [sys.executable, "-c", WORKER, str(args.repeats)]
-                done = subprocess.run(command, cwd=folder, input=stdin, capture_output=True, text=True, check=True)
-                for line in done.stdout.splitlines():
-                    writer.writerow([number, label, *json.loads(line)])
-                handle.flush()
-                print(f"round {number} {label} done", file=sys.stderr)
+            workers = [_start(folder, args.repeats) for _, folder in versions]
+            try:
+                for position, case in enumerate(cases(args.grid)):
+                    turns = [0, 1] if (number + position) % 2 == 0 else [1, 0]
+                    for turn in turns:
+                        row = _ask(workers[turn], case)
+                        writer.writerow([number, versions[turn][0], *row, os.getloadavg()[0]])
+                    handle.flush()
+            finally:
+                for worker in workers:
+                    worker.stdin.close()  # type: ignore[union-attr]
+                    worker.wait()
+            print(f"round {number} done", file=sys.stderr)
     text = summary(args.out)
     args.out.with_suffix(".txt").write_text(text, encoding="utf-8")
     print(text, end="")
+
+
+def _start(folder: str, repeats: int) -> subprocess.Popen[str]:
+    """A worker in `folder` (its `simgpu` first on the path) that answers cases sent one at a time."""
+    command = [sys.executable, "-c", WORKER, str(repeats)]
+    return subprocess.Popen(command, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def _ask(worker: subprocess.Popen[str], case: tuple[str, str, str, int]) -> list[object]:
+    """The worker's row for `case`: arch, algorithm, pass, seqlen, CPU seconds, cycles, HBM read bytes."""
+    assert worker.stdin is not None and worker.stdout is not None
+    worker.stdin.write(json.dumps(case) + "\n")
+    worker.stdin.flush()
+    line = worker.stdout.readline()
+    if not line:
+        raise RuntimeError(f"the worker in {worker.args} stopped at {case}")
+    row: list[object] = json.loads(line)
+    return row
 
 
 if __name__ == "__main__":

@@ -4,6 +4,11 @@ added back and the heads scaled up.
 
 Exact (equal to exact mode's bytes) while the whole run fits in L2. Ignored: for runs that overflow L2, that the
 replay sees the pressure of fewer heads, in their share of L2, than run side by side.
+
+The replay folds the shapes that the plan left unfolded (it folds a few of each outline's group) without building
+the loop iterations of the roles that touch no memory in them: it takes from the plan's fold of the group that
+those roles' iterations hold no memory op and no loop (the plan assumes a group's shapes fold to programs equal up
+to memory keys), and counts their iterations only (`_bodiless`; v4's forward builds 1 role of 5, v3's 1 of 3).
 """
 
 from __future__ import annotations
@@ -17,14 +22,16 @@ import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.fast_plan import KernelPlan, grid_prefix, solve_removed
-from simgpu.fold import FoldedTile, fold_tile
-from simgpu.kernel import TileGrid
+from simgpu.fold import NESTED, FoldedTile, fold_tile
+from simgpu.kernel import Kernel, TileGrid
+from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
     HeadTemplate,
     KernelAccesses,
     Record,
     ReplayBytes,
     ReplayState,
+    TileTotals,
     head_template,
     reheaded,
     replay,
@@ -97,11 +104,13 @@ def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.
 
 @dataclass(frozen=True)
 class _HeadCopy:
-    """A folded tile of one head taken for the same tile of another: its records with the head's keys."""
+    """A folded tile of one head taken for the same tile of another: its records with the head's keys (and the
+    folded tile's `totals`, which do not depend on the head)."""
 
     records: tuple[Record, ...]
     removed: tuple[int, ...]
     executed: tuple[int, ...]
+    totals: TileTotals | None
 
 
 def _head_copies(
@@ -109,7 +118,9 @@ def _head_copies(
 ) -> list[FoldedTile | _HeadCopy]:
     """`tiles` folded at the base: a tile of a planned shape's head is that shape; one of another head is the
     shape's records with that head's keys (`simgpu.replay.rehead`), or, where those do not carry over, folded.
-    `folded`: the shapes folded so far by position (the plan's by default), to which this adds the ones it folds."""
+    `folded`: the shapes folded so far by position (the plan's by default), to which this adds the ones it folds.
+    A shape the plan left unfolded folds like a planned one (`KernelPlan.like`): the loop iterations of the roles
+    whose iterations in that one hold no memory op are not built (`_bodiless`; v4's forward builds 1 role of 5)."""
     axes = plan.kernel.head_axes
     positions = {tuple(source[axes:]): n for n, source in enumerate(plan.sources)}  # type: ignore[index]
     if folded is None:
@@ -117,11 +128,15 @@ def _head_copies(
     spec = plan.replay_spec
     out: list[FoldedTile | _HeadCopy] = []
     templates: dict[int, HeadTemplate | None] = {}  # per shape: its records without their head
+    bodiless: dict[int, tuple[int, ...]] = {}  # per planned shape: the roles that shapes like it need not build
     for tile in tiles:
         n = positions[tuple(tile[axes:])]  # type: ignore[index]
         source, shape = plan.sources[n], folded.get(n)
         if shape is None:
-            shape = folded[n] = fold_tile(plan.kernel, source, spec)
+            like = plan.like.get(n)
+            if like is not None and like not in bodiless:
+                bodiless[like] = _bodiless(plan.kernel, folded[like])
+            shape = folded[n] = fold_tile(plan.kernel, source, spec, bodiless.get(like, ()))  # type: ignore[arg-type]
         if source == tile:
             out.append(shape)
             continue
@@ -131,8 +146,29 @@ def _head_copies(
         if template is None:
             out.append(fold_tile(plan.kernel, tile, spec))
         else:
-            out.append(_HeadCopy(reheaded(template, _head(tile, axes)), shape.removed, shape.executed))
+            copy = reheaded(template, _head(tile, axes))
+            out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
+
+
+def _bodiless(kernel: Kernel, shape: FoldedTile) -> tuple[int, ...]:
+    """The roles of a kernel of several roles whose kept loop iterations in the folded `shape` hold no memory op
+    (its program has the memory ops of its top level only) and no loop (none of the shape's roles' do): the L2
+    replay needs their iteration counts only. Shapes that fold like it (`KernelPlan.like`: their programs are equal
+    up to memory keys, as the plan assumes of an outline's group) need not build them."""
+    if len(kernel.roles) < 2 or any(shape.executed[NESTED:]) or shape.source is None:
+        return ()
+    tile = shape.source[1]
+    roles = []
+    for number, (role, program) in enumerate(zip(kernel.roles, shape.programs, strict=True)):
+        top = role.program(tile)
+        if any(type(op) is Repeat for op in top) and _memory_ops(top) == _memory_ops(program):
+            roles.append(number)
+    return tuple(roles)
+
+
+def _memory_ops(ops: Sequence[Op]) -> int:
+    return sum(type(op) is Load or type(op) is Store for op in ops)
 
 
 def _first_heads(
@@ -363,4 +399,9 @@ def _varied(plans: Sequence[KernelPlan]) -> list[int]:
 
 
 def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[FoldedTile | _HeadCopy]) -> KernelAccesses:
-    return KernelAccesses([tile.records for tile in tiles], arch.sms * plan.fit)
+    """The replay's view of a kernel's tiles; where some are head copies, with the tiles' totals, which a shape and
+    its copies share (a tile's own would cost what summing its records in the walk does)."""
+    totals = [tile.totals for tile in tiles] if any(type(tile) is _HeadCopy for tile in tiles) else None
+    if totals is not None and any(each is None for each in totals):
+        totals = None
+    return KernelAccesses([tile.records for tile in tiles], arch.sms * plan.fit, totals)  # type: ignore[arg-type]

@@ -40,6 +40,8 @@ class KernelPlan:
     kinds: tuple[int, ...]  # per shape, the number of its signature (shapes of one kind cost alike)
     removed: tuple[tuple[int, ...], ...]  # per shape, the iterations its fold removes (`FoldedTile.removed`)
     folded: Mapping[int, FoldedTile]  # the shapes folded, by position: all, or a few of each outline (see below)
+    # The shapes not folded, by position: the folded shape of their outline's group that they fold like.
+    like: Mapping[int, int]
     index: np.ndarray  # per tile in launch order: the position of its shape
     whole: bool  # whether it runs whole (`simgpu.fast_whole`): tiles of unequal cost, few ops in all
 
@@ -79,6 +81,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         groups = list(by_key.values())
     numbers: dict[Hashable, int] = {}  # hashing a signature walks every op: once per folded shape
     kinds = [0] * len(sources)
+    like: dict[int, int] = {}
     for group in groups:
         ends = sorted({group[0], group[-1]})
         for n in ends:
@@ -96,6 +99,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
             if shape is None:
                 removed[n] = (outlines[n].full - outlines[n].executed, *(0,) * (counts - 1))
                 kinds[n] = group_kind
+                like[n] = group[0]
             else:
                 removed[n] = shape.removed
                 kinds[n] = group_kind if n == group[0] else numbers.setdefault(shape.signature(), len(numbers))
@@ -106,6 +110,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
             most[kind] = n
     for n in most.values():
         folded.setdefault(n, fold_tile(kernel, sources[n], spec))
+        like.pop(n, None)
     top_removed = any(shape[0] for shape in removed)
     has_nested = any(sum(shape.full[NESTED:]) for shape in folded.values())
     replay_sides: tuple[str, ...] = ()
@@ -129,6 +134,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         tuple(kinds),
         tuple(removed),
         folded,
+        like,
         index,
         whole,
     )

@@ -45,7 +45,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from simgpu.kernel import Kernel
 from simgpu.ops import Advance, Alu, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
-from simgpu.replay import Record, records
+from simgpu.replay import Record, TileTotals, records, tile_totals
 from simgpu.units.fluid_l2 import Retouch
 
 _T = TypeVar("_T")
@@ -146,6 +146,9 @@ class FoldedTile:
     spec: FoldSpec | None = None
     source: tuple[Kernel, Hashable] | None = field(default=None, compare=False, repr=False)
     nested_removed: tuple[bool, ...] = (False, False, False)  # per nested kind, whether its loops lost iterations
+    # Roles whose loop iterations were counted but not built (`fold_tile`'s `bodiless`): a tile for the L2 replay
+    # only, whose programs lack those roles' loop bodies.
+    bodiless: tuple[int, ...] = ()
 
     @_once
     def removed(self) -> tuple[int, ...]:  # asked for every tile of a replay
@@ -154,11 +157,25 @@ class FoldedTile:
     def widened(self, side: str, period: int) -> FoldedTile:
         """This tile folded with one more period kept next to the head or the tail of the removed iterations: the
         same as folding it with `FoldSpec.variant(side)`, building only the iterations added. `NESTED_SIDES` (one
-        more period in every folded nested loop of a kind) fold the tile again."""
+        more period in every folded nested loop of a kind) fold the tile again. Made once per side and period: the
+        class costs widen a kind's representative again at a second clock, and the L2 replay widens it too."""
+        made = self._widenings
+        tile = made.get((side, period))
+        if tile is None:
+            tile = self._widen(side, period)
+            if tile is not self:  # (a tile widened to itself is not kept in its own dict: no reference cycle)
+                made[side, period] = tile
+        return tile
+
+    @_once
+    def _widenings(self) -> dict[tuple[str, int], FoldedTile]:
+        return {}
+
+    def _widen(self, side: str, period: int) -> FoldedTile:
         if side in NESTED_SIDES:
             if not self.nested_removed[NESTED_SIDES.index(side)] or self.spec is None or self.source is None:
                 return self
-            return fold_tile(*self.source, self.spec.variant(side))
+            return fold_tile(*self.source, self.spec.variant(side), self.bodiless)
         first, removed = self.cut
         if not removed:
             return self
@@ -168,7 +185,7 @@ class FoldedTile:
         nested_removed = list(self.nested_removed)
         spec = self.spec
         nested_spec = spec if spec is not None and spec.nested and len(self.programs) == 1 else None
-        for program, role_gaps in zip(self.programs, self.gaps, strict=True):
+        for role, (program, role_gaps) in enumerate(zip(self.programs, self.gaps, strict=True)):
             out: list[Op] = []
             moved = []
             last = 0
@@ -177,7 +194,7 @@ class FoldedTile:
                 if side == "tail":
                     moved.append((len(out), loop))
                 references = _references(loop, nested_spec)
-                for i in added:
+                for i in added if role not in self.bodiless else ():
                     (ran, held), _ = _expand_folded(loop.body(i), out, nested_spec, references)
                     nested = [n + r for n, r in zip(nested, ran, strict=True)]
                     nested_removed = [f or r < h for f, r, h in zip(nested_removed, ran, held, strict=True)]
@@ -192,7 +209,15 @@ class FoldedTile:
         cut = (first + period, removed - period) if side == "head" else (first, removed - period)
         widened_spec = spec.variant(side) if spec is not None else None
         return FoldedTile(
-            tuple(programs), executed, self.full, tuple(gaps), cut, widened_spec, self.source, tuple(nested_removed)
+            tuple(programs),
+            executed,
+            self.full,
+            tuple(gaps),
+            cut,
+            widened_spec,
+            self.source,
+            tuple(nested_removed),
+            self.bodiless,
         )
 
     @_once
@@ -208,6 +233,11 @@ class FoldedTile:
     def records(self) -> tuple[Record, ...]:
         """The accesses as the L2 replay walks them (`simgpu.replay.records`)."""
         return records(self.accesses)
+
+    @_once
+    def totals(self) -> TileTotals | None:
+        """What the L2 replay sums over the records (`simgpu.replay.tile_totals`), for the shape's head copies."""
+        return tile_totals(self.records)
 
     @_once
     def marked(self) -> tuple[tuple[Op, ...], ...]:
@@ -270,7 +300,10 @@ def mark_retouches(programs: Sequence[Sequence[Op]]) -> tuple[tuple[Op, ...], ..
     return tuple(tuple(program) for program in marked)
 
 
-def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
+def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec, bodiless: tuple[int, ...] = ()) -> FoldedTile:
+    """The tile's programs folded by `spec`. The top-level loops of the roles in `bodiless` keep their counts and
+    gaps, but their kept iterations are not built: for the L2 replay, where a tile folds like another whose
+    iterations of those roles hold no memory op and no loop (`simgpu.fast_bytes`)."""
     programs = [role.program(tile) for role in kernel.roles]
     top = [op.count for program in programs for op in program if isinstance(op, Repeat)]
     counts = NESTED + len(NESTED_SIDES)
@@ -290,7 +323,7 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
     nested_removed = [False] * len(NESTED_SIDES)
     flat = []
     gaps = []
-    for program in programs:
+    for role, program in enumerate(programs):
         out: list[Op] = []
         role_gaps = []
         for op in program:
@@ -299,6 +332,9 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
                 continue
             executed[TOP] += op.count - removed
             full[TOP] += op.count
+            if role in bodiless:
+                role_gaps.append((len(out), op))
+                continue
             looped = False
             references = _references(op, nested_spec)
             for i in (*range(first), -1, *range(first + removed, op.count)):
@@ -325,6 +361,7 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> FoldedTile:
         spec,
         (kernel, tile),
         tuple(nested_removed),
+        bodiless,
     )
 
 

@@ -113,24 +113,60 @@ class _PieceRest:
 
 
 def reheaded(template: HeadTemplate, head: tuple[object, ...]) -> tuple[Record, ...]:
-    """A `head_template`'s records with `head` put back in front of every tile key."""
-    return tuple([(kind, tensor, (tensor, _with_head(rest, head)), nbytes) for kind, tensor, rest, nbytes in template])
+    """A `head_template`'s records with `head` put back in front of every tile key. (A plain key is joined inline,
+    a piece in a call: this runs once per record of every head replayed beside the first.)"""
+    return tuple(
+        [
+            (kind, tensor, (tensor, head + rest if isinstance(rest, tuple) else _piece_with_head(rest, head)), nbytes)
+            for kind, tensor, rest, nbytes in template
+        ]
+    )
 
 
-def _with_head(rest: tuple[object, ...] | _PieceRest, head: tuple[object, ...]) -> Hashable:
-    if isinstance(rest, _PieceRest):
-        name, *wholes = (head + keys for keys in rest.keys)
-        return Piece(name, tuple(wholes))
-    return head + rest
+def _piece_with_head(rest: _PieceRest, head: tuple[object, ...]) -> Piece:
+    name, *wholes = (head + keys for keys in rest.keys)
+    return Piece(name, tuple(wholes))
+
+
+@dataclass(frozen=True, slots=True)
+class TileTotals:
+    """What the replay sums over a tile's records, known before the walk (`tile_totals`): its bytes per kind and
+    tensor in order of first access, and the one size of each tensor's accesses (None where a key is a `Piece` or a
+    tensor's accesses differ in size). A shape's copies for other heads share its totals (`KernelAccesses.totals`).
+    """
+
+    bytes: tuple[tuple[tuple[int, str], int], ...]  # ((kind, tensor), bytes)
+    sizes: tuple[tuple[str, int], ...] | None  # (tensor, bytes of each access)
+
+
+def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
+    """A tile's `TileTotals`; None unless every size is an int. Summed by tile they leave the replay's totals
+    unchanged: sums of ints are exact in any order (well below 2**53)."""
+    totals: dict[tuple[int, str], int] = {}
+    total = totals.get
+    sizes: dict[str, int] = {}
+    size = sizes.setdefault
+    alike = True
+    for kind, tensor, (_, tile), nbytes in tile_records:
+        counted = (kind, tensor)
+        totals[counted] = total(counted, 0) + nbytes
+        if alike and (size(tensor, nbytes) != nbytes or type(tile) is Piece):
+            alike = False
+    # A size that is not an int leaves a sum that is not one: the replay then sums the records themselves.
+    if not all(type(value) is int for value in totals.values()):
+        return None
+    return TileTotals(tuple(totals.items()), tuple(sizes.items()) if alike else None)
 
 
 @dataclass(frozen=True)
 class KernelAccesses:
     """One kernel's tiles as the replay sees them: each tile's access records (`records`, in
-    `simgpu.fold.memory_order`), and how many tiles run at once."""
+    `simgpu.fold.memory_order`), how many tiles run at once, and optionally each tile's `TileTotals` (the walk
+    then sums from those: a tile has a few kinds and tensors but tens of accesses)."""
 
     accesses: Sequence[Sequence[Record]]  # per tile
     slots: int
+    totals: Sequence[TileTotals] | None = None  # per tile (`tile_totals`); None: summed from the records
 
 
 @dataclass
@@ -238,11 +274,12 @@ def _walk(
     if named is not None and used > named:
         evicted = True
         _rename_oldest(lines, dirty, used - named)
-    # L2 bytes do not depend on what hits: summed per kind and tensor apart from the walk.
-    for tile in kernel.accesses:
-        for kind, tensor, _, nbytes in tile:
-            l2_bytes[number, tensor, kind] += nbytes
+    _add_l2_bytes(l2_bytes, number, kernel)
     missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
+    sizes = _sizes(kernel) if later_heads is not None and more else None
+    reached: set[int] = set()  # the keys accessed, for `touched` where each tensor has one size (`_sizes`)
+    reach = reached.add
+    track = sizes is not None
     tiles = kernel.accesses
     for start in range(0, len(tiles), kernel.slots):
         wave = tiles[start : start + kernel.slots]
@@ -254,6 +291,8 @@ def _walk(
             if key is None:
                 key = numbers[memory] = len(numbers)
                 owners.append(tensor)
+            if track:
+                reach(key)
             action = kind if kind < _AGAIN else kind - _AGAIN
             if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
                 move(key)
@@ -294,9 +333,43 @@ def _walk(
         read_bytes[number, tensor, kind] += read_sum
         written_bytes[number, tensor] += written_sum
     if later_heads is not None and more:
-        unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
-        touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
+        if sizes is None:
+            unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
+            touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
+        else:  # each key's accesses are of its tensor's one size (and no key is a piece, whose wholes it touches)
+            touched.append((reached, sum([sizes[owners[key]] for key in reached])))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
+
+
+def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: KernelAccesses) -> None:
+    """Add kernel `number`'s L2 bytes per tensor and kind (they do not depend on what hits), in order of first
+    access, from the tiles' `TileTotals` where the kernel has them."""
+    if kernel.totals is None:
+        for tile in kernel.accesses:
+            for kind, tensor, _, nbytes in tile:
+                l2_bytes[number, tensor, kind] += nbytes
+        return
+    summed: dict[tuple[int, str], int] = {}
+    get = summed.get
+    for totals in kernel.totals:
+        for key, nbytes in totals.bytes:
+            summed[key] = get(key, 0) + nbytes
+    for (kind, tensor), nbytes in summed.items():
+        l2_bytes[number, tensor, kind] += nbytes
+
+
+def _sizes(kernel: KernelAccesses) -> dict[str, int] | None:
+    """Per tensor, the one size of the kernel's accesses to it; None unless the tiles' `TileTotals` tell one."""
+    if kernel.totals is None:
+        return None
+    sizes: dict[str, int] = {}
+    for totals in kernel.totals:
+        if totals.sizes is None:
+            return None
+        for tensor, nbytes in totals.sizes:
+            if sizes.setdefault(tensor, nbytes) != nbytes:
+                return None
+    return sizes
 
 
 def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState]) -> ReplayBytes:

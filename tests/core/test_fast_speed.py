@@ -27,7 +27,7 @@ from simgpu.fast_bytes import replayed_bytes
 from simgpu.fast_costs import Cost
 from simgpu.fast_plan import plan_kernel
 from simgpu.fast_schedule import shared_schedule
-from simgpu.fold import FoldSpec
+from simgpu.fold import FoldSpec, fold_tile
 from simgpu.ops import Load, Store
 from simgpu.replay import KernelAccesses, records, replay
 from simgpu.units.hbm import Hbm
@@ -192,3 +192,28 @@ def test_folding_v1s_query_loops_keeps_fast_modes_answer(
     assert folded.cycles == pytest.approx(whole.cycles, rel=2e-3)
     assert (folded.hbm_read_bytes, folded.hbm_write_bytes) == (whole.hbm_read_bytes, whole.hbm_write_bytes)
     assert folded.ops < whole.ops  # a small problem: the fit variants take back much of the gain
+
+
+@pytest.mark.parametrize(
+    ("arch_name", "algo", "seqlen", "causal"), [("b200", "v4", 65536, True), ("h100", "v3", 16384, False)]
+)
+def test_a_replay_fold_that_leaves_out_iterations_without_memory_ops_walks_the_same_records(
+    arch_name: str, algo: str, seqlen: int, causal: bool
+) -> None:
+    # The replay folds the shapes the plan left unfolded without the loop iterations of the roles that touch no
+    # memory there (`simgpu.fast_bytes._bodiless`): the same records and iteration counts as a whole fold, widened
+    # or not.
+    arch = load_arch(arch_name)
+    kernel = schedule(arch, algo, Problem(1, 1, seqlen, 128, causal=causal), {})[0]
+    plan = plan_kernel(arch, kernel)
+    assert plan.like  # more shapes than the plan folds one by one
+    for n, like in list(plan.like.items())[::16]:
+        roles = simgpu.fast_bytes._bodiless(kernel, plan.folded[like])
+        assert roles
+        lean = fold_tile(kernel, plan.sources[n], plan.replay_spec, roles)
+        whole = fold_tile(kernel, plan.sources[n], plan.replay_spec)
+        for side in ("", "head", "tail"):
+            left, right = (
+                (lean.widened(side, plan.spec.period), whole.widened(side, plan.spec.period)) if side else (lean, whole)
+            )
+            assert (left.records, left.removed, left.executed) == (right.records, right.removed, right.executed)
