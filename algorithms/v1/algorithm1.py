@@ -13,7 +13,10 @@ per O element 2 FMAs and a multiply) and written back from the accumulator fragm
 or on the last key block the query block sees, O_i in the input dtype and lse_i (the warps wait while the SM's store
 path takes the instructions, `sm.fragment_store_cycles` each).
 Ignored: __syncthreads (the warps move in lockstep; only the serialization it imposes shows), the first key
-block's K/V wait beyond the first step's Q wait (the kernel's cp.async wait covers both), register pressure.
+block's K/V wait beyond the first step's Q wait (the kernel's cp.async wait covers both), register pressure, and
+what `simgpu.sm` leaves out for every schedule: the chip-wide limit on fragment stores when every SM issues them
+(the H200's 31-36 cycles per instruction against the 16 charged) and the HBM's latency growing with its load; the
+kernel's phase trace puts ~780 and ~310 cycles per step on them at d = 64 (validation/h200/README.md).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Device probe: distributed shared memory between the two CTAs of a cluster on the H200 (`dsmem.cu`).
 
-archs/b200.yaml's `dsmem` section (latency 181 cycles, 32 bytes per clock) is Hopper's as published second hand; our
-model of FA4's 2-CTA backward sends half of dS and the peer's mbarrier arrivals over it. This measures, on every SM
-(clusters of 2 CTAs, one CTA per SM: each asks for 120 KiB of shared memory), medians over the clusters:
+archs/b200.yaml's `dsmem` section (181 cycles, Hopper's published load latency; 32 bytes per clock, a second-hand
+sm_100 figure) is what our model of FA4's 2-CTA backward sends half of dS and the peer's mbarrier arrivals over.
+This measures, on every SM (clusters of 2 CTAs, one CTA per SM: each asks for 120 KiB of shared memory), medians
+over the clusters:
 - the latency of a dependent load through a cluster address, from the CTA's own smem and from the peer's (the
   difference of two chase lengths, so the loop's start and end cancel);
 - thread loads (ld.shared::cluster.v4, 512 threads, 4 independent per thread) of the CTA's own smem, of the peer's,

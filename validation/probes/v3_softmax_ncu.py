@@ -1,11 +1,12 @@
 """Device probe: Nsight Compute's pipe counters on the softmax loops of `v3_softmax_groups.py`.
 
-One warpgroup of the exp pass alone runs 8192 MUFU.EX2 per iteration in ~296 cycles (27.7 per clock per SM), where
-the whole softmax of `softmax_group<1>` (the same 64 per thread, and the row-max pass) takes 771 and
-`simgpu calibrate` measures 16 ex2 per clock per SM. This launches each kernel once (ITERS iterations, one CTA per
-SM) so that `ncu` can count per kernel the XU (MUFU) pipe's instructions and busy share, the issue slots and the
-warps' stall reasons. Run on the GPU machine from the repository root under ncu, e.g.
-`ncu --clock-control none --metrics ... python3 validation/probes/v3_softmax_ncu.py` (see the device script).
+Launches each kernel once (ITERS iterations, one CTA per SM) and prints its clock64 cycles per iteration, so that
+`ncu` can count per kernel the XU (MUFU) pipe's instructions and busy share, the issue slots and the warps' stall
+reasons, and its elapsed cycles can be set against the clock64 figures. (It was written when a first `pass_pair` run
+read 296 cycles per exp pass, 27.7 ex2 per clock: ncu's elapsed cycles showed that reading wrong, a stride bug in
+the script, since fixed.) Run on the GPU machine from the repository root under ncu, e.g.
+`ncu --clock-control none --metrics ... python3 validation/probes/v3_softmax_ncu.py` (the metrics the tenth
+session asked for are the columns of `validation/h200/v3_softmax_ncu_h200.csv`).
 """
 
 from __future__ import annotations
