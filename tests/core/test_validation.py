@@ -10,7 +10,7 @@ import pytest
 
 from simgpu import Problem, load_arch, simulate
 from simgpu.cli import main
-from simgpu.validation import compare, mape, read_cases
+from simgpu.validation import compare, mape, predict, read_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = (
@@ -125,8 +125,9 @@ def test_cli_validates_v3_rows_against_the_v3_schedule(tmp_path: Path, capsys: p
     assert list(rows[0]) == [
         "algo", "batch", "heads", "seqlen", "headdim", "causal", "options", "clock_mhz", "measured_ms",
         "predicted_ms", "rel_error", "measured_tflops", "predicted_tflops", "predicted_hbm_bytes", "bottleneck",
-        "pass",
+        "mode", "pass",
     ]  # fmt: skip
+    assert {row["mode"] for row in rows} == {"exact"}
     assert rows[1]["options"] == (
         "block_m=128 block_n=128 stages=2 pingpong=False intra_wg_overlap=True persistent=False epilogue=registers"
     )
@@ -147,3 +148,20 @@ def test_cli_validates_v3_rows_against_the_v3_schedule(tmp_path: Path, capsys: p
         errors.append(abs(float(row["rel_error"])))
     assert f"v3        fwd  MAPE {100 * sum(errors) / 3:6.1f}%  over 3 configurations" in capsys.readouterr().out
     assert (tmp_path / "report" / "validation.png").stat().st_size > 0
+
+
+def test_a_configuration_over_exact_modes_budget_is_predicted_in_fast_mode_and_says_so(tmp_path: Path) -> None:
+    (exact_case, _) = read_cases(measured_csv(tmp_path), "h200")
+    assert predict(exact_case).mode == "exact"
+    over = predict(exact_case, event_budget=10)
+    assert over.mode == "fast"
+    fixed = load_arch("h200", {"clock_hz": 1.8e9})
+    options = {"block_m": 128, "block_n": 128, "warps": 4, "stages": 2}
+    assert over.predicted_ms == simulate(fixed, "v2", Problem(1, 2, 256, 64), options, mode="fast").time_s * 1e3
+
+
+def test_our_v1_kernel_is_predicted_with_its_own_loop(tmp_path: Path) -> None:
+    path = tmp_path / "v1.csv"
+    path.write_text(HEADER + "NVIDIA H200,1980,1980,x,v1,fwd,1,2,256,64,False,bf16,64,64,4,1,0.050\n")
+    (case,) = read_cases(path, "h200")
+    assert case.options == {"block_m": 64, "block_n": 64, "warps": 4, "variant": "algorithm1"}
