@@ -1,8 +1,8 @@
 """Predicted against measured, from the committed H200 validation CSVs only (no GPU, no simulation).
 
 Reads every `validation/h200/model_vs_*.csv` and sorts it by its columns: files with `measured_ms` and
-`predicted_ms` (today `model_vs_measured_v2.csv`: our FA2 kernels' CUDA-event medians against `simgpu validate`,
-forward and backward) go to the time panel, one series per algorithm and pass; files with `measured_read_bytes`,
+`predicted_ms` (today `model_vs_measured_{standard,v1,v2,v3}.csv`: our kernels' CUDA-event medians against
+`simgpu validate`) go to the time panel, one series per algorithm and pass; files with `measured_read_bytes`,
 `predicted_read_bytes` and their write twins (`model_vs_ncu_bytes.csv`, `model_vs_ncu_bytes_standard.csv`: Nsight
 Compute's DRAM bytes of one launch) go to the DRAM-bytes panel, one series per algorithm and direction: read,
 write, and read + write (the total the files' own `rel_error` column compares; marked x). Other
