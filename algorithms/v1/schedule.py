@@ -138,7 +138,8 @@ def _block_copies(b: int, h: int) -> tuple[Callable[[str, int, int, str], Load],
 
 
 def config(problem: Problem, options: dict[str, Any]) -> Config:
-    variant = options.get("variant") or "release"
+    variant = options.get("variant")
+    variant = "release" if variant is None else variant
     if variant not in VARIANTS:
         raise OptionError(f"v1 option variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     given = {name: options.get(name) for name in OPTIONS if name != "variant"}
@@ -215,10 +216,13 @@ def footprint_bytes(problem: Problem) -> dict[str, int]:
 
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
     cfg = config(problem, options)
-    check_footprint(arch, "v1", footprint_bytes(problem))
-    if cfg.variant == "algorithm1":
+    buffers = footprint_bytes(problem)
+    if cfg.variant == "algorithm1":  # l and m in HBM beside the working O, both fp32
+        rows = problem.batch * problem.heads * problem.seqlen_q * ACC_BYTES
+        check_footprint(arch, "v1", buffers | {"M": rows, "L": rows})
         steps = _QueryBlocks(problem, cfg).steps
         return (algorithm1.forward_kernel(problem, cfg.block_m, cfg.block_n, cfg.forward_warps, steps),)
+    check_footprint(arch, "v1", buffers)
     forward = (forward_kernel(problem, cfg),) if problem.pass_ != "bwd" else ()
     backward = (backward_kernel(problem, cfg),) if problem.pass_ != "fwd" else ()
     return forward + backward

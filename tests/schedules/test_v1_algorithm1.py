@@ -53,6 +53,7 @@ def test_fast_mode_agrees_with_exact_mode() -> None:
     ("problem", "options", "error", "match"),
     [
         (Problem(1, 1, 256, 64), {"variant": "fa2"}, OptionError, "variant must be one of release, algorithm1"),
+        (Problem(1, 1, 256, 64), {"variant": 0}, OptionError, "variant must be one of release, algorithm1"),
         (Problem(1, 1, 256, 64, pass_="bwd"), {"variant": "algorithm1"}, OptionError, "forward kernel only"),
         (Problem(1, 1, 256, 64), {"variant": "algorithm1", "splits": 2}, OptionError, "splits does not apply"),
         (Problem(1, 1, 256, 64), {"variant": "algorithm1", "block_m": 48}, OptionError, "multiple of 16 x warps"),
