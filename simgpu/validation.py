@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from simgpu.api import simulate
-from simgpu.arch import load_arch
+from simgpu.arch import Arch, load_arch
 from simgpu.engine import DEFAULT_EVENT_BUDGET
 from simgpu.errors import EventBudgetError, SimgpuError
 from simgpu.problem import Problem
@@ -134,13 +134,19 @@ def _read_cases(path: str | Path, arch: str, wanted: set[str], max_seqlen: int |
     return cases
 
 
-def predict(case: Case, event_budget: int = DEFAULT_EVENT_BUDGET) -> Comparison:
+def case_arch(case: Case, overrides: Mapping[str, object] | None = None) -> Arch:
+    """The arch file of the measured GPU at the case's clock (then `overrides`, for what-ifs): the measured clock
+    is the ceiling, and the power model is dropped where the clock is known or already below its saturated one."""
     base = load_arch(case.arch)
     ceiling = case.clock_mhz * 1e6
-    overrides: dict[str, object] = {"clock_hz": ceiling}
+    settings: dict[str, object] = {"clock_hz": ceiling}
     if case.clock_is_effective or (base.power is not None and base.power.tensor_saturated_clock_hz > ceiling):
-        overrides["power"] = None  # the clock is known, or already below the saturated clock: nothing to lower
-    arch = base.with_overrides(overrides)
+        settings["power"] = None  # the clock is known, or already below the saturated clock: nothing to lower
+    return base.with_overrides({**settings, **(overrides or {})})
+
+
+def predict(case: Case, event_budget: int = DEFAULT_EVENT_BUDGET) -> Comparison:
+    arch = case_arch(case)
     # Exact mode: a comparison with silicon should not carry fast mode's own error (docs/results/simspeed.csv). A
     # configuration over exact mode's event budget (our v1 kernel's longest sequences) is predicted in fast mode, and
     # its row says so.

@@ -13,15 +13,13 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
 from simgpu import simulate
-from simgpu.arch import load_arch
-from simgpu.validation import Case, read_cases
+from simgpu.validation import Case, case_arch, read_cases
 
 VARIANTS = ({}, *({"tensor_core.issue_queue_instructions": q} for q in (1, 3, 7)))
 
 
 def error(overrides: Mapping[str, object], case: Case) -> float:
-    arch = load_arch(case.arch).with_overrides({"clock_hz": case.clock_mhz * 1e6, "power": None, **overrides})
-    predicted_ms = simulate(arch, case.algo, case.problem, case.options, mode="fast").time_s * 1e3
+    predicted_ms = simulate(case_arch(case, overrides), case.algo, case.problem, case.options, mode="fast").time_s * 1e3
     return (predicted_ms - case.measured_ms) / case.measured_ms
 
 

@@ -16,17 +16,15 @@ from __future__ import annotations
 import statistics
 
 from simgpu import simulate
-from simgpu.arch import load_arch
-from simgpu.validation import Case, read_cases
+from simgpu.validation import Case, case_arch, read_cases
 
 BEFORE = "validation/h200/v1_fix_2026-12-02/kernels_h200_v1_before.csv"
 AFTER = "validation/h200/kernels_h200.csv"
 
 
 def predicted_ms(case: Case, variant: str) -> float:
-    arch = load_arch(case.arch).with_overrides({"clock_hz": case.clock_mhz * 1e6, "power": None})
     options = {**case.options, "variant": variant}
-    return simulate(arch, case.algo, case.problem, options, mode="fast").time_s * 1e3
+    return simulate(case_arch(case), case.algo, case.problem, options, mode="fast").time_s * 1e3
 
 
 before = {(c.problem.headdim, c.problem.seqlen_q, c.problem.causal): c.measured_ms for c in read_cases(BEFORE, "h200")}

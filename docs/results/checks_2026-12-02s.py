@@ -16,8 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 
 from simgpu import simulate
-from simgpu.arch import load_arch
-from simgpu.validation import KERNEL_OPTIONS, Case, read_cases
+from simgpu.validation import KERNEL_OPTIONS, Case, case_arch, read_cases
 
 WHAT_IFS: dict[str, Mapping[str, object]] = {
     "as the arch file stands": {},
@@ -28,12 +27,7 @@ WHAT_IFS: dict[str, Mapping[str, object]] = {
 
 
 def error(overrides: Mapping[str, object], case: Case) -> float:
-    base = load_arch(case.arch)
-    ceiling = case.clock_mhz * 1e6
-    settings: dict[str, object] = {"clock_hz": ceiling, **overrides}
-    if case.clock_is_effective or (base.power is not None and base.power.tensor_saturated_clock_hz > ceiling):
-        settings["power"] = None  # as `simgpu.validation.predict`
-    result = simulate(base.with_overrides(settings), case.algo, case.problem, case.options, mode="fast")
+    result = simulate(case_arch(case, overrides), case.algo, case.problem, case.options, mode="fast")
     return (result.time_s * 1e3 - case.measured_ms) / case.measured_ms
 
 

@@ -5,31 +5,48 @@
 #include "../../cupy_kernels/v3/fwd.cu"
 
 // `iters` softmaxes of one warpgroup (softmax_tile + pack_p_tile, each pinned in registers as the kernel's wgmma
-// fences pin them); lane 0 of each warp records the loop's cycles in cycles[slot].
+// fences pin them), or one of its passes: PART_EXP runs the exp pass and P's packing at fixed row maxes, PART_MAX
+// the row-max pass alone (`pass_pair`). Lane 0 of each warp records the loop's cycles in cycles[slot].
+constexpr int PART_WHOLE = 0, PART_EXP = 1, PART_MAX = 2;
+template <int PART = PART_WHOLE>
 __device__ __forceinline__ void softmax_loop(const float* __restrict__ scores, int iters, long long* __restrict__ cycles,
                                              int slot, float* __restrict__ sink) {
   float s_acc[BLOCK_N / 2];
 #pragma unroll
   for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] = scores[((threadIdx.x % 128) * (BLOCK_N / 2) + i) % 4096];
   float row_max[2] = {NEG_INF, NEG_INF}, row_sum[2] = {0.0f, 0.0f}, alpha[2];
+  float max_scaled[2] = {2.0f, 3.0f};  // the exp pass's fixed maxes; the row-max pass overwrites them
+  if constexpr (PART != PART_WHOLE) alpha[0] = alpha[1] = 1.0f;
   u32 p_frag[BLOCK_N / 16][4];
   const float scale_log2 = 0.125f * LOG2E;
   __syncwarp();
   const long long t0 = clock64();
   for (int it = 0; it < iters; ++it) {
     fence_regs(s_acc);  // as the kernel's fence after wgmma.wait_group: a fresh S
-    softmax_tile(s_acc, row_max, row_sum, alpha, scale_log2);
-    pack_p_tile(p_frag, s_acc);
-    fence_regs(p_frag);  // as the kernel's fence before the RS product reads P
+    if constexpr (PART == PART_MAX) {
+      row_max_pass(s_acc, row_max, row_sum, alpha, max_scaled, scale_log2);
+      fence_regs(max_scaled);  // each iteration's maxes are used
+    } else {
+      if constexpr (PART == PART_WHOLE) {
+        softmax_tile(s_acc, row_max, row_sum, alpha, scale_log2);
+      } else {
+        exp_pass(s_acc, row_sum, max_scaled, scale_log2);
+      }
+      pack_p_tile(p_frag, s_acc);
+      fence_regs(p_frag);  // as the kernel's fence before the RS product reads P
 #pragma unroll
-    for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] *= 8.0f;  // the next S: P scaled back to scores' range
+      for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] *= 8.0f;  // the next S: P scaled back to scores' range
+    }
   }
   __syncwarp();
   const long long t1 = clock64();
   if (threadIdx.x % 32 == 0) cycles[slot] = t1 - t0;
   float acc = row_sum[0] + row_sum[1] + alpha[0];
+  if constexpr (PART != PART_WHOLE) acc += max_scaled[1];
+  if constexpr (PART != PART_MAX) {
 #pragma unroll
-  for (int k = 0; k < BLOCK_N / 16; ++k) acc += __uint_as_float(p_frag[k][0] ^ p_frag[k][3]);
+    for (int k = 0; k < BLOCK_N / 16; ++k) acc += __uint_as_float(p_frag[k][0] ^ p_frag[k][3]);
+  }
   if (acc == 1234.5f) sink[threadIdx.x % 256] = acc;
 }
 
@@ -44,7 +61,7 @@ __global__ void __launch_bounds__(256) softmax_beside(const float* __restrict__ 
   const u32 base = swizzle_aligned(smem_addr(smem_raw));
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
-    softmax_loop(scores, iters, cycles, blockIdx.x * 8 + threadIdx.x / 32, sink);
+    softmax_loop<>(scores, iters, cycles, blockIdx.x * 8 + threadIdx.x / 32, sink);
   } else if constexpr (BESIDE > 0) {
     float d[64];
 #pragma unroll
@@ -82,51 +99,13 @@ __global__ void __launch_bounds__(256) softmax_beside(const float* __restrict__ 
 template <int WGS>
 __global__ void __launch_bounds__(WGS * 128) softmax_group(const float* __restrict__ scores, int iters,
                                                            long long* __restrict__ cycles, float* __restrict__ sink) {
-  softmax_loop(scores, iters, cycles, blockIdx.x * 16 + threadIdx.x / 32, sink);
+  softmax_loop<>(scores, iters, cycles, blockIdx.x * 16 + threadIdx.x / 32, sink);
 }
 
 // The softmax's two passes in separate warpgroups: whether one warpgroup's row-max pass (FMNMX, shuffles) runs
-// beside another's exp pass (FFMA, MUFU.EX2, FADD, the packing of P) on the same SM without slowing it.
-// Per iteration, ROLE_EXP: a fresh S, the exp pass and P's packing, S scaled back (as softmax_loop without the row
-// max); ROLE_MAX: a fresh S and the row-max pass. MODE 0: warpgroup 0 runs the exp pass alone; 1: the row max
+// beside another's exp pass (FFMA, MUFU.EX2, FADD, the packing of P) on the same SM without slowing it
+// (softmax_loop<PART_EXP>, softmax_loop<PART_MAX>). MODE 0: warpgroup 0 runs the exp pass alone; 1: the row max
 // alone; 2: warpgroup 0 the exp pass and warpgroup 1 the row max at once; 3: both the exp pass; 4: both the row max.
-constexpr int ROLE_EXP = 0, ROLE_MAX = 1;
-template <int ROLE>
-__device__ __forceinline__ void pass_loop(const float* __restrict__ scores, int iters, long long* __restrict__ cycles,
-                                          int slot, float* __restrict__ sink) {
-  float s_acc[BLOCK_N / 2];
-#pragma unroll
-  for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] = scores[((threadIdx.x % 128) * (BLOCK_N / 2) + i) % 4096];
-  float row_max[2] = {NEG_INF, NEG_INF}, row_sum[2] = {0.0f, 0.0f}, alpha[2] = {1.0f, 1.0f};
-  float max_scaled[2] = {2.0f, 3.0f};
-  u32 p_frag[BLOCK_N / 16][4];
-  const float scale_log2 = 0.125f * LOG2E;
-  __syncwarp();
-  const long long t0 = clock64();
-  for (int it = 0; it < iters; ++it) {
-    fence_regs(s_acc);  // a fresh S
-    if constexpr (ROLE == ROLE_EXP) {
-      exp_pass(s_acc, row_sum, max_scaled, scale_log2);
-      pack_p_tile(p_frag, s_acc);
-      fence_regs(p_frag);
-#pragma unroll
-      for (int i = 0; i < BLOCK_N / 2; ++i) s_acc[i] *= 8.0f;
-    } else {
-      row_max_pass(s_acc, row_max, row_sum, alpha, max_scaled, scale_log2);
-      fence_regs(max_scaled);  // each iteration's maxes are used
-    }
-  }
-  __syncwarp();
-  const long long t1 = clock64();
-  if (threadIdx.x % 32 == 0) cycles[slot] = t1 - t0;
-  float acc = row_sum[0] + row_sum[1] + alpha[0] + max_scaled[1];
-  if constexpr (ROLE == ROLE_EXP) {
-#pragma unroll
-    for (int k = 0; k < BLOCK_N / 16; ++k) acc += __uint_as_float(p_frag[k][0] ^ p_frag[k][3]);
-  }
-  if (acc == 1234.5f) sink[threadIdx.x % 256] = acc;
-}
-
 template <int MODE>
 __global__ void __launch_bounds__(256) pass_pair(const float* __restrict__ scores, int iters,
                                                  long long* __restrict__ cycles, float* __restrict__ sink) {
@@ -134,9 +113,9 @@ __global__ void __launch_bounds__(256) pass_pair(const float* __restrict__ score
   const int slot = blockIdx.x * 16 + threadIdx.x / 32;
   const bool runs_exp = MODE == 0 || MODE == 3 || (MODE == 2 && wg == 0);
   if (runs_exp) {
-    pass_loop<ROLE_EXP>(scores, iters, cycles, slot, sink);
+    softmax_loop<PART_EXP>(scores, iters, cycles, slot, sink);
   } else {
-    pass_loop<ROLE_MAX>(scores, iters, cycles, slot, sink);
+    softmax_loop<PART_MAX>(scores, iters, cycles, slot, sink);
   }
 }
 
