@@ -159,20 +159,35 @@ class DsmemSpec(_Node):
 
 
 class L2Spec(_Node):
-    """Chip-wide L2: capacity decides hits; bandwidth is shared by all SMs."""
+    """Chip-wide L2: capacity decides hits; bandwidth is shared by all SMs. `fragment_stores_per_s`: the warp-level
+    stores and fp32 reductions from MMA accumulator fragments (`sm.fragment_store_cycles`) it takes from all SMs
+    together, a limit of its own beside the bandwidth (None: only each SM's store path limits them)."""
 
     capacity_bytes: NonNegativeInt
     bandwidth_bytes_per_s: PositiveFloat
     hit_latency_cycles: NonNegativeInt
+    fragment_stores_per_s: PositiveFloat | None = None
+
+
+class LoadedLatencySpec(_Node):
+    """How much later a miss returns while the HBM is busy (`simgpu.units.hbm`): `extra_cycles` x min(1,
+    utilization / `knee_utilization`), where utilization is the bytes booked over about the last `window_cycles`
+    (an exponential moving average) over the sustained rate."""
+
+    extra_cycles: NonNegativeFloat
+    knee_utilization: Fraction
+    window_cycles: PositiveFloat
 
 
 class HbmSpec(_Node):
-    """Device memory: capacity, datasheet bandwidth, the achievable share of it, and miss latency."""
+    """Device memory: capacity, datasheet bandwidth, the achievable share of it, idle miss latency, and the latency
+    added under load (None: every miss takes the idle latency)."""
 
     capacity_bytes: PositiveInt
     bandwidth_bytes_per_s: PositiveFloat
     achievable_fraction: Fraction
     latency_cycles: NonNegativeInt
+    loaded_latency: LoadedLatencySpec | None = None
 
     @property
     def sustained_bytes_per_s(self) -> float:

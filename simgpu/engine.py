@@ -56,7 +56,7 @@ from simgpu.trace import Trace
 from simgpu.units.fluid_l2 import FluidL2, MissShares
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
-from simgpu.units.server import SpanRecorder
+from simgpu.units.server import Server, SpanRecorder
 
 DEFAULT_EVENT_BUDGET = 20_000_000
 SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
@@ -340,11 +340,14 @@ class Engine:
         miss_shares: Mapping[str, MissShares] | None = None,
         max_ctas_per_sm: int | None = None,
         bandwidth_share: float | None = None,
+        traffic_share: float | None = None,
         semaphore_waits: bool | None = None,
     ) -> None:
         """`sms` builds only that many SMs, with `bandwidth_share` of the chip's HBM and L2 bandwidth (by default
-        their share of the SMs), `miss_shares` replaces L2 residency by the chip-wide miss shares, and
-        `max_ctas_per_sm` runs fewer CTAs at once than fit: fast mode's representative SMs (`simgpu.fast`).
+        their share of the SMs) and making `traffic_share` of the chip's HBM traffic (by default as much as their
+        bandwidth share: the HBM's loaded latency counts their bookings over that share of the chip's rate),
+        `miss_shares` replaces L2 residency by the chip-wide miss shares, and `max_ctas_per_sm` runs fewer CTAs at
+        once than fit: fast mode's representative SMs (`simgpu.fast`).
         `semaphore_waits` (default: only when the whole chip is built) lets semaphore acquires wait for releases."""
         self.arch = arch
         self.semaphore_waits = sms is None if semaphore_waits is None else semaphore_waits
@@ -361,14 +364,26 @@ class Engine:
         self._slots_done = 0
         built = arch.sms if sms is None else sms
         share = built / arch.sms if bandwidth_share is None else bandwidth_share
-        self.hbm = Hbm(arch.hbm_bytes_per_cycle(self.clock_hz) * share, arch.hbm.latency_cycles, self._chip_recorder())
+        hbm_rate = arch.hbm_bytes_per_cycle(self.clock_hz)
+        self.hbm = Hbm(
+            hbm_rate * share,
+            arch.hbm.latency_cycles,
+            self._chip_recorder(),
+            arch.hbm.loaded_latency,
+            hbm_rate * (share if traffic_share is None else traffic_share),
+        )
         l2_rate = arch.l2_bytes_per_cycle(self.clock_hz) * share
         self.l2: L2 | FluidL2
         if miss_shares is None:
             self.l2 = L2(arch.l2.capacity_bytes, l2_rate, arch.l2.hit_latency_cycles, self.hbm, self._chip_recorder())
         else:
             self.l2 = FluidL2(l2_rate, arch.l2.hit_latency_cycles, self.hbm, miss_shares, self._chip_recorder())
-        self.sms = [Sm(i, arch, self.l2, self._sm_recorder) for i in range(built)]
+        stores_per_s = arch.l2.fragment_stores_per_s
+        port = None
+        if stores_per_s is not None:
+            port = Server("fragment_port", stores_per_s / self.clock_hz * share, self._chip_recorder())
+        self.fragment_port = port
+        self.sms = [Sm(i, arch, self.l2, self._sm_recorder, port) for i in range(built)]
         self._ops = 0
         self._roles: list[_RoleState] = []
         self._ctas = 0

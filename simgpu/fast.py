@@ -35,8 +35,10 @@ tiles, twice, and extrapolates linearly. Ignored (the measured misses in `docs/r
 co-resident CTAs of different classes slow each other differently from CTAs of one class, and that CTAs of one
 class that start together end a little apart (the first placed leads); that an SM's bandwidth share does not
 depend on how many CTAs it holds; which CTA takes the misses of a tile many CTAs read (the first to touch it, in
-exact mode: fast mode spreads a tensor's misses evenly); and, for runs that overflow L2, that the replay sees the
-pressure of fewer heads, in their share of L2, than run side by side.
+exact mode: fast mode spreads a tensor's misses evenly); that the HBM's loaded latency (`simgpu.units.hbm`) in
+a class's runs with every SM busy counts the traffic of every SM the kernel fills, also in tail waves where fewer
+load; and, for runs that overflow L2, that the replay sees the pressure of fewer heads, in their share of L2, than
+run side by side.
 """
 
 from __future__ import annotations

@@ -100,8 +100,12 @@ def class_costs(
         demand: dict[int, float] = {}
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
         for ctas, alone in itertools.product(_occupancies(plan.fit), (True, False)):
-            first_share, share = (1.0, 1.0) if alone else _busy_shares(sharers or arch.sms, demand[ctas])
-            run = _representative(arch, plan, base, (ctas, first_share, share), clock_hz, event_budget, shares, names)
+            busy = sharers or arch.sms
+            first_share, share = (1.0, 1.0) if alone else _busy_shares(busy, demand[ctas])
+            # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
+            traffic = 1.0 if alone else 1.0 / busy
+            setting = (ctas, first_share, share, traffic)
+            run = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names)
             demand.setdefault(ctas, run.demand)
             ops += run.ops
             slopes = np.zeros((len(base.executed), len(run.vector)))
@@ -109,7 +113,7 @@ def class_costs(
                 deltas = []
                 for variant in variants:
                     more = _representative(
-                        arch, plan, variant, (ctas, share, share), clock_hz, event_budget, shares, names
+                        arch, plan, variant, (ctas, share, share, traffic), clock_hz, event_budget, shares, names
                     )
                     ops += more.ops
                     deltas.append(more.vector - run.vector)
@@ -163,18 +167,19 @@ def _representative(
     arch: Arch,
     plan: KernelPlan,
     tile: FoldedTile,
-    setting: tuple[int, float, float],
+    setting: tuple[int, float, float, float],
     clock_hz: float,
     event_budget: int,
     shares: Mapping[str, MissShares],
     names: Sequence[str],
 ) -> _Run:
     """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row with
-    `share` of the chip's bandwidth, and once with `first_share` (unless equal), `setting = (ctas, first_share,
-    share)`: the cost vector (time to the first tiles' end after the launch at `first_share`, time of a further
-    tile, metrics per tile), the ops run and the bandwidth used. A further tile takes at least the time the chip's
-    HBM and L2 need to serve its bytes at `share` (its write-backs load HBM though no access waits for them)."""
-    ctas, first_share, share = setting
+    `share` of the chip's bandwidth, and once with `first_share` (unless equal), making `traffic` of the chip's HBM
+    traffic, `setting = (ctas, first_share, share, traffic)`: the cost vector (time to the first tiles' end after
+    the launch at `first_share`, time of a further tile, metrics per tile), the ops run and the bandwidth used. A
+    further tile takes at least the time the chip's HBM and L2 need to serve its bytes at `share` (its write-backs
+    load HBM though no access waits for them)."""
+    ctas, first_share, share, traffic = setting
     roles = tuple(
         Role(role.name, role.warps, _constant(program), role.setup)
         for role, program in zip(plan.kernel.roles, tile.marked, strict=True)
@@ -191,6 +196,7 @@ def _representative(
             miss_shares=shares,
             max_ctas_per_sm=ctas,
             bandwidth_share=bandwidth_share,
+            traffic_share=traffic,
         )
         return engine.run([kernel])
 

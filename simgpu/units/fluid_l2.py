@@ -90,12 +90,12 @@ class FluidL2:
         owed = state[0] + state[1]
         miss = owed >= 0.5
         state[0] = owed - 1.0 if miss else owed
-        server = self.hbm.server
-        hbm_done = server.reserve(now, nbytes) if miss else now
+        hbm = self.hbm
+        hbm_done = hbm.book(now, nbytes) if miss else now
         if state[2]:  # most tensors write nothing back: skip the empty reservation (once per access)
-            server.reserve(now, nbytes * state[2])
+            hbm.book(now, nbytes * state[2])
         if miss:
-            return Access(max(l2_done, hbm_done) + self.hbm.latency_cycles, False)
+            return Access(max(l2_done, hbm_done) + hbm.latency(now), False)
         return Access(l2_done + self.hit_latency, True)
 
     def load(self, now: float, key: Hashable, nbytes: float) -> Access:

@@ -1,31 +1,90 @@
-"""HBM: one chip-wide server at the sustained bandwidth (datasheet x achievable fraction), plus a miss latency.
+"""HBM: one chip-wide server at the sustained bandwidth (datasheet x achievable fraction), plus a miss latency that
+grows with the HBM's load.
 
-Reads and writes share the bandwidth and are counted separately. Ignored: bank/channel conflicts, read/write
-turnaround, refresh: they are inside the measured achievable fraction.
+Reads and writes share the bandwidth and are counted separately. A miss returns the idle latency after its bytes
+were served, plus, with a `LoadedLatencySpec`, an extra that rises linearly with the HBM's recent utilization up
+to a knee and stays flat beyond it: measured on the H200 by one SM's copies while the others stream from HBM
+(`validation/h200/loaded_latency_h200.csv`: +120 cycles at 7% of the sustained rate, ~+450 from 30% to 65%). The
+utilization is an exponential moving average of the bytes booked, so a burst (every CTA loading its first tiles)
+raises the latency of the loads inside it. Queueing once demand exceeds the rate is the server's own wait, not
+part of the extra. Ignored: bank/channel conflicts, read/write turnaround and refresh (inside the measured
+achievable fraction and the extra), the further rise measured at 67-90% utilization (+600..+950, queueing of
+bursts that a fluid server does not have), and any difference between reads and writes in the extra.
 """
 
 from __future__ import annotations
 
+import math
+
+from simgpu.arch import LoadedLatencySpec
 from simgpu.units.server import Server, SpanRecorder
 
 
 class Hbm:
-    __slots__ = ("latency_cycles", "read_bytes", "server", "write_bytes")
+    __slots__ = (
+        "_booked_at",
+        "_booked_rate",
+        "_extra_cycles",
+        "_knee_rate",
+        "_window_cycles",
+        "latency_cycles",
+        "read_bytes",
+        "server",
+        "write_bytes",
+    )
 
-    def __init__(self, bytes_per_cycle: float, latency_cycles: float, recorder: SpanRecorder | None = None) -> None:
+    def __init__(
+        self,
+        bytes_per_cycle: float,
+        latency_cycles: float,
+        recorder: SpanRecorder | None = None,
+        loaded: LoadedLatencySpec | None = None,
+        full_load_bytes_per_cycle: float | None = None,
+    ) -> None:
+        """`full_load_bytes_per_cycle`: the booking rate at which the chip's HBM is fully used (default: the server's
+        rate). A run of a few SMs that stand for more (fast mode's representative SMs, each as loaded as the others)
+        books its own SMs' bytes only, so its full load is their share of the chip's rate."""
         self.server = Server("hbm", bytes_per_cycle, recorder)
         self.latency_cycles = latency_cycles
         self.read_bytes = 0.0
         self.write_bytes = 0.0
+        self._extra_cycles = loaded.extra_cycles if loaded is not None else 0.0
+        full_load = bytes_per_cycle if full_load_bytes_per_cycle is None else full_load_bytes_per_cycle
+        self._knee_rate = loaded.knee_utilization * full_load if loaded is not None else 1.0
+        self._window_cycles = loaded.window_cycles if loaded is not None else 1.0
+        self._booked_rate = 0.0  # bytes per cycle booked, averaged over about the last window, as of `_booked_at`
+        self._booked_at = 0.0
+
+    def book(self, now: float, nbytes: float) -> float:
+        """Serve `nbytes` (a read, a write or a write-back) and count them in the recent load; return the end."""
+        if self._extra_cycles:
+            self._booked_rate = self._rate_at(now) + nbytes / self._window_cycles
+            if now > self._booked_at:
+                self._booked_at = now
+        return self.server.reserve(now, nbytes)
 
     def read(self, now: float, nbytes: float) -> float:
         self.read_bytes += nbytes
-        return self.server.reserve(now, nbytes)
+        return self.book(now, nbytes)
 
     def write(self, now: float, nbytes: float) -> float:
         self.write_bytes += nbytes
-        return self.server.reserve(now, nbytes)
+        return self.book(now, nbytes)
 
     def write_untimed(self, nbytes: float) -> None:
         """Bytes that reach HBM after the simulated interval (the final write-back of dirty L2 lines)."""
         self.write_bytes += nbytes
+
+    def latency(self, now: float) -> float:
+        """Cycles from a miss's last byte served to its data at the SM, for a miss booked at `now`: the idle
+        latency plus the extra of the load then."""
+        if not self._extra_cycles:
+            return self.latency_cycles
+        return self.latency_cycles + self._extra_cycles * min(1.0, self._rate_at(now) / self._knee_rate)
+
+    def _rate_at(self, now: float) -> float:
+        # Bookings arrive nearly in time order (some SMs book at the end of an issue they have already begun):
+        # one that is earlier than the last counts as made at the same time.
+        if now <= self._booked_at:
+            return self._booked_rate
+        return self._booked_rate * math.exp((self._booked_at - now) / self._window_cycles)

@@ -70,13 +70,13 @@ class L2:
             return tuple.__new__(Access, (l2_done + self.hit_latency, True))
         hbm_done = self.hbm.read(now, nbytes)
         self._insert(now, key, nbytes, dirty=False)
-        return tuple.__new__(Access, (max(l2_done, hbm_done) + self.hbm.latency_cycles, False))
+        return tuple.__new__(Access, (max(l2_done, hbm_done) + self.hbm.latency(now), False))
 
     def store(self, now: float, key: Hashable, nbytes: float) -> float:
         self.write_bytes += nbytes
         l2_done = self.server.reserve(now, nbytes)
         if not self._insert(now, key, nbytes, dirty=True):
-            return max(l2_done, self.hbm.write(now, nbytes)) + self.hbm.latency_cycles
+            return max(l2_done, self.hbm.write(now, nbytes)) + self.hbm.latency(now)
         return l2_done + self.hit_latency
 
     def atomic(self, now: float, key: Hashable, nbytes: float) -> float:
@@ -91,7 +91,7 @@ class L2:
         hbm_done = self.hbm.read(now, nbytes)
         if not self._insert(now, key, nbytes, dirty=True):
             hbm_done = self.hbm.write(now, nbytes)
-        return max(l2_done, hbm_done) + self.hbm.latency_cycles
+        return max(l2_done, hbm_done) + self.hbm.latency(now)
 
     def _covered(self, key: Hashable) -> bool:
         """Whether `key` is (tensor, `Piece`) with every one of the piece's wholes resident; if so they are used."""

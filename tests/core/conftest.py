@@ -6,8 +6,9 @@ import pytest
 
 from simgpu.arch import Arch, load_arch
 
-# 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory or dependency) or launch gaps, copies
-# that land in smem without taking its port, TMA copies and fragment stores limited by nothing of their own, one SM.
+# 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory, loaded or dependency) or launch gaps,
+# copies that land in smem without taking its port, TMA copies and fragment stores limited by nothing of their own
+# (nor by a chip-wide rate), one SM.
 TOY = {
     "sms": 1,
     "clock_hz": 1.0e9,
@@ -18,9 +19,11 @@ TOY = {
     "hbm.bandwidth_bytes_per_s": 1.0e12,
     "hbm.achievable_fraction": 1.0,
     "hbm.latency_cycles": 0,
+    "hbm.loaded_latency": None,
     "l2.bandwidth_bytes_per_s": 1.0e18,
     "l2.hit_latency_cycles": 0,
     "l2.capacity_bytes": 0,
+    "l2.fragment_stores_per_s": None,
     "tma.issue_cycles": 0,
     "tma.bytes_per_cycle": None,
     "sm.fragment_store_cycles": None,

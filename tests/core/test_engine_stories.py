@@ -36,6 +36,21 @@ def test_one_load_takes_bytes_over_bandwidth(toy_hopper: Arch) -> None:
     assert stats.hbm_read_bytes == MB
 
 
+LOADED = {"extra_cycles": 400.0, "knee_utilization": 0.5, "window_cycles": 1000.0}
+
+
+def test_a_miss_returns_later_while_the_hbm_is_busy(toy_hopper: Arch) -> None:
+    # The toy HBM serves 1000 B/cycle; a load books its bytes at once, so over a window of 1000 cycles 250 KB is a
+    # utilization of 0.25: half the knee, half the 400-cycle extra. 1 MB is past the knee: the whole extra.
+    arch = toy_hopper.with_overrides({"hbm.loaded_latency": LOADED})
+
+    def run(nbytes: int) -> float:
+        return Engine(arch).run([one_cta([fixed(Load("Q", 0, nbytes))])]).cycles
+
+    assert run(250_000) == pytest.approx(ISSUE + 250 + 200)
+    assert run(MB) == pytest.approx(ISSUE + 1000 + 400)
+
+
 def test_two_loads_sharing_hbm_take_twice_as_long(toy_hopper: Arch) -> None:
     a = Role("a", 4, lambda tile: (Load("Q", "a", MB),))
     b = Role("b", 4, lambda tile: (Load("K", "b", MB),))
@@ -359,6 +374,20 @@ def test_fragment_stores_hold_their_warps_while_the_store_path_takes_them(toy_ho
     assert run(Store("O", 0, 65536)) == pytest.approx(65536 / 16 / 32 / 4 + 100)
     with pytest.raises(ScheduleError, match="fragment_lane_bytes must be >= 0"):
         run(Store("O", 0, 65536, fragment_lane_bytes=-4))
+
+
+def test_fragment_stores_of_all_sms_share_the_chips_rate(toy_hopper: Arch) -> None:
+    # 512 warp instructions per SM, 16 cycles each on its own store path (8192 cycles). The chip takes 0.1 per cycle
+    # (1e8/s at 1 GHz): one SM alone is held 5120 cycles by it, so its own path decides; two SMs storing at once
+    # share it, 1024 instructions in 10240 cycles, and the later one's role is held that long.
+    arch = toy_hopper.with_overrides({"sm.fragment_store_cycles": 16.0, "l2.fragment_stores_per_s": 1.0e8})
+
+    def run(sms: int) -> float:
+        store = fixed(Store("O", 0, 65536, fragment_lane_bytes=4), Fma(128 * 100))
+        return Engine(arch.with_overrides({"sms": sms})).run([one_cta([store], tiles=sms)]).cycles
+
+    assert run(1) == pytest.approx(512 * 16 + 100)
+    assert run(2) == pytest.approx(1024 / 0.1 + 100)
 
 
 def test_a_wait_takes_its_round_trip_even_when_the_phase_has_completed(toy_hopper: Arch) -> None:

@@ -293,6 +293,11 @@ SHORT_CTA_WAVES = {("b200", "standard", "fwd", causal, 0) for causal in (False, 
 # issuing their copies (`simgpu.ops.Load.address_instructions`), so which of them waits an HBM latency rather than
 # an L2 hit moves their phases: -2.2% and +4.3% (with the hit latency set equal to the miss latency: -0.3%, -0.2%).
 MISS_PLACEMENT = {("b200", "v2", "fwd", True, shape) for shape in (0, 1)}
+# The HBM's loaded latency (`hbm.loaded_latency`) in fast mode counts the representative's traffic as that of every
+# SM the kernel fills (`simgpu.fast_costs`). The H100's v3 causal backward on 10 SMs has 36 CTAs of 1 to 12 key
+# blocks: in exact mode the last waves' few CTAs load a quieter HBM. Its main kernel's loaded latency costs +495
+# cycles in exact mode and +2338 in fast mode: 1.0166 against 1.0081 without the loaded latency.
+QUIET_TAIL = {("h100", "v3", "bwd", True, 1)}
 
 
 @pytest.mark.parametrize(
@@ -305,6 +310,8 @@ MISS_PLACEMENT = {("b200", "v2", "fwd", True, shape) for shape in (0, 1)}
             if case in SHORT_CTA_WAVES
             else [pytest.mark.xfail(strict=True, reason="first-touch misses")]
             if case in MISS_PLACEMENT
+            else [pytest.mark.xfail(strict=True, reason="a quieter HBM in the tail waves")]
+            if case in QUIET_TAIL
             else [],
         )
         for case in GRID
