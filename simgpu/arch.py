@@ -159,14 +159,11 @@ class DsmemSpec(_Node):
 
 
 class L2Spec(_Node):
-    """Chip-wide L2: capacity decides hits; bandwidth is shared by all SMs. `fragment_stores_per_s`: the warp-level
-    stores and fp32 reductions from MMA accumulator fragments (`sm.fragment_store_cycles`) it takes from all SMs
-    together, a limit of its own beside the bandwidth (None: only each SM's store path limits them)."""
+    """Chip-wide L2: capacity decides hits; bandwidth is shared by all SMs."""
 
     capacity_bytes: NonNegativeInt
     bandwidth_bytes_per_s: PositiveFloat
     hit_latency_cycles: NonNegativeInt
-    fragment_stores_per_s: PositiveFloat | None = None
 
 
 class LoadedLatencySpec(_Node):

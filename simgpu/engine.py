@@ -56,7 +56,7 @@ from simgpu.trace import Trace
 from simgpu.units.fluid_l2 import FluidL2, MissShares
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
-from simgpu.units.server import Server, SpanRecorder
+from simgpu.units.server import SpanRecorder
 
 DEFAULT_EVENT_BUDGET = 20_000_000
 SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
@@ -378,12 +378,7 @@ class Engine:
             self.l2 = L2(arch.l2.capacity_bytes, l2_rate, arch.l2.hit_latency_cycles, self.hbm, self._chip_recorder())
         else:
             self.l2 = FluidL2(l2_rate, arch.l2.hit_latency_cycles, self.hbm, miss_shares, self._chip_recorder())
-        stores_per_s = arch.l2.fragment_stores_per_s
-        port = None
-        if stores_per_s is not None:
-            port = Server("fragment_port", stores_per_s / self.clock_hz * share, self._chip_recorder())
-        self.fragment_port = port
-        self.sms = [Sm(i, arch, self.l2, self._sm_recorder, port) for i in range(built)]
+        self.sms = [Sm(i, arch, self.l2, self._sm_recorder) for i in range(built)]
         self._ops = 0
         self._roles: list[_RoleState] = []
         self._ctas = 0

@@ -77,14 +77,8 @@ class Sm:
     """The per-SM units and the rules that charge ops to them."""
 
     def __init__(
-        self,
-        index: int,
-        arch: Arch,
-        l2: L2 | FluidL2,
-        recorder: Callable[[int], SpanRecorder | None],
-        fragment_port: Server | None = None,
+        self, index: int, arch: Arch, l2: L2 | FluidL2, recorder: Callable[[int], SpanRecorder | None]
     ) -> None:
-        """`fragment_port`: the chip-wide server of fragment stores (`l2.fragment_stores_per_s`) all SMs share."""
         rec = recorder(index)
         parts = arch.tensor_core.subpartitions
         self.index = index
@@ -122,7 +116,6 @@ class Sm:
         self._ingest = {"cp_async": self.cp_async_ingest, "tma": self.tma_ingest}
         self._fragment_store_cycles = arch.sm.fragment_store_cycles
         self.store_path = Server("store_path", 1.0, rec) if self._fragment_store_cycles is not None else None
-        self._fragment_port = fragment_port
         dsmem = arch.dsmem
         self.dsmem = Server("dsmem", dsmem.bandwidth_bytes_per_cycle, rec) if dsmem is not None else None
         self._dsmem_latency = dsmem.latency_cycles if dsmem is not None else 0.0
@@ -364,8 +357,6 @@ class Sm:
         if self.store_path is not None:
             assert self._fragment_store_cycles is not None  # set together in __init__
             issued = max(issued, self.store_path.reserve(now, stores / WARP_LANES * self._fragment_store_cycles))
-        if self._fragment_port is not None:
-            issued = max(issued, self._fragment_port.reserve(now, stores / WARP_LANES))
         self.copy_issued = issued
         return issued
 

@@ -7,7 +7,8 @@ timing runs. Run from the repository root:
 `python docs/results/checks_2026-12-02c.py validation/h200/validation_2026-12-02d/v3_exact.jsonl >
 docs/results/checks_2026-12-02g.txt` (eighth: the tensor-map wait and the CTA prologue), and with
 `validation/h200/validation_2026-12-02e/v3_exact.jsonl` > `docs/results/checks_2026-12-02j.txt` (ninth: no smem
-staging in the registers epilogue)."""
+staging in the registers epilogue), and with `validation/h200/validation_2026-12-02h/v3_exact.jsonl` >
+`docs/results/checks_2026-12-02v.txt` (eleventh: the HBM's loaded latency)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
-"""Check of the eleventh session: two unit effects added to the model, the HBM's loaded latency
-(`hbm.loaded_latency`, `simgpu.units.hbm`) and the chip-wide limit on fragment stores (`l2.fragment_stores_per_s`,
-`simgpu.sm`).
+"""Check of the eleventh session: the HBM's loaded latency (`hbm.loaded_latency`, `simgpu.units.hbm`).
 
 1. The fit behind `archs/h200.yaml`'s values: `loaded_latency_h200.csv`'s HBM rows (one SM's 16 KiB TMA boxes while
    16-131 SMs stream from HBM), extra = probe median - idle median, utilization = the streamers' bytes per clock over
    the sustained rate at 1980 MHz; least squares of extra = a x min(1, u / knee) over the rows up to 70% (above it
    the extra rises again, +600..+950 at 67-90%, and from 96% it is the saturated queue the HBM server models).
-2. The chip-wide fragment-store rate behind the H100/H200 files: `dq_atomics_h200.csv`'s rows with all 132 SMs
-   storing at once (gap 0): warp instructions per second = 132 x CTAs per SM / (cycles per instruction) x clock.
-3. Every validated kernel in fast mode (the committed measurements, each kernel's `simgpu validate` options and
-   clocks), as the arch files stand, without each effect, with half and twice the loaded latency's window, and with
-   the fragment-store rate at the measured extremes.
+2. Every validated kernel in fast mode (the committed measurements, each kernel's `simgpu validate` options and
+   clocks), as the arch files stand, without the loaded latency, and with half and twice its window.
 Run from the repository root: `python docs/results/checks_2026-12-02u.py > docs/results/checks_2026-12-02u.txt`."""
 
 from __future__ import annotations
@@ -32,10 +27,6 @@ WHAT_IFS: dict[str, Mapping[str, object]] = {
     "without loaded latency": {"hbm.loaded_latency": None},
     "window 1000 cycles": {"hbm.loaded_latency.window_cycles": 1000.0},
     "window 4000 cycles": {"hbm.loaded_latency.window_cycles": 4000.0},
-    "without the chip-wide fragment-store limit": {"l2.fragment_stores_per_s": None},
-    "without either": {"hbm.loaded_latency": None, "l2.fragment_stores_per_s": None},
-    "fragment stores 4.0e9/s": {"l2.fragment_stores_per_s": 4.0e9},
-    "fragment stores 7.7e9/s": {"l2.fragment_stores_per_s": 7.7e9},
 }
 
 
@@ -69,19 +60,6 @@ def fit() -> None:
     print(f"arch file: {hbm.loaded_latency}")
 
 
-def fragment_rate() -> None:
-    with open("validation/h200/dq_atomics_h200.csv") as f:
-        rows = [r for r in csv.DictReader(f) if r["gap_cycles"] == "0" and r["active_sms"] == "132"]
-    rates = []
-    for r in rows:
-        per_instruction = float(r["cycles_per_tile"]) / float(r["instructions_per_tile"])
-        rates.append(132 * float(r["ctas_per_sm"]) / per_instruction * float(r["kernel_clock_mhz"]) * 1e6)
-    print(
-        f"fragment stores, all 132 SMs, {len(rates)} settings: median {statistics.median(rates):.3g}/s, "
-        f"range {min(rates):.3g} .. {max(rates):.3g}; arch file {load_arch('h200').l2.fragment_stores_per_s:.3g}"
-    )
-
-
 def error(overrides: Mapping[str, object], case: Case) -> float:
     result = simulate(case_arch(case, overrides), case.algo, case.problem, case.options, mode="fast")
     return (result.time_s * 1e3 - case.measured_ms) / case.measured_ms
@@ -89,7 +67,6 @@ def error(overrides: Mapping[str, object], case: Case) -> float:
 
 if __name__ == "__main__":
     fit()
-    fragment_rate()
     assert KERNEL_OPTIONS["v1"] == {"variant": "algorithm1"}  # v1 is predicted as our kernel's loop
     cases = read_cases("validation/h200/kernels_h200.csv", "h200")
     cases += read_cases("validation/h200/v3_kernels_h200.csv", "h200", ["v3"])

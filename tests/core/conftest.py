@@ -7,8 +7,8 @@ import pytest
 from simgpu.arch import Arch, load_arch
 
 # 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory, loaded or dependency) or launch gaps,
-# copies that land in smem without taking its port, TMA copies and fragment stores limited by nothing of their own
-# (nor by a chip-wide rate), one SM.
+# copies that land in smem without taking its port, TMA copies and fragment stores limited by nothing of their own,
+# one SM.
 TOY = {
     "sms": 1,
     "clock_hz": 1.0e9,
@@ -23,7 +23,6 @@ TOY = {
     "l2.bandwidth_bytes_per_s": 1.0e18,
     "l2.hit_latency_cycles": 0,
     "l2.capacity_bytes": 0,
-    "l2.fragment_stores_per_s": None,
     "tma.issue_cycles": 0,
     "tma.bytes_per_cycle": None,
     "sm.fragment_store_cycles": None,

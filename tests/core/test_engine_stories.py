@@ -376,20 +376,6 @@ def test_fragment_stores_hold_their_warps_while_the_store_path_takes_them(toy_ho
         run(Store("O", 0, 65536, fragment_lane_bytes=-4))
 
 
-def test_fragment_stores_of_all_sms_share_the_chips_rate(toy_hopper: Arch) -> None:
-    # 512 warp instructions per SM, 16 cycles each on its own store path (8192 cycles). The chip takes 0.1 per cycle
-    # (1e8/s at 1 GHz): one SM alone is held 5120 cycles by it, so its own path decides; two SMs storing at once
-    # share it, 1024 instructions in 10240 cycles, and the later one's role is held that long.
-    arch = toy_hopper.with_overrides({"sm.fragment_store_cycles": 16.0, "l2.fragment_stores_per_s": 1.0e8})
-
-    def run(sms: int) -> float:
-        store = fixed(Store("O", 0, 65536, fragment_lane_bytes=4), Fma(128 * 100))
-        return Engine(arch.with_overrides({"sms": sms})).run([one_cta([store], tiles=sms)]).cycles
-
-    assert run(1) == pytest.approx(512 * 16 + 100)
-    assert run(2) == pytest.approx(1024 / 0.1 + 100)
-
-
 def test_a_wait_takes_its_round_trip_even_when_the_phase_has_completed(toy_hopper: Arch) -> None:
     # A wait returns no sooner than `latency.wait_cycles` after its role reaches it (an mbarrier try_wait, a
     # wgmma.wait_group); a wait that blocks returns when the phase completes, if that is later.
