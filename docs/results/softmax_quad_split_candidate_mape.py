@@ -1,0 +1,29 @@
+"""Fast-mode MAPE of v1, v2 and v3 against the committed H200 measurements, by algorithm, pass and head dimension
+(each kernel's `simgpu validate` options and clock): the harness behind `softmax_quad_split_candidate.txt`, run with
+and without `softmax_quad_split_candidate.patch`. Run from the repository root:
+`python docs/results/softmax_quad_split_candidate_mape.py`."""
+
+from __future__ import annotations
+
+import statistics
+from concurrent.futures import ProcessPoolExecutor
+
+from simgpu import simulate
+from simgpu.validation import Case, case_arch, read_cases
+
+
+def error(case: Case) -> float:
+    result = simulate(case_arch(case, {}), case.algo, case.problem, case.options, mode="fast")
+    return (result.time_s * 1e3 - case.measured_ms) / case.measured_ms
+
+
+if __name__ == "__main__":
+    cases = [c for c in read_cases("validation/h200/kernels_h200.csv", "h200") if c.algo in ("v1", "v2")]
+    cases += read_cases("validation/h200/v3_kernels_h200.csv", "h200", ["v3"])
+    with ProcessPoolExecutor(2) as pool:
+        errors = list(pool.map(error, cases, chunksize=4))
+    groups: dict[tuple[str, str, int], list[float]] = {}
+    for case, e in zip(cases, errors, strict=True):
+        groups.setdefault((case.algo, case.problem.pass_, case.problem.headdim), []).append(e)
+    for key, es in sorted(groups.items()):
+        print(key, f"MAPE {100 * statistics.mean(map(abs, es)):.1f}% mean {100 * statistics.mean(es):+.1f}%")
