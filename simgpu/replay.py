@@ -65,10 +65,11 @@ def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
         kind = _LOAD if type(op) is Load else _ATOMIC if op.atomic else _STORE  # type: ignore[union-attr]
         tensor = op.tensor
         key = (tensor, op.tile)
-        if key in seen:
+        # Added, then told new by the set's growth: the nested key is hashed once, not twice.
+        before = len(seen)
+        add(key)
+        if len(seen) == before:
             kind += _AGAIN
-        else:
-            add(key)
         append((kind, tensor, key, op.nbytes))
     return tuple(out)
 
@@ -345,9 +346,20 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
     """Add kernel `number`'s L2 bytes per tensor and kind (they do not depend on what hits), in order of first
     access, from the tiles' `TileTotals` where the kernel has them."""
     if kernel.totals is None:
+        # Summed per kind in a dict by tensor (a string, its hash cached) rather than by a new tuple per access: each
+        # sum takes its accesses in the same order, from the same zero, so the floats are the same.
+        by_kind: list[dict[str, float]] = [{} for _ in range(2 * _AGAIN)]
+        first_seen: list[tuple[int, str]] = []
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
-                l2_bytes[number, tensor, kind] += nbytes
+                sums = by_kind[kind]
+                if tensor in sums:
+                    sums[tensor] += nbytes
+                else:
+                    sums[tensor] = 0.0 + nbytes
+                    first_seen.append((kind, tensor))
+        for kind, tensor in first_seen:
+            l2_bytes[number, tensor, kind] += by_kind[kind][tensor]
         return
     summed: dict[tuple[int, str], int] = {}
     get = summed.get
@@ -406,8 +418,9 @@ def _keys_touched(
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
     # key block of the row block): each tuple of wholes is looked up once.
     looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
-    for tensor, tile in memories:
-        key = numbers[tensor, tile]
+    for memory in memories:
+        key = numbers[memory]
+        tensor, tile = memory
         keys.add(key)
         if type(tile) is Piece:
             known = wholes.get(key)
