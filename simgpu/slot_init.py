@@ -1,11 +1,12 @@
 """A cheaper `__init__` for frozen slotted dataclasses (the ops): each field stored through its slot's descriptor.
 
 A frozen dataclass's generated `__init__` stores every field with `object.__setattr__` (its own `__setattr__`
-refuses assignments), which looks the attribute up on the type and builds a bound wrapper per field. The schedules
-build ops by the hundred thousand per prediction (each folded, widened or outlined tile builds its loop bodies
-anew: about 20,000 per fast-mode prediction of `benchmarks.simspeed`), and an op's construction was a third slower
-that way. The instances are the same: same fields, same values, still frozen (assignment still raises).
-Not handled (refused): fields with a default factory.
+refuses assignments), which looks the attribute up on the type and builds a bound wrapper per field. Fast mode's
+folds build ops by the thousand per prediction (each folded, widened or outlined tile builds its loop bodies anew:
+4.3 million over `benchmarks.fast_ab`'s 118 `simspeed` cases, `benchmarks.fast_probes ops`), and a `Load` took
+about 1.5 times as long to build that way (`benchmarks.fast_probes init`; both in
+`docs/results/speed11_probes.txt`). The instances are the same: same fields, same values, still frozen (assignment
+still raises). Not handled (refused): fields with a default factory.
 """
 
 from __future__ import annotations
