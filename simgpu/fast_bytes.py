@@ -26,7 +26,9 @@ from simgpu.fold import NESTED, FoldedTile, fold_tile
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
+    Cuts,
     HeadTemplate,
+    Joined,
     KernelAccesses,
     Record,
     ReplayBytes,
@@ -128,6 +130,8 @@ def _head_copies(
     spec = plan.replay_spec
     out: list[FoldedTile | _HeadCopy] = []
     templates: dict[int, HeadTemplate | None] = {}  # per shape: its records without their head
+    cuts: Cuts = {}  # the templates' pieces' wholes, shared: so are the copies' (`joined`, per head)
+    joined: dict[tuple[object, ...], Joined] = {}
     bodiless: dict[int, tuple[int, ...]] = {}  # per planned shape: the roles that shapes like it need not build
     for tile in tiles:
         n = positions[tuple(tile[axes:])]  # type: ignore[index]
@@ -141,12 +145,13 @@ def _head_copies(
             out.append(shape)
             continue
         if n not in templates:
-            templates[n] = head_template(shape.records, axes, _head(source, axes))
+            templates[n] = head_template(shape.records, axes, _head(source, axes), cuts)
         template = templates[n]
         if template is None:
             out.append(fold_tile(plan.kernel, tile, spec))
         else:
-            copy = reheaded(template, _head(tile, axes))
+            head = _head(tile, axes)
+            copy = reheaded(template, head, joined.setdefault(head, {}))
             out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from simgpu.errors import ScheduleError
+from simgpu.slot_init import slot_init
 
 CopyEngine = Literal["tma", "cp_async", "ldg"]
 Operand = Literal["reg", "smem", "tmem"]
@@ -28,6 +29,7 @@ Operand = Literal["reg", "smem", "tmem"]
 BarrierRef = str | tuple[str, int]
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Chain:
     """The longest chain of dependent instructions one warp runs through an op, counted by kind.
@@ -45,6 +47,7 @@ class Chain:
     smem: float = 0.0
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Piece:
     """A tile key for part of what other tiles of the same tensor hold: a kernel reads, with a grid of its own,
@@ -68,6 +71,7 @@ class Piece:
         return Piece, (self.name, self.wholes)  # hashed again where unpickled: string hashes differ between processes
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Load:
     """Global -> on-chip copy of one tile of `tensor`. `tile` names the bytes for L2 residency (a `Piece` where
@@ -86,6 +90,7 @@ class Load:
     address_instructions: float = 0.0
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Store:
     """On-chip -> global write of one tile; `atomic=True` is a read-modify-write done in L2 (fp32 atomics)."""
@@ -104,6 +109,7 @@ class Store:
     fragment_lane_bytes: int = 0
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Mma:
     """C[m, n] += A[m, k] @ B[k, n] on the tensor cores; operands and accumulator live where the names say."""
@@ -128,6 +134,7 @@ class Mma:
         return 2.0 * self.m * self.n * self.k
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Exp:
     """`count` exp2 evaluations; `emulated_fraction` of them run as a polynomial on the FMA pipe.
@@ -143,6 +150,7 @@ class Exp:
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Fma:
     """`count` FP32 lane operations on the FMA pipe (FMUL, FADD or FFMA each count one)."""
@@ -152,6 +160,7 @@ class Fma:
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Alu:
     """`count` lane operations on the ALU pipe (compare, min/max, integer, conversions)."""
@@ -161,6 +170,7 @@ class Alu:
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Vector:
     """Interleaved elementwise work of one warp role: FMA-pipe, ALU-pipe and exp2 lane ops issued together.
@@ -179,6 +189,7 @@ class Vector:
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Smem:
     """Thread-issued shared-memory traffic (ldmatrix, ld/st.shared) through the SM's smem port.
@@ -194,6 +205,7 @@ class Smem:
     dsmem_bytes: float = 0.0
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Tmem:
     """Thread-issued Tensor Memory traffic (tcgen05.ld / tcgen05.st)."""
@@ -203,6 +215,7 @@ class Tmem:
     arrive: BarrierRef | None = None
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Delay:
     """A fixed latency that occupies no unit (a dependency chain, a barrier round trip)."""
@@ -210,6 +223,7 @@ class Delay:
     cycles: float
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Arrive:
     """Arrive once on a barrier slot of the CTA."""
@@ -217,6 +231,7 @@ class Arrive:
     barrier: BarrierRef
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Wait:
     """Wait for the next phase of a barrier slot (each role counts the phases it has consumed per slot)."""
@@ -224,6 +239,7 @@ class Wait:
     barrier: BarrierRef
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Advance:
     """Move this role's cursor on each named barrier ring to the next slot."""
@@ -231,6 +247,7 @@ class Advance:
     barriers: tuple[str, ...]
 
 
+@slot_init
 @dataclass(frozen=True, slots=True)
 class Repeat:
     """Run `body(i)` for i in range(count): a loop the engine can see (the fast mode extrapolates it).

@@ -65,10 +65,11 @@ def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
         kind = _LOAD if type(op) is Load else _ATOMIC if op.atomic else _STORE  # type: ignore[union-attr]
         tensor = op.tensor
         key = (tensor, op.tile)
-        if key in seen:
+        # Added, then told new by the set's growth: the nested key is hashed once, not twice.
+        before = len(seen)
+        add(key)
+        if len(seen) == before:
             kind += _AGAIN
-        else:
-            add(key)
         append((kind, tensor, key, op.nbytes))
     return tuple(out)
 
@@ -84,12 +85,24 @@ def rehead(
 
 
 HeadTemplate = tuple[tuple[int, str, "tuple[object, ...] | _PieceRest", int], ...]  # records, keys' head left out
+# Pieces' wholes with the head left out (`head_template`), by the head and the wholes (None: not all begin with it).
+Cuts = dict[tuple[tuple[object, ...], tuple[Hashable, ...]], "tuple[tuple[object, ...], ...] | None"]
+# Pieces' wholes with a head put back (`reheaded`), by the identity of their cut tuple (`_PieceRest.wholes`).
+Joined = dict[int, tuple[tuple[object, ...], ...]]
 
 
-def head_template(tile_records: Sequence[Record], axes: int, source: tuple[object, ...]) -> HeadTemplate | None:
+def head_template(
+    tile_records: Sequence[Record], axes: int, source: tuple[object, ...], cuts: Cuts | None = None
+) -> HeadTemplate | None:
     """The records with the head (`source`, the first `axes` entries of every tile key) left out, for `reheaded`;
-    None when a key does not begin with `source`."""
+    None when a key does not begin with `source`. `cuts`: the pieces' wholes cut so far, shared by the templates of
+    a kernel (by default, this template's own)."""
     out: list[tuple[int, str, tuple[object, ...] | _PieceRest, int]] = []
+    # Pieces of one row block share a tuple of wholes (hundreds of keys): each is cut once, found by its identity
+    # (the records hold it meanwhile) or else by its keys, and the pieces' rests share the cut tuple.
+    if cuts is None:
+        cuts = {}
+    by_identity: dict[int, tuple[tuple[object, ...], ...] | None] = {}
     for kind, tensor, (_, tile), nbytes in tile_records:
         if type(tile) is tuple:
             if tile[:axes] != source:
@@ -98,34 +111,62 @@ def head_template(tile_records: Sequence[Record], axes: int, source: tuple[objec
             continue
         if type(tile) is not Piece:
             return None
-        keys = [key for key in (tile.name, *tile.wholes) if type(key) is tuple and key[:axes] == source]
-        if len(keys) != 1 + len(tile.wholes):
+        name = tile.name
+        if type(name) is not tuple or name[:axes] != source:
             return None
-        out.append((kind, tensor, _PieceRest(tuple(key[axes:] for key in keys)), nbytes))
+        if id(tile.wholes) not in by_identity:
+            if (source, tile.wholes) not in cuts:
+                cuts[source, tile.wholes] = _without_head(tile.wholes, axes, source)
+            by_identity[id(tile.wholes)] = cuts[source, tile.wholes]
+        wholes = by_identity[id(tile.wholes)]
+        if wholes is None:
+            return None
+        out.append((kind, tensor, _PieceRest(name[axes:], wholes), nbytes))
     return tuple(out)
+
+
+def _without_head(
+    keys: tuple[Hashable, ...], axes: int, source: tuple[object, ...]
+) -> tuple[tuple[object, ...], ...] | None:
+    """`keys` with the head `source` (their first `axes` entries) left out; None unless every one begins so."""
+    rests = tuple([key[axes:] for key in keys if type(key) is tuple and key[:axes] == source])
+    return rests if len(rests) == len(keys) else None
 
 
 @dataclass(frozen=True, slots=True)
 class _PieceRest:
-    """A `Piece` in a `HeadTemplate`: its name's and wholes' keys with the head left out."""
+    """A `Piece` in a `HeadTemplate`: its name's and its wholes' keys with the head left out (pieces of one row block
+    share `wholes`)."""
 
-    keys: tuple[tuple[object, ...], ...]
+    name: tuple[object, ...]
+    wholes: tuple[tuple[object, ...], ...]
 
 
-def reheaded(template: HeadTemplate, head: tuple[object, ...]) -> tuple[Record, ...]:
+def reheaded(template: HeadTemplate, head: tuple[object, ...], joined: Joined | None = None) -> tuple[Record, ...]:
     """A `head_template`'s records with `head` put back in front of every tile key. (A plain key is joined inline,
-    a piece in a call: this runs once per record of every head replayed beside the first.)"""
+    a piece in a call: this runs once per record of every head replayed beside the first.) Pieces whose rests
+    share their wholes share the wholes put back: in `joined` (the copies of one head may share it, as long as the
+    templates, which hold the rests, live), by default in this copy."""
+    if joined is None:
+        joined = {}
     return tuple(
         [
-            (kind, tensor, (tensor, head + rest if isinstance(rest, tuple) else _piece_with_head(rest, head)), nbytes)
+            (
+                kind,
+                tensor,
+                (tensor, head + rest if isinstance(rest, tuple) else _piece_with_head(rest, head, joined)),
+                nbytes,
+            )
             for kind, tensor, rest, nbytes in template
         ]
     )
 
 
-def _piece_with_head(rest: _PieceRest, head: tuple[object, ...]) -> Piece:
-    name, *wholes = (head + keys for keys in rest.keys)
-    return Piece(name, tuple(wholes))
+def _piece_with_head(rest: _PieceRest, head: tuple[object, ...], joined: Joined) -> Piece:
+    wholes = joined.get(id(rest.wholes))
+    if wholes is None:
+        wholes = joined[id(rest.wholes)] = tuple([head + keys for keys in rest.wholes])
+    return Piece(head + rest.name, wholes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,9 +386,20 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
     """Add kernel `number`'s L2 bytes per tensor and kind (they do not depend on what hits), in order of first
     access, from the tiles' `TileTotals` where the kernel has them."""
     if kernel.totals is None:
+        # Summed per kind in a dict by tensor (a string, its hash cached) rather than by a new tuple per access: each
+        # sum takes its accesses in the same order, from the same zero, so the floats are the same.
+        by_kind: list[dict[str, float]] = [{} for _ in range(2 * _AGAIN)]
+        first_seen: list[tuple[int, str]] = []
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
-                l2_bytes[number, tensor, kind] += nbytes
+                sums = by_kind[kind]
+                if tensor in sums:
+                    sums[tensor] += nbytes
+                else:
+                    sums[tensor] = 0.0 + nbytes
+                    first_seen.append((kind, tensor))
+        for kind, tensor in first_seen:
+            l2_bytes[number, tensor, kind] += by_kind[kind][tensor]
         return
     summed: dict[tuple[int, str], int] = {}
     get = summed.get
@@ -404,20 +456,26 @@ def _keys_touched(
     keys: set[int | None] = set()
     get = numbers.get
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
-    # key block of the row block): each tuple of wholes is looked up once.
+    # key block of the row block): each tuple of wholes is looked up once, and its keys added once. A tuple is
+    # found by its identity first (pieces of a tile share one; hashing hundreds of keys per piece cost more than
+    # the lookups; the tuples live as long as `memories`, so an identity stays theirs), then by its keys.
+    seen: dict[tuple[str, int], None] = {}
     looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
-    for tensor, tile in memories:
-        key = numbers[tensor, tile]
+    for memory in memories:
+        key = numbers[memory]
+        tensor, tile = memory
         keys.add(key)
         if type(tile) is Piece:
             known = wholes.get(key)
             if known is not None:
                 keys.update(known)
                 continue
-            found = looked_up.get((tensor, tile.wholes))
-            if found is None:
+            if (tensor, id(tile.wholes)) in seen:
+                continue
+            seen[tensor, id(tile.wholes)] = None
+            if (tensor, tile.wholes) not in looked_up:
                 found = looked_up[tensor, tile.wholes] = [get((tensor, whole)) for whole in tile.wholes]
-            keys.update(found)
+                keys.update(found)
     keys.discard(None)  # the wholes never accessed
     return keys  # type: ignore[return-value]
 
