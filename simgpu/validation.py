@@ -23,6 +23,7 @@ import csv
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
 from simgpu.api import simulate
@@ -177,6 +178,31 @@ def predict(case: Case, event_budget: int = DEFAULT_EVENT_BUDGET) -> Comparison:
         bottleneck=result.bottleneck,
         mode=mode,
     )
+
+
+def fast_error(case: Case, overrides: Mapping[str, object] | None = None) -> float:
+    """Relative error (predicted / measured - 1) of a fast-mode prediction of `case` on its arch with `overrides`:
+    the quick check of a what-if against the committed measurements (`predict` is exact mode's)."""
+    result = simulate(case_arch(case, overrides), case.algo, case.problem, case.options, mode="fast")
+    return (result.time_s * 1e3 - case.measured_ms) / case.measured_ms
+
+
+def what_if_table(cases: Sequence[Case], what_ifs: Mapping[str, Mapping[str, object]], workers: int = 1) -> str:
+    """Per what-if (a name and its arch overrides): the fast-mode MAPE and mean signed error of `cases` per
+    (algorithm, pass), as text lines (`docs/results/checks_*.py` print them)."""
+    lines: list[str] = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for name, overrides in what_ifs.items():
+            errors = list(pool.map(partial(fast_error, overrides=overrides), cases, chunksize=4))
+            groups: dict[tuple[str, str], list[float]] = {}
+            for case, error in zip(cases, errors, strict=True):
+                groups.setdefault((case.algo, case.problem.pass_), []).append(error)
+            lines.append(name)
+            for (algo, pass_), es in sorted(groups.items()):
+                mape_percent = 100 * sum(abs(e) for e in es) / len(es)
+                mean_percent = 100 * sum(es) / len(es)
+                lines.append(f"  {algo:8s} {pass_:4s} MAPE {mape_percent:5.1f}%, mean {mean_percent:+5.1f}%")
+    return "\n".join(lines)
 
 
 def compare(

@@ -11,13 +11,10 @@ Run from the repository root: `python docs/results/checks_2026-12-02u.py > docs/
 from __future__ import annotations
 
 import csv
-import statistics
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
-from functools import partial
 
-from simgpu import load_arch, simulate
-from simgpu.validation import KERNEL_OPTIONS, Case, case_arch, read_cases
+from simgpu import load_arch
+from simgpu.validation import KERNEL_OPTIONS, read_cases, what_if_table
 
 PROBE_CLOCK_HZ = 1.98e9
 FIT_UP_TO = 0.70
@@ -60,23 +57,9 @@ def fit() -> None:
     print(f"arch file: {hbm.loaded_latency}")
 
 
-def error(overrides: Mapping[str, object], case: Case) -> float:
-    result = simulate(case_arch(case, overrides), case.algo, case.problem, case.options, mode="fast")
-    return (result.time_s * 1e3 - case.measured_ms) / case.measured_ms
-
-
 if __name__ == "__main__":
     fit()
     assert KERNEL_OPTIONS["v1"] == {"variant": "algorithm1"}  # v1 is predicted as our kernel's loop
     cases = read_cases("validation/h200/kernels_h200.csv", "h200")
     cases += read_cases("validation/h200/v3_kernels_h200.csv", "h200", ["v3"])
-    with ProcessPoolExecutor(2) as pool:
-        for name, overrides in WHAT_IFS.items():
-            errors = list(pool.map(partial(error, overrides), cases, chunksize=4))
-            groups: dict[tuple[str, str], list[float]] = {}
-            for case, e in zip(cases, errors, strict=True):
-                groups.setdefault((case.algo, case.problem.pass_), []).append(e)
-            print(name)
-            for (algo, pass_), es in sorted(groups.items()):
-                mape = 100 * statistics.mean(abs(e) for e in es)
-                print(f"  {algo:8s} {pass_:4s} MAPE {mape:5.1f}%, mean {100 * statistics.mean(es):+5.1f}%")
+    print(what_if_table(cases, WHAT_IFS, workers=2))

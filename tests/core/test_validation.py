@@ -10,7 +10,7 @@ import pytest
 
 from simgpu import Problem, load_arch, simulate
 from simgpu.cli import main
-from simgpu.validation import compare, mape, predict, read_cases
+from simgpu.validation import compare, fast_error, mape, predict, read_cases, what_if_table
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = (
@@ -52,6 +52,29 @@ def test_mape_is_the_mean_absolute_relative_error_per_algorithm_and_pass(tmp_pat
         ("v2", "bwd"): abs(comparisons[1].rel_error),
         ("v2", "fwd"): abs(comparisons[0].rel_error),
     }
+
+
+def test_a_what_if_table_gives_each_overrides_fast_mode_errors(tmp_path: Path) -> None:
+    # The forward case was measured at 1800 MHz: fast mode predicts it on the H200 file at that clock.
+    cases = read_cases(measured_csv(tmp_path), "h200")
+    expected_ms = simulate(load_arch("h200", {"clock_hz": 1.8e9}), "v2", cases[0].problem, cases[0].options).time_s
+    slow_hbm = {"hbm.bandwidth_bytes_per_s": 1e11}
+    fwd, bwd = (fast_error(case) for case in cases)
+    slow_fwd, slow_bwd = (fast_error(case, slow_hbm) for case in cases)
+    assert fwd == (expected_ms * 1e3 - 0.050) / 0.050
+    assert slow_fwd > fwd and slow_bwd > bwd
+
+    def row(error: float) -> str:
+        return f"MAPE {100 * abs(error):5.1f}%, mean {100 * error:+5.1f}%"
+
+    assert what_if_table(cases, {"as it is": {}, "slow HBM": slow_hbm}).splitlines() == [
+        "as it is",
+        f"  v2       bwd  {row(bwd)}",
+        f"  v2       fwd  {row(fwd)}",
+        "slow HBM",
+        f"  v2       bwd  {row(slow_bwd)}",
+        f"  v2       fwd  {row(slow_fwd)}",
+    ]
 
 
 def test_cli_writes_csv_and_scatter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
