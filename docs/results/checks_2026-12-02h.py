@@ -4,7 +4,8 @@ copies 24 boxes of 16 KiB from HBM one after the other through TMA while the oth
 the prober's median cycles per copy (from one copy's issue to the next's, as the probe's issue-to-data plus the
 loop) and the HBM's busy fraction. Measured on the H200 (`validation/h200/loaded_latency_h200.csv`): 1080 idle,
 1013-1170 with L2 streaming, 1507 / 1673 / 2442 with 1 / 2 / 4 boxes in flight per SM from HBM.
-Run from the repository root: `python docs/results/checks_2026-12-02h.py > docs/results/checks_2026-12-02h.txt`."""
+Run from the repository root: `python docs/results/checks_2026-12-02h.py > docs/results/checks_2026-12-02h.txt`
+(eighth session), and `> docs/results/checks_2026-12-02w.txt` (eleventh: with the HBM's loaded latency)."""
 
 from __future__ import annotations
 
