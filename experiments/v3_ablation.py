@@ -22,12 +22,13 @@ the model gets wrong. Shape as the probe: B=4, H=2048/d, N=4096, bf16, not causa
 from __future__ import annotations
 
 import csv
+import functools
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from algorithms._schedule.softmax import o_rescale
+from algorithms._schedule.softmax import o_rescale, online_softmax
 from algorithms.v3.schedule import config, forward_kernel
 from experiments._common import compare_per_tile, parse_args, plot_ablation, save
 from simgpu.arch import load_arch
@@ -43,12 +44,21 @@ BATCH, SEQLEN = 4, 4096
 KERNEL_OPTIONS = {"block_m": 128, "block_n": 128, "stages": 2, "persistent": False, "epilogue": "registers"}
 
 
+@functools.cache
+def _row_max_pass(headdim: int) -> frozenset[Vector]:
+    """The row-max pass's ops (the thread's FMNMX, the quad's reduction), masked or not: what the MAX bit compiles
+    out of the kernel."""
+    block_n = KERNEL_OPTIONS["block_n"]
+    assert isinstance(block_n, int)
+    return frozenset(op for masked in (False, True) for op in online_softmax(ROWS, block_n, headdim, masked=masked)[:2])
+
+
 def _ablate_op(op: Op, mask: int, stages: int, headdim: int) -> Op | None:
     """`op` with the parts in `mask` taken out: None drops it."""
     if isinstance(op, Repeat):
         return Repeat(op.count, _ablate_body(op.body, mask, stages, headdim))
-    if isinstance(op, Vector) and mask & MAX and not op.ex2 and op.chain is not None and op.chain.shuffle:
-        return None  # the row-max pass: the only elementwise op with shuffles
+    if isinstance(op, Vector) and mask & MAX and op in _row_max_pass(headdim):
+        return None
     if isinstance(op, Vector) and mask & RESCALE:
         if op == o_rescale(ROWS, headdim):
             return None

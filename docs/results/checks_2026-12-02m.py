@@ -22,11 +22,11 @@ from simgpu.ops import Chain, Op, Repeat, Vector
 from simgpu.trace import Trace
 
 ITERS = 40
-ROW_MAX, EXPS = online_softmax(64, 128, 64, masked=False, rescale_o=False)
+ROW_MAX, QUAD_MAX, EXPS = online_softmax(64, 128, 64, masked=False, rescale_o=False)
 NO_EX2 = replace(EXPS, ex2=0.0, chain=replace(EXPS.chain, mufu=0) if EXPS.chain is not None else None)
 NEXT_S = Vector(fma=64 * 128, chain=Chain(fma=1))  # the probe's s_acc *= 8
 EXP_PASS: tuple[Op, ...] = (EXPS, NEXT_S)
-MAX_PASS: tuple[Op, ...] = (ROW_MAX,)
+MAX_PASS: tuple[Op, ...] = (ROW_MAX, QUAD_MAX)
 
 
 def build(mask: int) -> tuple[Op, ...]:

@@ -1,6 +1,6 @@
 """Fast-mode MAPE of v1, v2 and v3 against the committed H200 measurements, by algorithm, pass and head dimension
 (each kernel's `simgpu validate` options and clock): the harness behind `softmax_quad_split_candidate.txt`, run with
-and without `softmax_quad_split_candidate.patch`. Run from the repository root:
+and without the candidate patch (in the model since the twelfth session). Run from the repository root:
 `python docs/results/softmax_quad_split_candidate_mape.py`."""
 
 from __future__ import annotations

@@ -105,18 +105,21 @@ def test_independent_elementwise_work_waits_one_latency_per_kind(toy: Arch) -> N
 
 
 def test_the_softmax_chains_of_one_warp(toy: Arch) -> None:
-    # 128 columns: 32 scores per thread and row. Max pass: 16 FMNMX + 2 x (SHFL + FMNMX) = 18 x 4 + 2 x 24 = 120
-    # cycles; exp pass: scaled max, FFMA, EX2, old sum rescaled, 32 FADD of the row sum = 35 x 4 + 23 = 163.
-    row_max, exps = online_softmax(64, 128, 128, masked=False)
-    assert row_max.chain == Chain(alu=18, shuffle=2) and exps.chain == Chain(fma=35, mufu=1)
+    # 128 columns: 32 scores per thread and row. Max pass: the thread's 16 FMNMX (16 x 4 = 64 cycles), then the quad's
+    # 2 x (SHFL + FMNMX) (2 x 4 + 2 x 24 = 56); exp pass: scaled max, FFMA, EX2, old sum rescaled, 32 FADD of the row
+    # sum = 35 x 4 + 23 = 163.
+    row_max, quad_max, exps = online_softmax(64, 128, 128, masked=False)
+    assert row_max.chain == Chain(alu=16) and quad_max.chain == Chain(alu=2, shuffle=2)
+    assert exps.chain == Chain(fma=35, mufu=1)
     assert toy.latency is not None
-    assert chain_cycles(toy.latency, row_max.chain) == 120 and chain_cycles(toy.latency, exps.chain) == 163
-    # The passes run one after the other; for a warpgroup's 64 x 128 tile both are unit-bound: the max pass on the
-    # ALU (8704 ops at 64 per cycle = 136 > 120), the exp pass on MUFU (8256 ex2 at 16 per cycle = 516 > 163). The
-    # pipes of one warp per scheduler overlap fully here (the in-order rule has its own story in test_engine_stories).
+    assert [chain_cycles(toy.latency, op.chain) for op in (row_max, quad_max, exps)] == [64, 56, 163]
+    # The three run one after the other; for a warpgroup's 64 x 128 tile the thread's FMNMX is ALU-bound (8192 ops at
+    # 64 per cycle = 128 > 64), the quad's reduction latency-bound (512 ops = 8 cycles < 56) and the exp pass
+    # MUFU-bound (8256 ex2 at 16 per cycle = 516 > 163). The pipes of one warp per scheduler overlap fully here (the
+    # in-order rule has its own story in test_engine_stories).
     overlapping = toy.with_overrides({"sm.single_warp_serial_fraction": None})
-    stats = run(overlapping, (4, [row_max, exps]))
-    assert stats.cycles == pytest.approx((64 * 128 + 8 * 64) / 64 + (64 * 128 + 64) / 16)
+    stats = run(overlapping, (4, [row_max, quad_max, exps]))
+    assert stats.cycles == pytest.approx(64 * 128 / 64 + 56 + (64 * 128 + 64) / 16)
 
 
 def test_shipped_hopper_files_carry_the_measured_latencies() -> None:

@@ -33,8 +33,9 @@ def test_only_kv_loads_after_the_first_stages_go() -> None:
 
 
 def test_softmax_parts_go_as_the_ablated_sass_lacks_them() -> None:
-    row_max, exps = online_softmax(64, 128, D, masked=False, rescale_o=False)
+    row_max, quad_max, exps = online_softmax(64, 128, D, masked=False, rescale_o=False)
     assert _ablate_op(row_max, MAX, STAGES, D) is None
+    assert _ablate_op(quad_max, MAX, STAGES, D) is None
     assert _ablate_op(exps, MAX, STAGES, D) == exps
     no_exp = _ablate_op(exps, EXP, STAGES, D)
     assert isinstance(no_exp, Vector) and no_exp.ex2 == 0 and no_exp.chain is not None and no_exp.chain.mufu == 0
@@ -42,7 +43,7 @@ def test_softmax_parts_go_as_the_ablated_sass_lacks_them() -> None:
     assert _ablate_op(exps, PV, STAGES, D) == Vector(fma=exps.fma, ex2=exps.ex2, chain=exps.chain)  # no packing
     # The rescale of O: its own op with the overlap, folded into the exps without it; the epilogue is left alone.
     assert _ablate_op(o_rescale(64, D), RESCALE, STAGES, D) is None
-    folded = online_softmax(64, 128, D, masked=False, rescale_o=True)[1]
+    folded = online_softmax(64, 128, D, masked=False, rescale_o=True)[2]
     assert _ablate_op(folded, RESCALE, STAGES, D) == exps
     epilogue = Vector(fma=64 * D, ex2=64)
     assert _ablate_op(epilogue, RESCALE, STAGES, D) == epilogue
