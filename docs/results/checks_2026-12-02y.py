@@ -62,7 +62,8 @@ def model_period(variant: Variant) -> float:
     for consumer in ("consumer0", "consumer1"):
         track = min(s.track for s in trace.spans if s.track.endswith(consumer))
         gemms = sorted(s.start_cycles for s in trace.spans if s.track == track and s.name == "Mma")
-        s_starts = gemms[::2]  # S, then P V, per key tile
+        per_tile = round(len(gemms) / (4096 // TILE))  # the MMA ops of a key tile (S, P V; S's parts)
+        s_starts = gemms[::per_tile]
         intervals += [b - a for a, b in itertools.pairwise(s_starts)][4:-4]
     return statistics.median(intervals)
 
