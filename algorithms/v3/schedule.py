@@ -16,7 +16,8 @@ Mechanisms, each an option for the ablations:
   pingpong             the consumers take turns for their GEMMs (named barriers): one does its softmax while the
                        other's GEMMs run. With intra_wg_overlap a turn issues S and PV; without it, S alone (FA3).
   intra_wg_overlap     a consumer issues S_{j+1} = Q K_{j+1}^T and O += P V_j back to back, asynchronously, and does
-                       the softmax of S_{j+1} while PV_j runs (FA3's 2-stage GEMM-softmax pipelining).
+                       the softmax of S_{j+1} while PV_j runs (FA3's 2-stage GEMM-softmax pipelining). O's rescale
+                       runs while the tensor cores take S's first wgmma, between it and S's other k-steps.
   persistent           True: as many CTAs as fit pull tiles from a queue (FA3's tile scheduler); False: one CTA per
                        tile, launched in tile order.
   epilogue             "tma" (FA3's): O leaves through shared memory in a TMA store; "registers" (our kernel's,
@@ -243,6 +244,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         mine = f"c{index}"
         other = f"c{(index + 1) % cfg.consumers}"
         s_args = (WGMMA_ROWS, c, d, problem.dtype)
+        s_step = 32 // eb  # S's first wgmma: one k-step of 32 bytes
         pv_args = (WGMMA_ROWS, d, c, problem.dtype)
         permute = (Alu(WGMMA_ROWS * c),) if fp8 else ()  # FP8: P's accumulator layout permuted into an A operand
         # Ping-pong: the consumers take turns to issue their GEMMs (FA3's warp_scheduler_barrier sync/arrive).
@@ -290,11 +292,17 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
             def overlapped(j: int) -> Sequence[Op]:
                 # FA3's order: issue S_{j+1}, rescale O by the factors of softmax j (registers PV_j accumulates
                 # into: between the two issues, with the turn held), issue PV_j (P_j came from the previous
-                # softmax), then the softmax of S_{j+1} runs while PV_j is still on the tensor cores.
+                # softmax), then the softmax of S_{j+1} runs while PV_j is still on the tensor cores. The rescale's
+                # FMULs sit after S's first wgmma (our kernel's SASS, d = 64 and 128): they run while the tensor
+                # cores take it, and S's other k-steps are issued after them.
                 ahead = j + 1 < n
-                issue_s = (Wait("k_full"), Mma(*s_args, arrive=f"s_{mine}")) if ahead else ()
+                issue_s = (
+                    (Wait("k_full"), Mma(WGMMA_ROWS, c, s_step, problem.dtype), rescale,
+                     Mma(WGMMA_ROWS, c, d - s_step, problem.dtype, arrive=f"s_{mine}"))
+                    if ahead else (rescale,)
+                )  # fmt: skip
                 return (
-                    *turn_start, *issue_s, rescale,
+                    *turn_start, *issue_s,
                     Wait(v_ready), Mma(*pv_args, a="reg", arrive=f"pv_{mine}"), *turn_end,
                     *((Wait(f"s_{mine}"), *release_k, *softmax(j + 1, rescale_o=False)) if ahead else ()),
                     Wait(f"pv_{mine}"), *release_v,

@@ -8,7 +8,9 @@ timing runs. Run from the repository root:
 docs/results/checks_2026-12-02g.txt` (eighth: the tensor-map wait and the CTA prologue), and with
 `validation/h200/validation_2026-12-02e/v3_exact.jsonl` > `docs/results/checks_2026-12-02j.txt` (ninth: no smem
 staging in the registers epilogue), and with `validation/h200/validation_2026-12-02h/v3_exact.jsonl` >
-`docs/results/checks_2026-12-02v.txt` (eleventh: the HBM's loaded latency)."""
+`docs/results/checks_2026-12-02v.txt` (eleventh: the HBM's loaded latency), and with
+`validation/h200/validation_2026-12-02z/v3_exact.jsonl` > `docs/results/checks_2026-12-02z.txt` (twelfth: the row-max
+pass as two ops, O's rescale after S's first wgmma)."""
 
 from __future__ import annotations
 
