@@ -121,8 +121,9 @@ def _head_copies(
     """`tiles` folded at the base: a tile of a planned shape's head is that shape; one of another head is the
     shape's records with that head's keys (`simgpu.replay.rehead`), or, where those do not carry over, folded.
     `folded`: the shapes folded so far by position (the plan's by default), to which this adds the ones it folds.
-    A shape the plan left unfolded folds like a planned one (`KernelPlan.like`): the loop iterations of the roles
-    whose iterations in that one hold no memory op are not built (`_bodiless`; v4's forward builds 1 role of 5)."""
+    A shape the plan left unfolded folds like a planned one (`KernelPlan.like`), from the programs its outline built
+    (`KernelPlan.programs`): the loop iterations of the roles whose iterations in that one hold no memory op are not
+    built (`_bodiless`; v4's forward builds 1 role of 5)."""
     axes = plan.kernel.head_axes
     positions = {tuple(source[axes:]): n for n, source in enumerate(plan.sources)}  # type: ignore[index]
     if folded is None:
@@ -140,7 +141,8 @@ def _head_copies(
             like = plan.like.get(n)
             if like is not None and like not in bodiless:
                 bodiless[like] = _bodiless(plan.kernel, folded[like])
-            shape = folded[n] = fold_tile(plan.kernel, source, spec, bodiless.get(like, ()))  # type: ignore[arg-type]
+            roles = bodiless.get(like, ())  # type: ignore[arg-type]
+            shape = folded[n] = fold_tile(plan.kernel, source, spec, roles, plan.programs.get(n))
         if source == tile:
             out.append(shape)
             continue

@@ -20,7 +20,7 @@ from simgpu.engine import ctas_per_sm
 from simgpu.fast_whole import cheap_to_run_whole
 from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
-from simgpu.ops import Repeat
+from simgpu.ops import Op, Repeat
 
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
 OUTLINED_SHAPES = 64  # shapes a kernel folds one by one at most; more are grouped by outline first
@@ -42,6 +42,8 @@ class KernelPlan:
     folded: Mapping[int, FoldedTile]  # the shapes folded, by position: all, or a few of each outline (see below)
     # The shapes not folded, by position: the folded shape of their outline's group that they fold like.
     like: Mapping[int, int]
+    # Per shape not folded, by position, its role programs as its outline built them (the replay folds it).
+    programs: Mapping[int, tuple[Sequence[Op], ...]]
     index: np.ndarray  # per tile in launch order: the position of its shape
     whole: bool  # whether it runs whole (`simgpu.fast_whole`): tiles of unequal cost, few ops in all
 
@@ -82,17 +84,23 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     numbers: dict[Hashable, int] = {}  # hashing a signature walks every op: once per folded shape
     kinds = [0] * len(sources)
     like: dict[int, int] = {}
+
+    def fold(n: int) -> FoldedTile:
+        """Shape n folded, from the programs its outline built where it has one."""
+        return fold_tile(kernel, sources[n], spec, programs=outlines[n].programs if outlines else None)
+
     for group in groups:
         ends = sorted({group[0], group[-1]})
         for n in ends:
-            folded[n] = fold_tile(kernel, sources[n], spec)
+            folded[n] = fold(n)
         alike = len(group) == 1 or (
             len({folded[n].signature() for n in ends}) == 1
             and all(not sum(folded[n].full[NESTED:]) and folded[n].executed[0] == outlines[n].executed for n in ends)
         )
         if not alike:
             for n in group:
-                folded.setdefault(n, fold_tile(kernel, sources[n], spec))
+                if n not in folded:
+                    folded[n] = fold(n)
         group_kind = numbers.setdefault(folded[group[0]].signature(), len(numbers))
         for n in group:
             shape = folded.get(n)
@@ -109,7 +117,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         if kind not in most or sum(removed[n]) > sum(removed[most[kind]]):
             most[kind] = n
     for n in most.values():
-        folded.setdefault(n, fold_tile(kernel, sources[n], spec))
+        if n not in folded:
+            folded[n] = fold(n)
         like.pop(n, None)
     top_removed = any(shape[0] for shape in removed)
     has_nested = any(sum(shape.full[NESTED:]) for shape in folded.values())
@@ -135,6 +144,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         tuple(removed),
         folded,
         like,
+        {n: outlines[n].programs for n in like},
         index,
         whole,
     )

@@ -300,11 +300,19 @@ def mark_retouches(programs: Sequence[Sequence[Op]]) -> tuple[tuple[Op, ...], ..
     return tuple(tuple(program) for program in marked)
 
 
-def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec, bodiless: tuple[int, ...] = ()) -> FoldedTile:
+def fold_tile(
+    kernel: Kernel,
+    tile: Hashable,
+    spec: FoldSpec,
+    bodiless: tuple[int, ...] = (),
+    programs: Sequence[Sequence[Op]] | None = None,
+) -> FoldedTile:
     """The tile's programs folded by `spec`. The top-level loops of the roles in `bodiless` keep their counts and
     gaps, but their kept iterations are not built: for the L2 replay, where a tile folds like another whose
-    iterations of those roles hold no memory op and no loop (`simgpu.fast_bytes`)."""
-    programs = [role.program(tile) for role in kernel.roles]
+    iterations of those roles hold no memory op and no loop (`simgpu.fast_bytes`). `programs`: the tile's role
+    programs where already built (`Outline.programs`); built here otherwise."""
+    if programs is None:
+        programs = [role.program(tile) for role in kernel.roles]
     top = [op.count for program in programs for op in program if isinstance(op, Repeat)]
     counts = NESTED + len(NESTED_SIDES)
     if not top:  # nothing to fold (standard attention's GEMM and softmax tiles: thousands of shapes)
@@ -369,11 +377,14 @@ def fold_tile(kernel: Kernel, tile: Hashable, spec: FoldSpec, bodiless: tuple[in
 class Outline:
     """A tile's programs at their top level, loops unexpanded: `key` is equal for tiles that fold alike (their
     top-level ops up to memory keys; per loop, its trip count, or when the loops are folded, its count beyond the
-    shortest and what the removal leaves over); `executed` and `full` the top-level iterations, folded and not."""
+    shortest and what the removal leaves over); `executed` and `full` the top-level iterations, folded and not.
+    `programs`: the role programs read, for a fold of the tile to reuse (`fold_tile`): building them is most of an
+    outline's cost, and the L2 replay folds the shapes it replays that the plan only outlined (a long sequence's)."""
 
     key: Hashable
     executed: int
     full: int
+    programs: tuple[Sequence[Op], ...] = field(compare=False, repr=False)
 
 
 def outline(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> Outline:
@@ -381,7 +392,7 @@ def outline(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> Outline:
     to memory keys when loop bodies differ between tiles only in memory keys and in where they lie from either end
     of their loop (the causal diagonal lies at a loop's end): `simgpu.fast_plan` checks a group's first and last
     tile, and nested loops, whose counts an outline does not see, are folded whole."""
-    programs = [role.program(tile) for role in kernel.roles]
+    programs = tuple([role.program(tile) for role in kernel.roles])
     top = [op.count for program in programs for op in program if type(op) is Repeat]
     first, second = spec.kept(min(top)) if top else (0, 0)
     removed = second - first
@@ -394,7 +405,7 @@ def outline(kernel: Kernel, tile: Hashable, spec: FoldSpec) -> Outline:
             for program in programs
         ),
     )
-    return Outline(key, sum(top) - removed * len(top), sum(top))
+    return Outline(key, sum(top) - removed * len(top), sum(top), programs)
 
 
 def _expand(ops: Sequence[Op], out: list[Op] | None) -> tuple[int, bool]:
