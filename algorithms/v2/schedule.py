@@ -64,16 +64,12 @@ class Config:
     stages: int
 
 
-def default_config(headdim: int, smem_per_sm_bytes: int) -> Config:
-    """FA2's forward launch configuration by head dimension (flash_fwd_launch_template.h). At d > 128 it depends on
-    the SM's shared memory: 128 x 64 with 8 warps (128 KiB of fp16 tiles) where two 64 x 64 CTAs (96 KiB each) would
-    not fit (the A100's 164 KiB), else 64 x 64 with 4 warps, two CTAs per SM (Hopper's and Blackwell's 228 KiB)."""
+def default_config(headdim: int) -> Config:
+    """FA2's forward launch configuration by head dimension (flash_fwd_launch_template.h)."""
     if headdim <= 64:
         return Config(128, 128, 4, 2)
     if headdim <= 128:
         return Config(128, 64, 4, 2)
-    if smem_per_sm_bytes < 2 * 2 * headdim * (64 + 2 * 64):
-        return Config(128, 64, 8, 2)
     return Config(64, 64, 4, 2)
 
 
@@ -84,11 +80,8 @@ def default_backward_config(headdim: int) -> Config:
     return Config(64, 64, 4, 2)
 
 
-def config(arch: Arch, problem: Problem, options: dict[str, Any], backward: bool = False) -> Config:
-    if backward:
-        base = default_backward_config(problem.headdim)
-    else:
-        base = default_config(problem.headdim, arch.smem.capacity_bytes)
+def config(problem: Problem, options: dict[str, Any], backward: bool = False) -> Config:
+    base = default_backward_config(problem.headdim) if backward else default_config(problem.headdim)
     values = {name: options.get(name) if options.get(name) is not None else getattr(base, name) for name in OPTIONS}
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
@@ -114,9 +107,9 @@ def config(arch: Arch, problem: Problem, options: dict[str, Any], backward: bool
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
     kernels: tuple[Kernel, ...] = ()
     if problem.pass_ in ("fwd", "fwd_bwd"):
-        kernels += (forward_kernel(problem, config(arch, problem, options)),)
+        kernels += (forward_kernel(problem, config(problem, options)),)
     if problem.pass_ in ("bwd", "fwd_bwd"):
-        kernels += backward_kernels(problem, config(arch, problem, options, backward=True))
+        kernels += backward_kernels(problem, config(problem, options, backward=True))
     return kernels
 
 
