@@ -178,3 +178,11 @@ def test_the_index_order_build_compiles_cleanly() -> None:
     # validation/probes/v3_lpt.py compiles fwd.cu with FA3_CAUSAL_INDEX_ORDER: causal, ping-pong and overlap on.
     names = tuple(launch.kernel_name(d, launch.fwd_config(d), True, True, True) for d in (64, 128))
     assert_clean(compile_report("#define FA3_CAUSAL_INDEX_ORDER", names), 2)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_the_phase_offset_build_compiles_cleanly() -> None:
+    # validation/probes/v3_phase_offset.py compiles fwd.cu with FA3_CONSUMER1_DELAY: the non-causal variants it times.
+    names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, pp, ov) for d in (64, 128) for pp in FLAGS
+                  for ov in FLAGS)  # fmt: skip
+    assert_clean(compile_report("#define FA3_CONSUMER1_DELAY 512", names), 8)

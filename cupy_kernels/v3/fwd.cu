@@ -109,6 +109,12 @@ constexpr int ABLATE_STORES = 16; // no O or LSE stores in the epilogue
 constexpr int ABLATE_MAX = 32;    // the row max from one score per thread: no FMNMX pass, no quad shuffles
 constexpr int ABLATE_RESCALE = 64;  // no O *= alpha between the two products
 
+// Probe builds, for validation/probes/v3_phase_offset.py only: consumer 1 starts FA3_CONSUMER1_DELAY cycles after
+// consumer 0 (a clock64 spin after Q is ready), so that the two consumers begin a CTA out of step. Results are correct.
+#ifndef FA3_CONSUMER1_DELAY
+#define FA3_CONSUMER1_DELAY 0
+#endif
+
 #ifdef FA3_CTA_TRACE
 __device__ long long fa3_cta_trace[FA3_TRACE_CTAS][CTA_FIELDS];
 __device__ __forceinline__ long long* cta_trace_row() {
@@ -475,6 +481,13 @@ __global__ void __launch_bounds__(THREADS, 1)
 
   mbar_wait(q_full, 0);
   CTA_CONSUMER_STAMP(CTA_Q_READY);
+  if constexpr (FA3_CONSUMER1_DELAY > 0) {
+    if (c == 1) {
+      const long long start = clock64();
+      while (clock64() - start < FA3_CONSUMER1_DELAY) {
+      }
+    }
+  }
   if (c == 1) turn_pass();  // consumer 0 takes the first turn
 
   if constexpr (OVERLAP) {
