@@ -291,9 +291,9 @@ SHORT_CTA_WAVES = {("b200", "standard", "fwd", causal, 0) for causal in (False, 
 # The B200's v2 causal forward runs whole (above), and so does the H100's on 8 SMs, with the replay's misses spread
 # evenly over a tensor's loads (`simgpu.units.fluid_l2`); exact mode misses on first touch. Their CTAs wait for their
 # first K/V tiles after issuing their copies (`simgpu.ops.Load.address_instructions`), so which of them waits an HBM
-# latency rather than an L2 hit moves their phases: the B200's -2.2% and +4.3%, the H100's +4.5% since the row-max
-# pass is two ops (with the hit latency set equal to the miss latency: -0.3%, -0.2%, -0.1%;
-# `docs/results/checks_2026-12-02x.txt` for the H100's).
+# latency rather than an L2 hit moves their phases: the B200's -2.4% and +4.4%, the H100's +4.5% since the row-max
+# pass is two ops (with the hit latency set equal to the miss latency: the B200's -0.3% and -0.2% when they were
+# marked, the H100's -0.1%, `docs/results/checks_2026-12-02x.txt`).
 MISS_PLACEMENT = {("b200", "v2", "fwd", True, shape) for shape in (0, 1)} | {("h100", "v2", "fwd", True, 0)}
 # The HBM's loaded latency (`hbm.loaded_latency`) in fast mode counts the representative's traffic as that of every
 # SM the kernel fills (`simgpu.fast_costs`). The H100's v3 causal backward on 10 SMs has 36 CTAs of 1 to 12 key
