@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import multiprocessing
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -62,6 +65,32 @@ def smem_bytes(headdim: int, c: TileConfig) -> int:
 def kernel_name(headdim: int, c: TileConfig, causal: bool, pingpong: bool, intra_wg_overlap: bool) -> str:
     flags = ",".join(cpp_bool(f) for f in (causal, pingpong, intra_wg_overlap))
     return f"fa3_fwd<{headdim},{c.stages},{flags}>"
+
+
+def variant_names(causal: bool = False) -> list[str]:
+    """Every (pingpong, intra_wg_overlap) variant at both head dimensions, default tiles: the device probes' builds."""
+    flags = (True, False)
+    return [
+        kernel_name(d, fwd_config(d), causal, pp, ov) for d in common.SUPPORTED_HEADDIMS for pp in flags for ov in flags
+    ]
+
+
+def probe_module(defines: dict[str, object]) -> Any:
+    """fwd.cu compiled with `defines` before it and every variant of `variant_names` instantiated."""
+    return common.module_with_defines(SOURCE, defines, variant_names(), NVRTC_OPTIONS)
+
+
+def probe_modules(define: str, values: Sequence[int]) -> dict[int, Any]:
+    """`probe_module` for each value of `define`, compiled first in parallel processes (spawned: a fresh CUDA
+    context each), which fill CuPy's on-disk kernel cache for this process."""
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=len(values), mp_context=spawn) as pool:
+        list(pool.map(_compile_probe, [{define: value} for value in values]))
+    return {value: probe_module({define: value}) for value in values}
+
+
+def _compile_probe(defines: dict[str, object]) -> None:
+    probe_module(defines).get_function(variant_names()[0])  # compiles the whole module
 
 
 # --------------------------------------------------------------------------------------------------------

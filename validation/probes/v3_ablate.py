@@ -15,9 +15,7 @@ v3_ablate_h200.csv. Run on the GPU machine from the repository root:
 from __future__ import annotations
 
 import functools
-import multiprocessing
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import cupy as cp
@@ -30,26 +28,11 @@ VARIANTS = [(pingpong, overlap) for pingpong in (True, False) for overlap in (Tr
 BATCH, SEQLEN = 4, 4096
 
 
-def names() -> list[str]:
-    return [
-        launch.kernel_name(d, launch.fwd_config(d), False, pp, ov)
-        for d in common.SUPPORTED_HEADDIMS
-        for pp, ov in VARIANTS
-    ]
-
-
-def build(mask: int) -> object:
-    return common.module_with_defines(launch.SOURCE, {"FA3_ABLATE": mask}, names(), launch.NVRTC_OPTIONS)
-
-
 def main() -> None:
     out_dir = Path(sys.argv[1])
-    spawn = multiprocessing.get_context("spawn")  # a fresh CUDA context per child
-    with ProcessPoolExecutor(max_workers=len(MASKS), mp_context=spawn) as pool:  # fills CuPy's on-disk kernel cache
-        list(pool.map(_warm_cache, MASKS))
     sms = int(cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"])
     flush, trace = common.L2Flusher(), common.ClockTrace()
-    modules = {mask: build(mask) for mask in MASKS}
+    modules = launch.probe_modules("FA3_ABLATE", MASKS)
     rows = []
     for d in common.SUPPORTED_HEADDIMS:
         config = launch.fwd_config(d)
@@ -73,10 +56,6 @@ def main() -> None:
             launch._functions.pop(name)
     common.write_rows(out_dir / "v3_ablate_h200.csv", rows)
     print("gpu:", common.gpu_facts())
-
-
-def _warm_cache(mask: int) -> None:
-    build(mask).get_function(names()[0])  # type: ignore[attr-defined]  # compiles the whole module
 
 
 if __name__ == "__main__":

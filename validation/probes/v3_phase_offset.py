@@ -15,11 +15,8 @@ repository root: `PYTHONPATH=. python3 validation/probes/v3_phase_offset.py OUT`
 from __future__ import annotations
 
 import functools
-import multiprocessing
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import cupy as cp
 
@@ -32,30 +29,11 @@ SEQLENS = (2048, 8192)
 TOKENS, HIDDEN = 16384, 2048
 
 
-def names() -> list[str]:
-    return [
-        launch.kernel_name(d, launch.fwd_config(d), False, pp, ov)
-        for d in common.SUPPORTED_HEADDIMS
-        for pp, ov in VARIANTS
-    ]
-
-
-def build(delay: int) -> Any:
-    return common.module_with_defines(launch.SOURCE, {"FA3_CONSUMER1_DELAY": delay}, names(), launch.NVRTC_OPTIONS)
-
-
-def _warm_cache(delay: int) -> None:
-    build(delay).get_function(names()[0])  # compiles the whole module
-
-
 def main() -> None:
     out_dir = Path(sys.argv[1])
-    spawn = multiprocessing.get_context("spawn")  # a fresh CUDA context per child
-    with ProcessPoolExecutor(max_workers=len(DELAYS), mp_context=spawn) as pool:  # fills CuPy's on-disk kernel cache
-        list(pool.map(_warm_cache, DELAYS))
     sms = int(cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"])
     flush, trace = common.L2Flusher(), common.ClockTrace()
-    modules = {delay: build(delay) for delay in DELAYS}
+    modules = launch.probe_modules("FA3_CONSUMER1_DELAY", DELAYS)
     rows = []
     for d in common.SUPPORTED_HEADDIMS:
         config = launch.fwd_config(d)
