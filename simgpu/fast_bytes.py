@@ -3,7 +3,10 @@ replayed through the L2 model (`simgpu.replay`) at the base fold and at each fit
 added back and the heads scaled up.
 
 Exact (equal to exact mode's bytes) while the whole run fits in L2. Ignored: for runs that overflow L2, that the
-replay sees the pressure of fewer heads, in their share of L2, than run side by side.
+replay sees the pressure of fewer heads, in their share of L2, than run side by side. A head too large to replay
+whole (long sequences) replays two prefixes of its tiles, extrapolated linearly (`_shared_prefixes`: all kernels
+looped, a share of each; `_wave_prefixes`: FlashAttention's backward, whole waves of its main kernel beside its
+loop-free kernels whole, where the smaller prefix turns L2 over); what each ignores is said there.
 
 The replay folds the shapes that the plan left unfolded (it folds a few of each outline's group) without building
 the loop iterations of the roles that touch no memory in them: it takes from the plan's fold of the group that
@@ -68,7 +71,7 @@ def replayed_bytes(
     if heads is not None:
         total, concurrent, replayed, tiles = heads
         least = HEAD_PREFIX_TILES if prefix_tiles is None else prefix_tiles
-        prefixes = _head_prefixes(arch, plans, tiles, least) if replayed == 1 else None
+        prefixes = _head_prefixes(arch, plans, tiles, least, known, concurrent) if replayed == 1 else None
         if prefixes is not None:
             return _head_prefix_bytes(arch, plans, tiles, prefixes, concurrent, total, known)
         # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
@@ -259,11 +262,17 @@ class _Prefixes:
 
 
 def _head_prefixes(
-    arch: Arch, plans: Sequence[KernelPlan], tiles: Sequence[Sequence[Hashable]], prefix_tiles: int
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    tiles: Sequence[Sequence[Hashable]],
+    prefix_tiles: int,
+    known: Sequence[dict[int, FoldedTile]],
+    concurrent: int,
 ) -> _Prefixes | None:
     """The prefix replays of a head too large to replay whole (`_shared_prefixes`, `_wave_prefixes`); None where
     neither applies."""
-    return _shared_prefixes(arch, plans, tiles, prefix_tiles) or _wave_prefixes(arch, plans, tiles, prefix_tiles)
+    shared = _shared_prefixes(arch, plans, tiles, prefix_tiles)
+    return shared or _wave_prefixes(arch, plans, tiles, prefix_tiles, known, arch.l2.capacity_bytes / concurrent)
 
 
 def _shared_prefixes(
@@ -289,7 +298,12 @@ def _shared_prefixes(
 
 
 def _wave_prefixes(
-    arch: Arch, plans: Sequence[KernelPlan], tiles: Sequence[Sequence[Hashable]], prefix_tiles: int
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    tiles: Sequence[Sequence[Hashable]],
+    prefix_tiles: int,
+    known: Sequence[dict[int, FoldedTile]],
+    capacity_bytes: float,
 ) -> _Prefixes | None:
     """Where one kernel of uniform tiles folds loops and the others fold none (FlashAttention's backward: the
     main kernel between the loop-free preprocessing and dQ conversion): the looped kernel replays its first
@@ -308,14 +322,15 @@ def _wave_prefixes(
     tiles in both. Extrapolating a share of their tiles would not do: at the run's end what stays dirty in L2
     (written back untimed) depends on how much the last kernel walked.
 
-    Ignored: a head whose replay crosses between fitting in its share of L2 and overflowing it after the larger
-    prefix (waves that follow meet L2 otherwise): one head's data near its share of L2 with few tiles per wave
-    (v2 on an H100 cut to 3 SMs, 16k tokens: HBM reads 60% under the whole head's replay). The path needs four
-    waves per head or more; in the backward runs where it applies on the shipped chips (128k tokens, d = 128),
-    the data every key block re-reads (Q, dO and dQacc: 128 MB per head) overflows a head's share of L2 from the
-    first wave, and the bytes equal the whole head's replay. Miss shares are the larger prefix's
-    (`_head_prefix_bytes`). None unless the larger prefix is under `HEAD_PREFIX_SHARE` of the looped kernel's
-    tiles; causal tiles are not uniform."""
+    That needs the waves past the smaller prefix to meet L2 in one state: it applies only where the smaller
+    prefix's tiles of the looped kernel, at the base fold, touch more distinct bytes than the head's share of L2
+    (`capacity_bytes`) holds, so that L2 holds nothing from before them. Below that, the replay crosses from a
+    transient to its steady state late or from fitting in L2 to overflowing it (v2's backward at 8k tokens on an
+    H100 cut to 3 SMs and a 2 MB L2: HBM reads 77% under the whole head's replay, below the compulsory bytes):
+    the head replays whole. Ignored: that the condition is one of the base fold (the fitted removed iterations
+    touch more), and that a removed iteration's data re-read by later waves makes waves differ in ways the two
+    prefixes do not show. Miss shares are the larger prefix's (`_head_prefix_bytes`). None also unless the
+    larger prefix is under `HEAD_PREFIX_SHARE` of the looped kernel's tiles; causal tiles are not uniform."""
     looped = [k for k, plan in enumerate(plans) if plan.replay_sides]
     if len(looped) != 1 or len(plans) < 2 or not _uniform(plans[looped[0]]):
         return None
@@ -325,6 +340,10 @@ def _wave_prefixes(
     waves = max(1, -(-(prefix_tiles - rest) // (2 * slots)))
     sizes = (rest + waves * slots, rest + 2 * waves * slots)
     if sizes[1] >= HEAD_PREFIX_SHARE * head:
+        return None
+    firsts = _head_copies(plans[number], tiles[number][: sizes[0]], known[number])
+    distinct = {key: nbytes for tile in firsts for _, _, key, nbytes in tile.records}
+    if sum(distinct.values()) <= capacity_bytes:
         return None
     small, large = ([size if k == number else len(ts) for k, ts in enumerate(tiles)] for size in sizes)
     return _Prefixes((tuple(small), tuple(large)), (sizes[0] / head, sizes[1] / head))
