@@ -3,7 +3,10 @@ replayed through the L2 model (`simgpu.replay`) at the base fold and at each fit
 added back and the heads scaled up.
 
 Exact (equal to exact mode's bytes) while the whole run fits in L2. Ignored: for runs that overflow L2, that the
-replay sees the pressure of fewer heads, in their share of L2, than run side by side.
+replay sees the pressure of fewer heads, in their share of L2, than run side by side. A head too large to replay
+whole (long sequences) replays two prefixes of its tiles, extrapolated linearly (`_shared_prefixes`: all kernels
+looped, a share of each; `_wave_prefixes`: FlashAttention's backward, whole waves of its main kernel beside its
+loop-free kernels whole, where the smaller prefix turns L2 over); what each ignores is said there.
 
 The replay folds the shapes that the plan left unfolded (it folds a few of each outline's group) without building
 the loop iterations of the roles that touch no memory in them: it takes from the plan's fold of the group that
@@ -43,10 +46,13 @@ from simgpu.units.fluid_l2 import MissShares
 REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
 REPLAY_ACCESSES = 40_000  # memory accesses a replay walks at most (more only when one head has more)
 HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is too large to replay whole
+HEAD_PREFIX_SHARE = 0.5  # a prefix replay applies while its larger prefix is less than this share of the head
 Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
 
 
-def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.ndarray]:
+def replayed_bytes(
+    arch: Arch, plans: Sequence[KernelPlan], prefix_tiles: int | None = None
+) -> tuple[Shares, np.ndarray]:
     """The replay's miss shares and its bytes with every removed iteration added back.
 
     When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
@@ -55,16 +61,19 @@ def replayed_bytes(arch: Arch, plans: Sequence[KernelPlan]) -> tuple[Shares, np.
     share of L2), and their bytes scale by the number of heads. Between kernels their share of L2 stays
     resident, as from one kernel to the next the whole run's data competes for it, but only what of theirs outlasts
     the later heads' data can be hit (kernels take heads in order; L2 keeps the newest). Both are exact while
-    the whole run fits in L2. One head too large to replay whole replays a prefix of its tiles where that applies
-    (`_head_prefix_share`). Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and larger ones replay
-    the first f and 2f of every kernel's tiles through that share of L2 and extrapolate linearly."""
+    the whole run fits in L2. One head too large to replay whole replays two prefixes of its tiles where that
+    applies (`_head_prefixes`; the larger holds `prefix_tiles` tiles at least, `HEAD_PREFIX_TILES` by default:
+    the tests raise it to replay heads whole). Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and
+    larger ones replay the first f and 2f of every kernel's tiles through that share of L2 and extrapolate
+    linearly."""
     known = [_replay_folded(plan) for plan in plans]  # shapes folded for the replay so far, by position
     heads = _first_heads(arch, plans, known)
     if heads is not None:
         total, concurrent, replayed, tiles = heads
-        share = _head_prefix_share(arch, plans, tiles) if replayed == 1 else None
-        if share is not None:
-            return _head_prefix_bytes(arch, plans, tiles, share, concurrent, total, known)
+        least = HEAD_PREFIX_TILES if prefix_tiles is None else prefix_tiles
+        prefixes = _head_prefixes(arch, plans, tiles, least, known, concurrent) if replayed == 1 else None
+        if prefixes is not None:
+            return _head_prefix_bytes(arch, plans, tiles, prefixes, concurrent, total, known)
         # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
         # pressure; between kernels the whole run's heads compete. The bytes of a removed iteration are fitted on
         # the first head alone, in its share of L2 (heads are alike).
@@ -242,46 +251,130 @@ def _planned_accesses(plan: KernelPlan, folded: Mapping[int, FoldedTile]) -> int
     return sum(len(folded[n].records) if n in folded else representatives[kind] for n, kind in enumerate(plan.kinds))
 
 
-def _head_prefix_share(arch: Arch, plans: Sequence[KernelPlan], tiles: Sequence[Sequence[Hashable]]) -> float | None:
-    """The share of one head's tiles that a prefix replay (`_head_prefix_bytes`) covers: `HEAD_PREFIX_TILES` tiles
-    or more, a wave of the chip's CTA slots in every kernel (tiles reuse one another's data: the first wave brings
-    it into L2). None where a prefix does not apply: unless every kernel is of uniform tiles with folded loops, or
-    when the share would be half a head or more. The bytes of standard attention's score tiles, which overflow
-    L2, are far from linear in a prefix of them, so are those of causal tiles (a prefix holds the longest or the
-    shortest rows), and so are those of a kernel replayed whole beside another's prefix (backward's preprocessing
-    reads or leaves in L2 what the prefix did not write)."""
+@dataclass(frozen=True)
+class _Prefixes:
+    """Two prefix replays of one head (`_head_prefix_bytes`): per replay (the smaller first), the tiles of the
+    head that each kernel replays (its first ones), and the share of the head's work that the replay stands for,
+    in which the bytes extrapolate linearly to the whole head (share 1)."""
+
+    counts: tuple[tuple[int, ...], tuple[int, ...]]
+    covered: tuple[float, float]
+
+
+def _head_prefixes(
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    tiles: Sequence[Sequence[Hashable]],
+    prefix_tiles: int,
+    known: Sequence[dict[int, FoldedTile]],
+    concurrent: int,
+) -> _Prefixes | None:
+    """The prefix replays of a head too large to replay whole (`_shared_prefixes`, `_wave_prefixes`); None where
+    neither applies."""
+    shared = _shared_prefixes(arch, plans, tiles, prefix_tiles)
+    return shared or _wave_prefixes(arch, plans, tiles, prefix_tiles, known, arch.l2.capacity_bytes / concurrent)
+
+
+def _shared_prefixes(
+    arch: Arch, plans: Sequence[KernelPlan], tiles: Sequence[Sequence[Hashable]], prefix_tiles: int
+) -> _Prefixes | None:
+    """Where every kernel is of uniform tiles with folded loops: a share of every kernel's tiles and half that
+    share, the share covering `prefix_tiles` tiles or more and a wave of the chip's CTA slots in every kernel
+    (tiles reuse one another's data: the first wave brings it into L2); the bytes extrapolate in the share of the
+    head's tiles replayed (past the first wave, further tiles of a head reuse what it brought into L2 alike).
+    None unless the share is under `HEAD_PREFIX_SHARE`. The bytes of standard attention's score tiles, which
+    overflow L2, are far from linear in a prefix of them, so are those of causal tiles (a prefix holds the longest
+    or the shortest rows)."""
     per_head = [len(ts) for ts in tiles]
-    if not all(plan.replay_sides and len(set(zip(plan.kinds, plan.removed, strict=True))) == 1 for plan in plans):
+    if not all(plan.replay_sides and _uniform(plan) for plan in plans):
         return None
     waves = [arch.sms * plan.fit / n for plan, n in zip(plans, per_head, strict=True)]
-    share = max(HEAD_PREFIX_TILES / sum(per_head), *waves)
-    return share if share < 0.5 else None
+    share = max(prefix_tiles / sum(per_head), *waves)
+    if share >= HEAD_PREFIX_SHARE:
+        return None
+    small, large = ([max(1, round(part * n)) for n in per_head] for part in (share / 2, share))
+    covered = (sum(small) / sum(per_head), sum(large) / sum(per_head))
+    return _Prefixes((tuple(small), tuple(large)), covered)
+
+
+def _wave_prefixes(
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    tiles: Sequence[Sequence[Hashable]],
+    prefix_tiles: int,
+    known: Sequence[dict[int, FoldedTile]],
+    capacity_bytes: float,
+) -> _Prefixes | None:
+    """Where one kernel of uniform tiles folds loops and the others fold none (FlashAttention's backward: the
+    main kernel between the loop-free preprocessing and dQ conversion): the looped kernel replays its first
+    r + m W and r + 2 m W tiles of the head (W: the chip's CTA slots for it; r: the head's tiles past its last
+    whole wave; m: the fewest waves that make the larger prefix `prefix_tiles` tiles), the others replay whole in
+    both, and the bytes extrapolate linearly in the looped kernel's tiles, which is by whole waves.
+
+    Why this is sound: the replay walks a kernel's tiles a wave at a time (`simgpu.replay`); both prefixes, like
+    the whole head, are whole waves then a last wave of r tiles, and they differ by m whole waves past the first
+    (which brings the head's data into L2). Waves of uniform tiles that meet L2 in the same state move the same
+    bytes, also in the fitted cost of the removed iterations (`_fold_replay`: a wave's tiles re-read a removed
+    iteration's data once per wave where it does not stay in L2), so each further wave adds what the last m did.
+    The loop-free kernels, replayed whole, add the same bytes to both prefixes where what they exchange with the
+    looped kernel through L2 does not depend on how many of its tiles ran: in the backward every key block reads
+    all of the head's Delta and LSE and adds into all of its dQacc, and the looped kernel ends on a wave of r
+    tiles in both. Extrapolating a share of their tiles would not do: at the run's end what stays dirty in L2
+    (written back untimed) depends on how much the last kernel walked.
+
+    That needs the waves past the smaller prefix to meet L2 in one state: it applies only where the smaller
+    prefix's tiles of the looped kernel, at the base fold, touch more distinct bytes than the head's share of L2
+    (`capacity_bytes`) holds, so that L2 holds nothing from before them. Below that, the replay crosses from a
+    transient to its steady state late or from fitting in L2 to overflowing it (v2's backward at 8k tokens on an
+    H100 cut to 3 SMs and a 2 MB L2: HBM reads 77% under the whole head's replay, below the compulsory bytes):
+    the head replays whole. Ignored: that the condition is one of the base fold (the fitted removed iterations
+    touch more), and that a removed iteration's data re-read by later waves makes waves differ in ways the two
+    prefixes do not show. Miss shares are the larger prefix's (`_head_prefix_bytes`). None also unless the
+    larger prefix is under `HEAD_PREFIX_SHARE` of the looped kernel's tiles; causal tiles are not uniform."""
+    looped = [k for k, plan in enumerate(plans) if plan.replay_sides]
+    if len(looped) != 1 or len(plans) < 2 or not _uniform(plans[looped[0]]):
+        return None
+    number = looped[0]
+    head, slots = len(tiles[number]), arch.sms * plans[number].fit
+    rest = head % slots
+    waves = max(1, -(-(prefix_tiles - rest) // (2 * slots)))
+    sizes = (rest + waves * slots, rest + 2 * waves * slots)
+    if sizes[1] >= HEAD_PREFIX_SHARE * head:
+        return None
+    firsts = _head_copies(plans[number], tiles[number][: sizes[0]], known[number])
+    distinct = {key: nbytes for tile in firsts for _, _, key, nbytes in tile.records}
+    if sum(distinct.values()) <= capacity_bytes:
+        return None
+    small, large = ([size if k == number else len(ts) for k, ts in enumerate(tiles)] for size in sizes)
+    return _Prefixes((tuple(small), tuple(large)), (sizes[0] / head, sizes[1] / head))
+
+
+def _uniform(plan: KernelPlan) -> bool:
+    """Whether the kernel's tiles fold alike: one kind, as many iterations removed."""
+    return len(set(zip(plan.kinds, plan.removed, strict=True))) == 1
 
 
 def _head_prefix_bytes(
     arch: Arch,
     plans: Sequence[KernelPlan],
     tiles: Sequence[Sequence[Hashable]],
-    share: float,
+    prefixes: _Prefixes,
     concurrent: int,
     total: int,
     known: Sequence[dict[int, FoldedTile]],
 ) -> tuple[Shares, np.ndarray]:
-    """The bytes of a run whose one head has too many tiles to replay whole (long sequences): the first `share`
-    and half that share of the head's tiles in every kernel replay (`_head_prefix_share`), each with its removed
-    iterations added back (`_fold_replay`); the bytes extrapolate linearly in the share of tiles replayed (past
-    the first wave, further tiles of a head reuse what it brought into L2 alike) and scale by the number of
-    heads."""
-    per_head = [len(ts) for ts in tiles]
-    counts = [[max(1, round(part * n)) for n in per_head] for part in (share / 2, share)]
-    covered = [sum(count) / sum(per_head) for count in counts]
+    """The bytes of a run whose one head has too many tiles to replay whole (long sequences): the head's
+    `prefixes` replay, each with its removed iterations added back (`_fold_replay`); the bytes extrapolate
+    linearly in the share of the head that they stand for (`_Prefixes.covered`) and scale by the number of heads.
+    The miss shares are the larger prefix's (its first wave weighs more than in the whole head)."""
     replays = []
     # `known`: the shapes folded so far; the smaller prefix's tiles are the larger's first ones.
-    for count in counts:
+    for count in prefixes.counts:
         firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
         folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)]
         replays.append(_fold_replay(arch, plans, _Replayed(firsts, folded, 1 / concurrent, 1 / total)))
     (_, small), (shares, large) = replays
+    covered = prefixes.covered
     return shares, (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
 
 

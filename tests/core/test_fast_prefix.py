@@ -1,0 +1,69 @@
+"""The prefix replay of a head too long to replay whole (`simgpu.fast_bytes`): FlashAttention's backward replays
+whole waves of its main kernel's tiles beside its loop-free kernels replayed whole, and extrapolates to the bytes a
+replay of the whole head gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from simgpu import Problem, fast_bytes, load_arch
+from simgpu.api import schedule
+from simgpu.fast_bytes import replayed_bytes
+from simgpu.fast_plan import plan_kernel
+
+WHOLE = 10**9  # `prefix_tiles` no head reaches: every head replays whole
+BACKWARD = Problem(1, 2, 8192, 128, pass_="bwd")
+
+
+def _count_prefix_replays(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The `_Prefixes` of each prefix replay made from now on."""
+    taken: list[Any] = []
+    prefix_bytes = fast_bytes._head_prefix_bytes
+
+    def counted(*args: Any) -> Any:
+        taken.append(args[3])
+        return prefix_bytes(*args)
+
+    monkeypatch.setattr(fast_bytes, "_head_prefix_bytes", counted)
+    return taken
+
+
+@pytest.mark.parametrize(("arch_name", "algo", "sms"), [("h100", "v2", 3), ("h100", "v3", 2), ("b200", "v4", 3)])
+def test_backward_prefix_replay_extrapolates_to_the_whole_heads_bytes(
+    arch_name: str, algo: str, sms: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 64 key blocks per head, a few SMs: one head replays at a time, and with at least 8 tiles (not the default 64)
+    # the prefixes are under half the head. An L2 of 1 MB, as 128k tokens overflow a head's share of the chips' L2:
+    # the smaller prefix turns it over. v3's loop-free kernels end on a partial row block (80-row Q blocks).
+    arch = load_arch(arch_name, {"sms": sms, "l2.capacity_bytes": 1_000_000})
+    kernels = schedule(arch, algo, BACKWARD, {})
+    plans = [plan_kernel(arch, kernel) for kernel in kernels]
+    taken = _count_prefix_replays(monkeypatch)
+    _, prefix = replayed_bytes(arch, plans, prefix_tiles=8)
+    assert len(taken) == 1
+    _, whole = replayed_bytes(arch, plans, prefix_tiles=WHOLE)
+    assert len(taken) == 1
+    # The main kernel replays whole waves and the head's partial one, the others every tile of the head.
+    (small, large), heads = taken[0].counts, 2
+    main = next(k for k, plan in enumerate(plans) if plan.replay_sides)
+    per_head, slots = len(kernels[main].tiles) // heads, arch.sms * plans[main].fit
+    assert small[main] % slots == large[main] % slots == per_head % slots
+    assert large[main] < per_head / 2
+    for k, kernel in enumerate(kernels):
+        if k != main:
+            assert small[k] == large[k] == len(kernel.tiles) // heads
+    # Waves of uniform tiles move alike: the extrapolation equals the whole head's replay.
+    np.testing.assert_allclose(prefix, whole, rtol=1e-9)
+
+
+def test_a_head_whose_prefix_leaves_room_in_l2_replays_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 2 MB L2: the smaller prefix (7 key blocks) does not turn it over, and its waves are not yet those that follow
+    # (extrapolated, HBM reads came out 77% under the whole head's replay, below the compulsory bytes).
+    arch = load_arch("h100", {"sms": 3, "l2.capacity_bytes": 2_000_000})
+    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "v2", BACKWARD, {})]
+    taken = _count_prefix_replays(monkeypatch)
+    replayed_bytes(arch, plans, prefix_tiles=8)
+    assert taken == []
