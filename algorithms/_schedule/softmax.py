@@ -32,8 +32,8 @@ def online_softmax(
     rows: int, cols: int, headdim: int, masked: bool, rescale_o: bool = True
 ) -> tuple[Vector, Vector, Vector]:
     """The row-max pass (the thread's FMNMX, the quad's reduction) and the exp pass over a `rows` x `cols` score
-    tile (O has `headdim` columns). Without
-    `rescale_o` the exp pass leaves O alone: the schedule places `o_rescale` itself (FA3 between its two GEMMs)."""
+    tile (O has `headdim` columns). Without `rescale_o` the exp pass leaves O alone: the schedule places
+    `o_rescale` itself (FA3 between its two GEMMs)."""
     scores = rows * cols
     per_thread = cols / QUAD
     mask = 2 * scores if masked else 0

@@ -293,8 +293,9 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 # FA3's order: issue S_{j+1}, rescale O by the factors of softmax j (registers PV_j accumulates
                 # into: between the two issues, with the turn held), issue PV_j (P_j came from the previous
                 # softmax), then the softmax of S_{j+1} runs while PV_j is still on the tensor cores. The rescale's
-                # FMULs sit after S's first wgmma (our kernel's SASS, d = 64 and 128): they run while the tensor
-                # cores take it, and S's other k-steps are issued after them.
+                # FMULs sit after S's first wgmma (our kernel's SASS, bf16 at d = 64 and 128; taken as the same for
+                # FP8 and d = 256, not checked): they run while the tensor cores take it, and S's other k-steps are
+                # issued after them.
                 ahead = j + 1 < n
                 issue_s = (
                     (Wait("k_full"), Mma(WGMMA_ROWS, c, s_step, problem.dtype), rescale,
