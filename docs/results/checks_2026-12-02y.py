@@ -30,8 +30,9 @@ TILE = 128
 Variant = tuple[int, bool, bool]  # headdim, pingpong, intra_wg_overlap
 
 
-def measured() -> dict[Variant, tuple[float, float]]:
-    """Per variant, the fitted (period, fixed cost per CTA) in cycles from the validation sweep's measured times."""
+def measured(column: str = "measured_ms") -> dict[Variant, tuple[float, float]]:
+    """Per variant, the fitted (period, fixed cost per CTA) in cycles from the validation sweep's times in `column`
+    (`predicted_ms`: the same fit of the model's predictions, at the measured clock)."""
     points: dict[Variant, list[tuple[float, float]]] = defaultdict(list)
     with VALIDATION.open(newline="") as handle:
         for row in csv.DictReader(handle):
@@ -39,7 +40,7 @@ def measured() -> dict[Variant, tuple[float, float]]:
                 continue
             d, options = int(row["headdim"]), row["options"]
             waves = -(-(16384 // TILE) * (2048 // d) // 132)
-            cycles = float(row["measured_ms"]) * 1e-3 * float(row["clock_mhz"]) * 1e6 / waves
+            cycles = float(row[column]) * 1e-3 * float(row["clock_mhz"]) * 1e6 / waves
             key = (d, "pingpong=True" in options, "intra_wg_overlap=True" in options)
             points[key].append((int(row["seqlen"]) / TILE, cycles))
     fits = {}
