@@ -23,7 +23,7 @@ from simgpu.errors import InternalError, OptionError, ProblemError
 from simgpu.fast import FastPlan, plan_fast, run_fast, thaw
 from simgpu.kernel import Kernel
 from simgpu.problem import AnyProblem, GemmProblem, Problem
-from simgpu.registry import load_algorithm
+from simgpu.registry import algorithm_names, load_algorithm
 from simgpu.result import Result, make_result
 from simgpu.trace import Trace
 
@@ -48,6 +48,9 @@ def schedule(arch: Arch, algo: str, problem: AnyProblem, options: Mapping[str, A
     if unknown:
         valid = ", ".join(sorted(module.OPTIONS)) or "none"
         raise OptionError(f"algorithm {algo} has no option {', '.join(unknown)} (valid: {valid})")
+    if isinstance(problem, Problem) and problem.seqlens is not None and not getattr(module, "VARLEN", False):
+        takers = ", ".join(name for name in algorithm_names() if getattr(load_algorithm(name), "VARLEN", False))
+        raise ProblemError(f"algorithm {algo} does not model varlen batches (seqlens); {takers or 'none'} does")
     problem.check_arch(arch)
     return tuple(module.schedule(arch, problem, **options))
 

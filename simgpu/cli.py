@@ -83,6 +83,13 @@ def _key_values(items: Sequence[str], flag: str) -> dict[str, Any]:
     return parsed
 
 
+def _lengths(text: str) -> list[int]:
+    try:
+        return [int(item) for item in text.split(",")]
+    except ValueError:
+        raise OptionError(f"--seqlens {text!r}: expected comma-separated integers, e.g. 512,2048,1024") from None
+
+
 @cli.command("run")
 @click.option("--arch", "arch_name", required=True, help="Arch name (see `simgpu archs`) or path to a YAML file.")
 @click.option("--algo", required=True, help="Algorithm: gemm, standard, v1, v2, v3, v4.")
@@ -90,6 +97,12 @@ def _key_values(items: Sequence[str], flag: str) -> dict[str, Any]:
 @click.option("--heads", type=int, default=16, show_default=True)
 @click.option("--seqlen", type=int, default=4096, show_default=True, help="Query sequence length.")
 @click.option("--seqlen-k", type=int, default=None, help="Key/value sequence length (default: --seqlen).")
+@click.option(
+    "--seqlens",
+    default=None,
+    metavar="N,N,...",
+    help="A varlen batch: each sequence's length (queries = keys), comma-separated; replaces --batch and --seqlen.",
+)
 @click.option("--headdim", type=int, default=128, show_default=True)
 @click.option("--causal", is_flag=True)
 @click.option("--dtype", type=click.Choice(INPUT_DTYPES), default="bf16", show_default=True)
@@ -124,6 +137,7 @@ def run_command(
     heads: int,
     seqlen: int,
     seqlen_k: int | None,
+    seqlens: str | None,
     headdim: int,
     causal: bool,
     dtype: str,
@@ -146,6 +160,10 @@ def run_command(
     problem: AnyProblem
     if module.PROBLEM == "gemm":
         problem = GemmProblem(m, n, k, dtype)
+    elif seqlens is not None:
+        if seqlen_k is not None:
+            raise OptionError("--seqlens gives each sequence's key length too: leave out --seqlen-k")
+        problem = Problem.varlen(heads, _lengths(seqlens), headdim, causal, dtype, pass_)
     else:
         problem = Problem(batch, heads, seqlen, headdim, seqlen_k, causal, dtype, pass_)
     trace = Trace() if trace_path is not None else None

@@ -2,13 +2,14 @@
 
 FLOPs follow the papers' convention (shared/reference/papers.md): an attention forward is
 4 * batch * heads * seqlen_q * seqlen_k * headdim, halved when causal; backward is 2.5x forward and
-forward+backward 3.5x. Compulsory HBM bytes are the inputs read once plus the outputs written once: no schedule can
-move less, so results below it are internal errors. A problem whose inputs and outputs exceed the arch's HBM
-is refused (OutOfMemoryError).
+forward+backward 3.5x; a varlen batch sums each sequence's own. Compulsory HBM bytes are the inputs read once plus
+the outputs written once: no schedule can move less, so results below it are internal errors. A problem whose
+inputs and outputs exceed the arch's HBM is refused (OutOfMemoryError).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -31,7 +32,11 @@ def _positive(name: str, value: int) -> None:
 
 @dataclass(frozen=True)
 class Problem:
-    """Attention of `(batch, heads, seqlen, headdim)` tensors; `seqlen_k` defaults to `seqlen_q`."""
+    """Attention of `(batch, heads, seqlen, headdim)` tensors; `seqlen_k` defaults to `seqlen_q`.
+
+    `seqlens`: a varlen batch (FlashAttention's `cu_seqlens`): sequence b has `seqlens[b]` query and key tokens,
+    packed without padding; `batch` is their number and `seqlen_q` (= `seqlen_k`) the longest. `Problem.varlen`
+    builds one. Only algorithms that declare `VARLEN` take it (`simgpu.api.schedule`)."""
 
     batch: int
     heads: int
@@ -41,6 +46,25 @@ class Problem:
     causal: bool = False
     dtype: str = "bf16"
     pass_: str = "fwd"
+    seqlens: tuple[int, ...] | None = None
+
+    @classmethod
+    def varlen(
+        cls,
+        heads: int,
+        seqlens: Sequence[int],
+        headdim: int,
+        causal: bool = False,
+        dtype: str = "bf16",
+        pass_: str = "fwd",
+    ) -> Problem:
+        """A varlen batch of sequences of `seqlens` tokens each."""
+        lengths = tuple(seqlens)
+        if not lengths:
+            raise ProblemError("seqlens: a varlen batch needs at least one sequence")
+        for length in lengths:
+            _positive("each of seqlens", length)
+        return cls(len(lengths), heads, max(lengths), headdim, None, causal, dtype, pass_, lengths)
 
     def __post_init__(self) -> None:
         for name in ("batch", "heads", "seqlen_q", "headdim"):
@@ -54,6 +78,19 @@ class Problem:
             raise ProblemError(f"pass must be one of {', '.join(PASSES)}, got {self.pass_!r}")
         if not isinstance(self.causal, bool):
             raise ProblemError(f"causal must be a bool, got {self.causal!r}")
+        if self.seqlens is not None:
+            self._check_seqlens(self.seqlens)
+
+    def _check_seqlens(self, seqlens: tuple[int, ...]) -> None:
+        if not isinstance(seqlens, tuple) or len(seqlens) != self.batch:
+            raise ProblemError(f"seqlens must be a tuple of batch = {self.batch} lengths, got {seqlens!r}")
+        for length in seqlens:
+            _positive("each of seqlens", length)
+        if max(seqlens) != self.seqlen_q or self.nk != self.seqlen_q:
+            raise ProblemError(
+                f"a varlen batch has seqlen_q = seqlen_k = its longest sequence ({max(seqlens)}), got "
+                f"{self.seqlen_q} and {self.nk}"
+            )
 
     @property
     def nk(self) -> int:
@@ -65,7 +102,10 @@ class Problem:
         return DTYPE_BYTES[self.dtype]
 
     def forward_flops(self) -> float:
-        flops = 4.0 * self.batch * self.heads * self.seqlen_q * self.nk * self.headdim
+        if self.seqlens is not None:
+            flops = 4.0 * self.heads * self.headdim * sum(length * length for length in self.seqlens)
+        else:
+            flops = 4.0 * self.batch * self.heads * self.seqlen_q * self.nk * self.headdim
         return flops / 2 if self.causal else flops
 
     @property
@@ -74,8 +114,12 @@ class Problem:
         return self.forward_flops() * factor
 
     def tensor_bytes(self, seqlen: int) -> int:
-        """Bytes of one (batch, heads, seqlen, headdim) tensor in the input dtype."""
-        return self.batch * self.heads * seqlen * self.headdim * self.element_bytes
+        """Bytes of one (batch, heads, seqlen, headdim) tensor in the input dtype; of a varlen batch, of its packed
+        tokens (`seqlen` is then `seqlen_q`, `seqlen_k` or `attending_rows`, all of which cover every token)."""
+        return self._tokens(seqlen) * self.heads * self.headdim * self.element_bytes
+
+    def _tokens(self, seqlen: int) -> int:
+        return sum(self.seqlens) if self.seqlens is not None else self.batch * seqlen
 
     @property
     def attending_rows(self) -> int:
@@ -85,7 +129,7 @@ class Problem:
 
     @property
     def lse_bytes(self) -> int:
-        return self.batch * self.heads * self.seqlen_q * LSE_BYTES
+        return self._tokens(self.seqlen_q) * self.heads * LSE_BYTES
 
     def _compulsory(self) -> tuple[int, int]:
         """(read, write) bytes: inputs read once and outputs written once, for the pass asked.
@@ -113,7 +157,7 @@ class Problem:
         _check_arch(self, arch)
 
     def describe(self) -> dict[str, object]:
-        return {
+        described: dict[str, object] = {
             "batch": self.batch,
             "heads": self.heads,
             "seqlen_q": self.seqlen_q,
@@ -123,6 +167,9 @@ class Problem:
             "dtype": self.dtype,
             "pass": self.pass_,
         }
+        if self.seqlens is not None:
+            described["seqlens"] = list(self.seqlens)
+        return described
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 `simgpu.algorithms` (see pyproject.toml), and any module can be given by dotted path as well.
 
 An algorithm module provides `schedule(arch, problem, **options) -> sequence of Kernel`, `OPTIONS` (the option
-names it accepts, mapped to their defaults) and `PROBLEM` ("attention" or "gemm").
+names it accepts, mapped to their defaults) and `PROBLEM` ("attention" or "gemm"); an attention algorithm that
+models varlen batches (`Problem.seqlens`) sets `VARLEN = True`.
 """
 
 from __future__ import annotations

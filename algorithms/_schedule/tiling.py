@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from functools import cache
 
 from simgpu.problem import Problem
 
-# Attention tiles are indexed (batch, head, ...): the kernels' `head_axes`.
+# Attention tiles are indexed (batch, head, ...): the kernels' `head_axes`; a varlen batch's (head, batch, ...).
 HEAD_AXES = 2
+VARLEN_HEAD_AXES = 1
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -86,3 +88,30 @@ def sectioned_order(
     pairs = [(b, h) for b in range(problem.batch) for h in range(problem.heads)]
     order = range(blocks - 1, -1, -1) if reverse else range(blocks)
     return [(*pair, j) for s in range(0, len(pairs), swizzle) for j in order for pair in pairs[s : s + swizzle]]
+
+
+def sequence(problem: Problem, b: int) -> Problem:
+    """Sequence `b` of a varlen batch as a problem of its own (one sequence, every head); `problem` itself when the
+    batch is not varlen (every sequence alike)."""
+    return problem if problem.seqlens is None else _one_sequence(problem, problem.seqlens[b])
+
+
+@cache
+def _one_sequence(problem: Problem, length: int) -> Problem:
+    return Problem(1, problem.heads, length, problem.headdim, None, problem.causal, problem.dtype, problem.pass_)
+
+
+def tile_axes(problem: Problem) -> int:
+    """The kernels' `head_axes`. Tiles and memory keys of a varlen batch begin (head, batch): sequences differ in
+    length, so only the head selects memory alone (`tile_key`)."""
+    return HEAD_AXES if problem.seqlens is None else VARLEN_HEAD_AXES
+
+
+def tile_key(problem: Problem, b: int, h: int, *rest: int) -> tuple[int, ...]:
+    """A tile index or memory key of batch `b`, head `h`: (b, h, ...), or (h, b, ...) for a varlen batch."""
+    return (b, h, *rest) if problem.seqlens is None else (h, b, *rest)
+
+
+def tile_batch_head(problem: Problem, tile: tuple[int, ...]) -> tuple[int, int]:
+    """(batch, head) of a tile index made by `tile_key`."""
+    return (tile[0], tile[1]) if problem.seqlens is None else (tile[1], tile[0])

@@ -78,7 +78,12 @@ fp32 dQ accumulator, key blocks outermost): with `lpt` longest first; determinis
 
 IO (HBM/L2) by the loop structure: forward Q once, K and V once per visited block, O and LSE once; backward K and
 V once per key block, Q, dO, LSE and D once per visited (key block, Q tile), dQ atomics once per such pair.
-Ignored: FP8's V transpose, varlen, non-persistent launches (FA4's causal forward and its backward launch one CTA
+Varlen batches (`Problem.seqlens`), forward only: each sequence's work items are those of a batch of one sequence
+of its length, and the sequences run in turn (FA-repo `SingleTileVarlenScheduler`), each in the order above; tiles
+and memory keys begin (head, batch), so that fast mode's heads stay alike. Its rescaled share is measured per
+length. Ignored: FA4's varlen scheduler's cap of 16 heads per section, the backward of a varlen batch (refused).
+
+Ignored: FP8's V transpose, non-persistent launches (FA4's causal forward and its backward launch one CTA
 per tile in the same order: the persistent queue overlaps one tile's epilogue with the next one's loads), and the
 order of semaphore waits in fast mode (representative SMs do not see the other CTAs: `simgpu.engine`; the
 deterministic backward's waits need exact mode). (2-CTA MMAs split their shared B operand between the pair:
@@ -101,6 +106,10 @@ from algorithms._schedule.tiling import (
     key_blocks,
     rows_in_block,
     sectioned_order,
+    sequence,
+    tile_axes,
+    tile_batch_head,
+    tile_key,
 )
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
@@ -109,6 +118,7 @@ from simgpu.ops import Advance, Arrive, Load, Mma, Op, Repeat, Smem, Store, Tmem
 from simgpu.problem import Problem
 
 PROBLEM = "attention"
+VARLEN = True
 OPTIONS: dict[str, Any] = {
     "block_m": None,
     "block_n": None,
@@ -210,6 +220,8 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     if problem.pass_ in ("fwd", "fwd_bwd"):
         kernels.append(forward_kernel(arch, problem, cfg))
     if problem.pass_ in ("bwd", "fwd_bwd"):
+        if problem.seqlens is not None:
+            raise ProblemError("v4 models the forward of a varlen batch (seqlens), not its backward")
         kernels += backward_kernels(problem, cfg)
     return tuple(kernels)
 
@@ -248,37 +260,40 @@ def _default_stages(arch: Arch, fixed_smem: int, slot_bytes: int) -> int:
 def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
     r, c = cfg.block_m, cfg.block_n
-    n_q_tiles = ceil_div(problem.seqlen_q, r)
-    n_items = ceil_div(n_q_tiles, Q_TILES)
     f_emu = float(cfg.exp_emulation_fraction)
-    f_rescale = _rescale_fraction(problem, cfg)
     fma_emu = fma_per_exp2(cfg.exp_poly_degree)
     fixed_smem = 2 * Q_TILES * r * d * eb  # Q_0, Q_1 and the O staging of both tiles
     stages = cfg.stages or _default_stages(arch, fixed_smem, c * d * eb)
 
     def visits(tile: Hashable) -> tuple[int, int, int, tuple[int, ...], Any]:
         """(b, h, first Q tile, rows of each present Q tile, key blocks of the item's rows)."""
-        b, h, p = tile  # type: ignore[misc]
-        first = p * Q_TILES
-        rows = tuple(rows_in_block(problem.seqlen_q, r, first + t) for t in range(min(Q_TILES, n_q_tiles - first)))
-        return b, h, first, rows, key_blocks(problem, first * r, sum(rows), c)
+        b, h = tile_batch_head(problem, tile)  # type: ignore[arg-type]
+        seq, first = sequence(problem, b), tile[-1] * Q_TILES  # type: ignore[index]
+        n_q_tiles = ceil_div(seq.seqlen_q, r)
+        rows = tuple(rows_in_block(seq.seqlen_q, r, first + t) for t in range(min(Q_TILES, n_q_tiles - first)))
+        return b, h, first, rows, key_blocks(seq, first * r, sum(rows), c)
 
-    def kv_bytes(j: int) -> int:
-        return rows_in_block(problem.nk, c, j) * d * eb
+    def kv_bytes(b: int, j: int) -> int:
+        return rows_in_block(sequence(problem, b).nk, c, j) * d * eb
 
     def cursor(ring: str, steps: int) -> tuple[Op, ...]:
         return (Advance((ring,)),) * steps
+
+    def key(b: int, h: int, index: int) -> tuple[int, ...]:
+        return tile_key(problem, b, h, index)
 
     def load(tile: Hashable) -> Sequence[Op]:
         b, h, first, rows, keys = visits(tile)
 
         def step(j: int) -> Sequence[Op]:
             return (
-                Wait("kv_empty"), Load("K", (b, h, j), kv_bytes(j), arrive="kv_full"), Advance(("kv_empty", "kv_full")),
-                Wait("kv_empty"), Load("V", (b, h, j), kv_bytes(j), arrive="kv_full"), Advance(("kv_empty", "kv_full")),
+                Wait("kv_empty"), Load("K", key(b, h, j), kv_bytes(b, j), arrive="kv_full"),
+                Advance(("kv_empty", "kv_full")),
+                Wait("kv_empty"), Load("V", key(b, h, j), kv_bytes(b, j), arrive="kv_full"),
+                Advance(("kv_empty", "kv_full")),
             )  # fmt: skip
 
-        q_loads = [Load("Q", (b, h, first + t), n * d * eb, arrive=("q_full", t)) for t, n in enumerate(rows)]
+        q_loads = [Load("Q", key(b, h, first + t), n * d * eb, arrive=("q_full", t)) for t, n in enumerate(rows)]
         return (Wait("q_empty"), *q_loads, Advance(("q_empty",)), Repeat(keys.visited, step))
 
     s_args = (r, c, d, problem.dtype)  # S_t = Q_t K_j^T: 2 r c d FLOPs; smem reads Q_t (r d) + K_j (c d) elements
@@ -358,8 +373,9 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     o_tile = r * d * ACC_BYTES  # one O accumulator in TMEM
 
     def correction(tile: Hashable) -> Sequence[Op]:
-        _, _, _, rows, keys = visits(tile)
+        b, _, _, rows, keys = visits(tile)
         n, tiles = keys.visited, range(len(rows))
+        f_rescale = _rescale_fraction(sequence(problem, b), cfg)
         last = len(rows) - 1
         if not n:
             return ()
@@ -401,8 +417,8 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
             if keys.visited:  # else no key is seen: O = 0 and LSE = -inf are written from registers
                 ops += [Wait(f"o_staged{t}"), Smem(read_bytes=n_rows * d * eb), Arrive(f"o_empty{t}")]
             ops += [
-                Store("O", (b, h, first + t), n_rows * d * eb, engine="tma"),
-                Store("LSE", (b, h, first + t), n_rows * ACC_BYTES),
+                Store("O", key(b, h, first + t), n_rows * d * eb, engine="tma"),
+                Store("LSE", key(b, h, first + t), n_rows * ACC_BYTES),
             ]
         return ops
 
@@ -423,17 +439,11 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         barriers += [BarrierSpec(f"s_full{t}"), BarrierSpec(f"p_full{t}"), BarrierSpec(f"pv_done{t}")]
         barriers += [BarrierSpec(f"scale{t}"), BarrierSpec(f"o_ready{t}", initial_phases=1)]
         barriers += [BarrierSpec(f"o_staged{t}"), BarrierSpec(f"o_empty{t}", initial_phases=1)]
-    lpt = problem.causal if cfg.lpt is None else cfg.lpt
-    if problem.causal or lpt:  # K and V of a section's heads stay in L2 while its items pass
-        # Later items see more keys: `lpt` takes them first.
-        tiles = sectioned_order(problem, problem.nk * 2 * d * eb, L2_SECTION_BYTES, n_items, reverse=lpt)
-    else:
-        tiles = [(b, h, p) for b in range(problem.batch) for h in range(problem.heads) for p in range(n_items)]
     threads = 32 * sum(role.warps for role in roles)
     return Kernel(
         name="v4_fwd",
-        tiles=tuple(tiles),
-        head_axes=HEAD_AXES,
+        tiles=tuple(_forward_order(problem, cfg)),
+        head_axes=tile_axes(problem),
         cta=CtaResources(
             threads,
             _registers(threads),
@@ -444,6 +454,25 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         barriers=tuple(barriers),
         persistent=True,
     )
+
+
+def _forward_order(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
+    """The work items in launch order (module docstring). A varlen batch runs its sequences in order, each in the
+    order its own length gives (FA-repo `SingleTileVarlenScheduler`: sections of heads within a sequence, its items
+    reversed with `lpt`)."""
+    lpt = problem.causal if cfg.lpt is None else cfg.lpt
+    d, eb = problem.headdim, problem.element_bytes
+    tiles = []
+    for b in range(problem.batch) if problem.seqlens is not None else (None,):
+        seq = problem if b is None else sequence(problem, b)
+        items = ceil_div(ceil_div(seq.seqlen_q, cfg.block_m), Q_TILES)
+        if problem.causal or lpt:  # K and V of a section's heads stay in L2 while its items pass
+            # Later items see more keys: `lpt` takes them first.
+            order = sectioned_order(seq, seq.nk * 2 * d * eb, L2_SECTION_BYTES, items, reverse=lpt)
+        else:
+            order = [(i, h, p) for i in range(seq.batch) for h in range(seq.heads) for p in range(items)]
+        tiles += order if b is None else [tile_key(problem, b, h, p) for _, h, p in order]
+    return tiles
 
 
 def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, Kernel, Kernel]:

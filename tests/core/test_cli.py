@@ -63,6 +63,10 @@ def test_run_writes_a_chrome_trace(tmp_path: Path, capsys: pytest.CaptureFixture
         (["run", "--arch", "h100", "--algo", "gemm", "--m", "0"], "m must be a positive integer"),
         (["run", "--arch", "h100", "--algo", "gemm", "--option", "stages=100"], "shared memory per CTA"),
         ([*SMALL_GEMM, "--trace", "/nonexistent/dir/t.json"], "cannot write trace"),
+        (["run", "--arch", "b200", "--algo", "v4", "--seqlens", "512,x"], "expected comma-separated integers"),
+        (["run", "--arch", "b200", "--algo", "v4", "--seqlens", "512,0"], "each of seqlens must be a positive"),
+        (["run", "--arch", "b200", "--algo", "v4", "--seqlens", "512", "--seqlen-k", "256"], "leave out --seqlen-k"),
+        (["run", "--arch", "h100", "--algo", "v3", "--seqlens", "512,256"], "does not model varlen batches"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -82,3 +86,12 @@ def test_an_internal_error_is_one_line_and_exit_3(
     assert (status, out) == (3, "")
     assert err.startswith("simgpu: error: internal error: gemm on NVIDIA H100 SXM5: 1 cycles is below the roofline")
     assert err.count("\n") == 1
+
+
+def test_run_takes_a_varlen_batch(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["run", "--arch", "b200", "--algo", "v4", "--seqlens", "256,640", "--heads", "2", "--json"]
+    status, out, _ = run([*args, "--option", "rescale_fraction=0"], capsys)
+    assert status == 0
+    problem = json.loads(out)["problem"]
+    assert (problem["batch"], problem["seqlen_q"], problem["seqlens"]) == (2, 640, [256, 640])
+    assert json.loads(out)["flops"] == 4 * 2 * 128 * (256**2 + 640**2)
