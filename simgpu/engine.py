@@ -5,7 +5,11 @@ kernel the engine computes how many CTAs fit on an SM (threads, registers, share
 starts that many CTA slots per SM, filled breadth-first across SMs as the hardware's block scheduler does. A slot
 runs CTAs until the tile queue is empty (one tile per CTA), or, for a persistent kernel, runs one CTA that is handed
 its first tile at launch (slot i takes tile i, as FA3's and FA4's tile schedulers start each CTA at its blockIdx)
-and whose roles pull further tiles from the queue when they reach them. Each warp role is a process (a generator)
+and whose roles pull further tiles from the queue when they reach them, at most one tile ahead of the CTA's slowest
+role: a role may take tile k once every role of its CTA has started tile k - 1 (a scheduler pipeline one tile deep,
+as FA3's producer publishes the next tile only once the consumers have read the last). Without that bound a role
+with nothing to do for a tile (v4's second softmax warpgroup on an item of one Q tile) would drain the queue into
+its own CTA while the other CTAs starved. Each warp role is a process (a generator)
 that walks its program: unit ops reserve time on the units (see `simgpu.sm`); synchronous ones suspend the role until
 completion, asynchronous ones arrive on a barrier when they complete. A run that ends with roles still waiting is a
 deadlock and is reported as one. Clusters are not placed as such: a 2-CTA pair runs as two copies of one symmetric
@@ -210,10 +214,11 @@ class _Semaphore:
 
 
 class _RoleState:
-    __slots__ = ("cta", "cursors", "done", "name", "phases", "process", "spinning", "waiting")
+    __slots__ = ("cta", "cursors", "done", "name", "number", "phases", "process", "spinning", "waiting")
 
-    def __init__(self, name: str, cta: _Cta) -> None:
+    def __init__(self, name: str, number: int, cta: _Cta) -> None:
         self.name = name
+        self.number = number  # the role's position in its kernel's roles
         self.cta = cta
         self.process: Process | None = None  # the role's generator, which waiters lists hold
         self.phases: dict[_Barrier, int] = {}
@@ -258,8 +263,14 @@ class _TileQueue:
         return tile
 
 
+# `_Cta.tile`'s answer to a role that would run more than one tile ahead of its CTA's slowest role.
+_AHEAD = object()
+
+
 class _Cta:
-    __slots__ = ("barriers", "index", "kernel", "queue", "rings", "slots", "sm", "tensor_maps", "tiles")
+    __slots__ = (
+        "barriers", "held", "index", "kernel", "queue", "reached", "rings", "slots", "sm", "tensor_maps", "tiles",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -275,6 +286,8 @@ class _Cta:
         self.sm = sm
         self.tiles = tiles
         self.queue = queue  # persistent CTAs draw further tiles from the kernel's queue
+        self.reached = [-1] * len(kernel.roles)  # per role, the last tile it started
+        self.held: list[Process] = []  # roles waiting for the slowest role to start the tile before theirs
         self.barriers = {
             spec.name: [_Barrier(spec, i, wake, _hop(spec, sm), _handoff(spec, sm)) for i in range(spec.slots)]
             for spec in kernel.barriers
@@ -284,12 +297,24 @@ class _Cta:
         self.tensor_maps: set[str] = set()  # tensors whose TMA descriptor this CTA has fetched (`simgpu.sm`)
 
     def tile(self, k: int) -> Hashable | None:
+        """The CTA's tile k; None when the queue is empty; `_AHEAD` while some role has not started tile k - 1."""
         if k < len(self.tiles):
             return self.tiles[k]
-        if self.queue:
-            self.tiles.append(self.queue.pop())
-            return self.tiles[k]
-        return None
+        if not self.queue:
+            return None
+        if min(self.reached) < k - 1:
+            return _AHEAD
+        self.tiles.append(self.queue.pop())
+        return self.tiles[k]
+
+    def start(self, role: int, k: int, wake: Callable[[Process, Any], None]) -> None:
+        """Role number `role` starts tile k: roles held behind the slowest one go on once it has moved."""
+        slowest = min(self.reached)
+        self.reached[role] = k
+        if self.held and min(self.reached) > slowest:
+            held, self.held = self.held, []
+            for process in held:
+                wake(process, None)
 
     def barrier(self, ref: BarrierRef, role: _RoleState) -> _Barrier:
         """The barrier slot `ref` names: explicit `(name, slot)`, or the role's cursor on ring `name`."""
@@ -521,6 +546,9 @@ class Engine:
                     f"{value} (released {semaphore.value} times when the run stopped)"
                 )
                 continue
+            if role.process in role.cta.held:
+                shown.append(f"CTA {role.cta.index} role {role.name!r} waits for its CTA's slowest role")
+                continue
             if role.waiting is None:
                 shown.append(f"CTA {role.cta.index} role {role.name!r} (not waiting on a barrier)")
                 continue
@@ -549,8 +577,8 @@ class Engine:
             cta = _Cta(self._ctas, kernel, sm, [tile], queue if kernel.persistent else None, self._wake)
             self._ctas += 1
             join = _Join(len(kernel.roles), itself[0], self._wake)
-            for role in kernel.roles:
-                state = _RoleState(role.name, cta)
+            for number, role in enumerate(kernel.roles):
+                state = _RoleState(role.name, number, cta)
                 state.process = self._role(cta, role, state, join)
                 self._start(state.process)
             yield None  # until the last role's notice wakes this slot
@@ -570,6 +598,11 @@ class Engine:
         wait_cycles = self.arch.latency.wait_cycles if self.arch.latency is not None else None
         k = 0
         while (tile := cta.tile(k)) is not None:
+            if tile is _AHEAD:
+                cta.held.append(state.process)  # type: ignore[arg-type]
+                yield None  # until the slowest role starts tile k - 1
+                continue
+            cta.start(state.number, k, self._wake)
             k += 1
             ops: Iterator[Op] = iter(role.program(tile))  # the innermost loop's; the outer ones' wait on `stack`
             if k == 1 and role.setup:

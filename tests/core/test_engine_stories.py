@@ -160,6 +160,16 @@ def test_persistent_ctas_pull_tiles_in_order(toy_hopper: Arch) -> None:
     assert Engine(toy_hopper).run([kernel]).cycles == 500
 
 
+def test_a_role_with_nothing_to_do_does_not_drain_the_queue_into_its_cta() -> None:
+    # Two SMs, one persistent CTA each, 8 tiles of 100 cycles of FMA work; a second role has no op for any tile. It
+    # may take tile k only once the working role has started tile k - 1, so the SMs share the tiles 4 and 4 (the
+    # queue drained into one CTA would take 7 x 100 there).
+    arch = load_arch("h100", {**TOY, "sms": 2})
+    work, idle = Role("work", 4, lambda tile: (Fma(128 * 100),)), Role("idle", 1, lambda tile: ())
+    kernel = Kernel("p", tuple(range(8)), CtaResources(160, 32, 200 * 1024), (work, idle), persistent=True)
+    assert Engine(arch).run([kernel]).cycles == 4 * 100
+
+
 def test_a_role_can_fill_and_drain_one_ring_with_two_cursors(toy_hopper: Arch) -> None:
     # One role prefetches block i + 1 through the "@load" view while consuming block i through the plain cursor.
     def step(i: int) -> Sequence[Op]:
