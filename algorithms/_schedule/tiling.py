@@ -9,8 +9,10 @@ padded tiles).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import cache
+from typing import cast
 
 from simgpu.problem import Problem
 
@@ -112,6 +114,7 @@ def tile_key(problem: Problem, b: int, h: int, *rest: int) -> tuple[int, ...]:
     return (b, h, *rest) if problem.seqlens is None else (h, b, *rest)
 
 
-def tile_batch_head(problem: Problem, tile: tuple[int, ...]) -> tuple[int, int]:
-    """(batch, head) of a tile index made by `tile_key`."""
-    return (tile[0], tile[1]) if problem.seqlens is None else (tile[1], tile[0])
+def split_tile(problem: Problem, tile: Hashable) -> tuple[int, int, int]:
+    """(batch, head, last index) of a tile index (batch, head, index) made by `tile_key`."""
+    first, second, index = cast(tuple[int, int, int], tile)
+    return (first, second, index) if problem.seqlens is None else (second, first, index)

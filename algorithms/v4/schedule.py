@@ -78,10 +78,11 @@ fp32 dQ accumulator, key blocks outermost): with `lpt` longest first; determinis
 
 IO (HBM/L2) by the loop structure: forward Q once, K and V once per visited block, O and LSE once; backward K and
 V once per key block, Q, dO, LSE and D once per visited (key block, Q tile), dQ atomics once per such pair.
-Varlen batches (`Problem.seqlens`), forward only: each sequence's work items are those of a batch of one sequence
-of its length, and the sequences run in turn (FA-repo `SingleTileVarlenScheduler`), each in the order above; tiles
-and memory keys begin (head, batch), so that fast mode's heads stay alike. Its rescaled share is measured per
-length. Ignored: FA4's varlen scheduler's cap of 16 heads per section, the backward of a varlen batch (refused).
+Varlen batches (`Problem.seqlens`): each sequence's work items, in the forward and in the backward's three kernels,
+are those of a batch of one sequence of its length, and the sequences run in turn (FA-repo
+`SingleTileVarlenScheduler`), each in the order above; tiles and memory keys begin (head, batch), so that fast
+mode's heads stay alike. The forward's rescaled share is measured per length. Ignored: FA4's varlen scheduler's cap
+of 16 heads per section.
 
 Ignored: FP8's V transpose, non-persistent launches (FA4's causal forward and its backward launch one CTA
 per tile in the same order: the persistent queue overlaps one tile's epilogue with the next one's loads), and the
@@ -100,15 +101,14 @@ from typing import Any
 
 from algorithms._schedule.exp2 import EXPONENT_INSERT_ALU, fma_per_exp2
 from algorithms._schedule.tiling import (
-    HEAD_AXES,
     ceil_div,
     first_query_block,
     key_blocks,
     rows_in_block,
     sectioned_order,
     sequence,
+    split_tile,
     tile_axes,
-    tile_batch_head,
     tile_key,
 )
 from simgpu.arch import Arch
@@ -220,8 +220,6 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     if problem.pass_ in ("fwd", "fwd_bwd"):
         kernels.append(forward_kernel(arch, problem, cfg))
     if problem.pass_ in ("bwd", "fwd_bwd"):
-        if problem.seqlens is not None:
-            raise ProblemError("v4 models the forward of a varlen batch (seqlens), not its backward")
         kernels += backward_kernels(problem, cfg)
     return tuple(kernels)
 
@@ -267,8 +265,8 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
 
     def visits(tile: Hashable) -> tuple[int, int, int, tuple[int, ...], Any]:
         """(b, h, first Q tile, rows of each present Q tile, key blocks of the item's rows)."""
-        b, h = tile_batch_head(problem, tile)  # type: ignore[arg-type]
-        seq, first = sequence(problem, b), tile[-1] * Q_TILES  # type: ignore[index]
+        b, h, p = split_tile(problem, tile)
+        seq, first = sequence(problem, b), p * Q_TILES
         n_q_tiles = ceil_div(seq.seqlen_q, r)
         rows = tuple(rows_in_block(seq.seqlen_q, r, first + t) for t in range(min(Q_TILES, n_q_tiles - first)))
         return b, h, first, rows, key_blocks(seq, first * r, sum(rows), c)
@@ -479,9 +477,18 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, Kernel, Ker
     return (_preprocess_kernel(problem, cfg), _backward_kernel(problem, cfg), _postprocess_kernel(problem, cfg))
 
 
-def _q_tiles(problem: Problem, cfg: Config) -> list[tuple[int, int, int]]:
-    n_q = ceil_div(problem.seqlen_q, cfg.block_m)
-    return [(b, h, i) for b in range(problem.batch) for h in range(problem.heads) for i in range(n_q)]
+def _q_tiles(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
+    tiles = []
+    for b in range(problem.batch):
+        n_q = ceil_div(sequence(problem, b).seqlen_q, cfg.block_m)
+        tiles += [tile_key(problem, b, h, i) for h in range(problem.heads) for i in range(n_q)]
+    return tiles
+
+
+def _q_tile(problem: Problem, cfg: Config, tile: Hashable) -> tuple[int, int, int, int]:
+    """(b, h, i, rows) of a preprocess or postprocess tile."""
+    b, h, i = split_tile(problem, tile)
+    return b, h, i, rows_in_block(sequence(problem, b).seqlen_q, cfg.block_m, i)
 
 
 def _preprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
@@ -489,20 +496,20 @@ def _preprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
 
     def program(tile: Hashable) -> Sequence[Op]:
-        b, h, i = tile  # type: ignore[misc]
-        rows = rows_in_block(problem.seqlen_q, cfg.block_m, i)
+        b, h, i, rows = _q_tile(problem, cfg, tile)
+        key = tile_key(problem, b, h, i)
         return (
-            Load("O", (b, h, i), rows * d * eb, engine="ldg"),
-            Load("dO", (b, h, i), rows * d * eb, engine="ldg"),
+            Load("O", key, rows * d * eb, engine="ldg"),
+            Load("dO", key, rows * d * eb, engine="ldg"),
             Vector(fma=rows * d),
-            Store("D", (b, h, i), rows * ACC_BYTES),
-            Store("dQaccum", (b, h, i), rows * d * ACC_BYTES),
+            Store("D", key, rows * ACC_BYTES),
+            Store("dQaccum", key, rows * d * ACC_BYTES),
         )
 
     return Kernel(
         name="v4_bwd_preprocess",
         tiles=tuple(_q_tiles(problem, cfg)),
-        head_axes=HEAD_AXES,
+        head_axes=tile_axes(problem),
         cta=CtaResources(128, 64, 0),
         roles=(Role("preprocess", WARPGROUP, program),),
     )
@@ -513,18 +520,18 @@ def _postprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
 
     def program(tile: Hashable) -> Sequence[Op]:
-        b, h, i = tile  # type: ignore[misc]
-        rows = rows_in_block(problem.seqlen_q, cfg.block_m, i)
+        b, h, i, rows = _q_tile(problem, cfg, tile)
+        key = tile_key(problem, b, h, i)
         return (
-            Load("dQaccum", (b, h, i), rows * d * ACC_BYTES, engine="ldg"),
+            Load("dQaccum", key, rows * d * ACC_BYTES, engine="ldg"),
             Vector(fma=rows * d, alu=0.5 * rows * d),
-            Store("dQ", (b, h, i), rows * d * eb),
+            Store("dQ", key, rows * d * eb),
         )
 
     return Kernel(
         name="v4_bwd_postprocess",
         tiles=tuple(_q_tiles(problem, cfg)),
-        head_axes=HEAD_AXES,
+        head_axes=tile_axes(problem),
         cta=CtaResources(128, 64, 0),
         roles=(Role("postprocess", WARPGROUP, program),),
     )
@@ -533,8 +540,10 @@ def _postprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
 def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
     r, c = cfg.block_m, cfg.block_n  # Q tile rows, key block rows (the M of the KV-side MMAs)
-    n_kv = ceil_div(problem.nk, c)
-    n_q = ceil_div(problem.seqlen_q, r)
+
+    def q_tiles(b: int) -> int:
+        return ceil_div(sequence(problem, b).seqlen_q, r)
+
     # FA4's rings (`Q_stage`, `dO_stage`): 1-CTA, Q_i (with LSE_i) double-buffered and dO_i (with D_i) single; 2-CTA,
     # one buffer each for the rows and for the columns of Q_i and of dO_i.
     q_stages = 1 if cfg.two_cta else 2
@@ -543,53 +552,57 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     dq_chunks = ceil_div(d // dq_share, dq_columns)
 
     def visits(tile: Hashable) -> tuple[int, int, int, int]:
-        b, h, j = tile  # type: ignore[misc]
-        start = first_query_block(problem, j * c, r)
-        return b, h, j, start
+        b, h, j = split_tile(problem, tile)
+        return b, h, j, first_query_block(sequence(problem, b), j * c, r)
 
-    def masked(j: int, i: int) -> bool:
-        return problem.causal and i * r + (problem.nk - problem.seqlen_q) < (j + 1) * c - 1
+    def masked(b: int, j: int, i: int) -> bool:
+        seq = sequence(problem, b)
+        return seq.causal and i * r + (seq.nk - seq.seqlen_q) < (j + 1) * c - 1
 
     def load(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
-        kv = rows_in_block(problem.nk, c, j) * d * eb
+        seq = sequence(problem, b)
+        kv = rows_in_block(seq.nk, c, j) * d * eb
+
+        def key(i: int) -> tuple[int, ...]:
+            return tile_key(problem, b, h, i)
 
         def step(k: int) -> Sequence[Op]:
             i = start + k
-            rows = rows_in_block(problem.seqlen_q, r, i)
+            rows = rows_in_block(seq.seqlen_q, r, i)
             if cfg.two_cta:  # FA4's 2-CTA order [LSE | Q | D | dO^T | Q^T | dO], each a half of the pair's operand
                 half = rows * d * eb // 2
                 return (
                     Wait("q_empty"),
-                    Load("LSE", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
-                    Load("Q", (b, h, i), half, arrive="q_full"),  # rows of Q_i for S^T
+                    Load("LSE", key(i), rows * ACC_BYTES, arrive="q_full"),
+                    Load("Q", key(i), half, arrive="q_full"),  # rows of Q_i for S^T
                     Wait("do_empty"),
-                    Load("D", (b, h, i), rows * ACC_BYTES, arrive="do_full"),
-                    Load("dO", (b, h, i), half, arrive="do_full"),  # rows of dO_i for dP^T
+                    Load("D", key(i), rows * ACC_BYTES, arrive="do_full"),
+                    Load("dO", key(i), half, arrive="do_full"),  # rows of dO_i for dP^T
                     Wait("qt_empty"),
-                    Load("Q", (b, h, i), half, arrive="qt_full"),  # columns of Q_i for dK
+                    Load("Q", key(i), half, arrive="qt_full"),  # columns of Q_i for dK
                     Wait("dov_empty"),
-                    Load("dO", (b, h, i), half, arrive="dov_full"),  # columns of dO_i for dV
+                    Load("dO", key(i), half, arrive="dov_full"),  # columns of dO_i for dV
                 )
             return (
                 Wait("q_empty"),
-                Load("Q", (b, h, i), rows * d * eb, arrive="q_full"),
-                Load("LSE", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
+                Load("Q", key(i), rows * d * eb, arrive="q_full"),
+                Load("LSE", key(i), rows * ACC_BYTES, arrive="q_full"),
                 Advance(("q_empty", "q_full")),
                 Wait("do_empty"),
-                Load("dO", (b, h, i), rows * d * eb, arrive="do_full"),
-                Load("D", (b, h, i), rows * ACC_BYTES, arrive="do_full"),
+                Load("dO", key(i), rows * d * eb, arrive="do_full"),
+                Load("D", key(i), rows * ACC_BYTES, arrive="do_full"),
                 Advance(("do_empty", "do_full")),
             )
 
         # 2-CTA: K again, split by columns across the pair, as the dQ MMA's B operand (FA4's `Kt`).
-        k_t = (Load("K", (b, h, j), kv, arrive="kv_full"),) if cfg.two_cta else ()
+        k_t = (Load("K", key(j), kv, arrive="kv_full"),) if cfg.two_cta else ()
         return (
             Wait("kv_empty"),
-            Load("K", (b, h, j), kv, arrive="kv_full"),
-            Load("V", (b, h, j), kv, arrive="kv_full"),
+            Load("K", key(j), kv, arrive="kv_full"),
+            Load("V", key(j), kv, arrive="kv_full"),
             *k_t,
-            Repeat(n_q - start, step),
+            Repeat(q_tiles(b) - start, step),
         )
 
     # FLOPs: 2 c r d each for S^T, dP^T, dV, dK and dQ_i (5 x 2 r c d = 2.5 x the forward's 4 r c d).
@@ -607,8 +620,8 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     dq = Mma(r, d, c, problem.dtype, acc="tmem", arrive="dq_full")  # smem: dS (r c) + K (c d)
 
     def mma(tile: Hashable) -> Sequence[Op]:
-        *_, start = visits(tile)
-        n = n_q - start
+        b, *_, start = visits(tile)
+        n = q_tiles(b) - start
         if not n:
             return (Wait("kv_full"),)
 
@@ -630,8 +643,8 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         # been exchanged, then dV(k); dK and dQ of the last Q tile close the item. dQ's TMEM columns overlap S's
         # (FA4's `tmem_dQ_offset = tmem_S_offset + d / 2`), so S(k) waits until the dq warps have drained dQ(k-2).
         # One thread of the leader CTA issues each MMA for the pair; the barriers it waits on are cluster barriers.
-        *_, start = visits(tile)
-        n = n_q - start
+        b, *_, start = visits(tile)
+        n = q_tiles(b) - start
         if not n:
             return (Wait("kv_full"),)
 
@@ -692,33 +705,29 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         )
 
     def compute(tile: Hashable) -> Sequence[Op]:
-        _, _, j, start = visits(tile)
+        b, _, j, start = visits(tile)
 
         def step(k: int) -> Sequence[Op]:
-            return compute_step(masked(j, start + k))
+            return compute_step(masked(b, j, start + k))
 
-        return (Repeat(n_q - start, step),)
+        return (Repeat(q_tiles(b) - start, step),)
 
-    if cfg.deterministic or cfg.lpt:  # Q, dO and dQ of a section's heads stay in L2 while its key blocks pass
-        head_bytes = problem.seqlen_q * (2 * d * eb + d * ACC_BYTES)
-        # Later causal key blocks are seen by fewer Q tiles: `lpt` keeps the index order, deterministic reverses it.
-        spt = cfg.deterministic and problem.causal
-        tiles = sectioned_order(problem, head_bytes, L2_SECTION_BYTES, n_kv, reverse=spt)
-    else:
-        tiles = [(b, h, j) for b in range(problem.batch) for h in range(problem.heads) for j in range(n_kv)]
-    # Deterministic dQ: per key block, the first Q tiles of the key blocks that come before it in the queue and add
-    # into the same half of dQ (every head's blocks come in the same order), sorted.
-    head_order = [j for b, h, j in tiles if (b, h) == tiles[0][:2]]
-    starts = {j: first_query_block(problem, j * c, r) for j in head_order}
-    earlier_starts: dict[int, list[int]] = {}
-    ahead: dict[int, list[int]] = {}  # per half of dQ: the first Q tiles of the key blocks so far, sorted
-    for j in head_order:
-        half = ahead.setdefault(j % dq_share, [])
-        earlier_starts[j] = list(half)
-        bisect.insort(half, starts[j])
+    tiles = _backward_order(problem, cfg)
+    # Deterministic dQ: per sequence and key block, the first Q tiles of the key blocks that come before it in the
+    # queue and add into the same half of dQ (every head's blocks come in the same order), sorted.
+    earlier_starts: dict[int, dict[int, list[int]]] = {}  # per sequence (one entry unless varlen)
+    for b in range(problem.batch) if problem.seqlens is not None else (0,):
+        mine = [tile for tile in tiles if split_tile(problem, tile)[0] == b]
+        head_order = [tile[-1] for tile in mine if tile[:2] == mine[0][:2]]
+        ahead: dict[int, list[int]] = {}  # per half of dQ: the first Q tiles of the key blocks so far, sorted
+        per_block = earlier_starts[b] = {}
+        for j in head_order:
+            half = ahead.setdefault(j % dq_share, [])
+            per_block[j] = list(half)
+            bisect.insort(half, first_query_block(sequence(problem, b), j * c, r))
 
-    def dq_semaphore(b: int, h: int, i: int, j: int) -> tuple[str, tuple[int, int, int, int]]:
-        return "dQ_semaphore", (b, h, i, j % dq_share)
+    def dq_semaphore(b: int, h: int, i: int, j: int) -> tuple[str, tuple[int, ...]]:
+        return "dQ_semaphore", tile_key(problem, b, h, i, j % dq_share)
 
     def dq_role(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
@@ -732,7 +741,7 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
         def step(k: int) -> Sequence[Op]:
             i = start + k
-            rows = rows_in_block(problem.seqlen_q, r, i)
+            rows = rows_in_block(sequence(problem, b).seqlen_q, r, i)
             chunk = rows * d * ACC_BYTES / dq_share / dq_chunks  # fp32 columns of this CTA's share of dQ_i
             ops: list[Op] = [
                 Wait("dq_full"),
@@ -745,11 +754,18 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
             for s in range(dq_chunks):
                 ops.append(Smem(write_bytes=chunk))  # into a staging buffer, free once its last add has read it
                 if cfg.deterministic and s == 0:  # spin until the key blocks before this one have added into dQ_i
-                    place = bisect.bisect_right(earlier_starts[j], i)
+                    place = bisect.bisect_right(earlier_starts[b if problem.seqlens is not None else 0][j], i)
                     ops.append(Load(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, engine="ldg", acquire=place))
                 ops += [
                     Smem(read_bytes=chunk),  # read by the TMA reduce-add
-                    Store("dQaccum", (b, h, i, j % dq_share, s), chunk, engine="tma", atomic=True, arrive=added),
+                    Store(
+                        "dQaccum",
+                        tile_key(problem, b, h, i, j % dq_share, s),
+                        chunk,
+                        engine="tma",
+                        atomic=True,
+                        arrive=added,
+                    ),
                 ]
                 if cfg.deterministic:
                     ops.append(Advance(("dq_added",)))
@@ -759,19 +775,20 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
                         ops.append(release(i - 1))
             return ops
 
-        n = n_q - start
+        n = q_tiles(b) - start
         last: tuple[Op, ...] = ()
         if cfg.deterministic and n:  # drain the adds still in flight, then release the last dQ_i
-            last = (*finished * min(dq_buffers - 1, n * dq_chunks), release(n_q - 1))
+            last = (*finished * min(dq_buffers - 1, n * dq_chunks), release(q_tiles(b) - 1))
         return (Repeat(n, step), *last, Arrive("kv_empty"))
 
     def epilogue(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
-        kv_rows = rows_in_block(problem.nk, c, j)
-        if start >= n_q:  # no query sees these keys: dK and dV are zero
+        kv_rows = rows_in_block(sequence(problem, b).nk, c, j)
+        key = tile_key(problem, b, h, j)
+        if start >= q_tiles(b):  # no query sees these keys: dK and dV are zero
             return (
-                Store("dK", (b, h, j), kv_rows * d * eb, engine="tma"),
-                Store("dV", (b, h, j), kv_rows * d * eb, engine="tma"),
+                Store("dK", key, kv_rows * d * eb, engine="tma"),
+                Store("dV", key, kv_rows * d * eb, engine="tma"),
             )
         return (
             Wait("dkv_full"),
@@ -780,8 +797,8 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
             Vector(fma=2 * c * d, alu=c * d),  # dK times the softmax scale; both to 16 bits
             Smem(write_bytes=2 * kv_rows * d * eb),
             Smem(read_bytes=2 * kv_rows * d * eb),  # the TMA stores' reads
-            Store("dK", (b, h, j), kv_rows * d * eb, engine="tma"),
-            Store("dV", (b, h, j), kv_rows * d * eb, engine="tma"),
+            Store("dK", key, kv_rows * d * eb, engine="tma"),
+            Store("dV", key, kv_rows * d * eb, engine="tma"),
         )
 
     roles = (
@@ -829,12 +846,32 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     return Kernel(
         name="v4_bwd",
         tiles=tuple(tiles),
-        head_axes=HEAD_AXES,
+        head_axes=tile_axes(problem),
         cta=CtaResources(threads, _registers(threads), smem, tmem_columns=2 * r + 2 * d),
         roles=roles,
         barriers=barriers,
         persistent=True,
     )
+
+
+def _backward_order(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
+    """The main kernel's key blocks in launch order (module docstring); a varlen batch's sequences in turn, each in
+    the order its own length gives."""
+    d, eb, c = problem.headdim, problem.element_bytes, cfg.block_n
+    tiles = []
+    for b in range(problem.batch) if problem.seqlens is not None else (None,):
+        seq = problem if b is None else sequence(problem, b)
+        n_kv = ceil_div(seq.nk, c)
+        if cfg.deterministic or cfg.lpt:  # Q, dO and dQ of a section's heads stay in L2 while its key blocks pass
+            head_bytes = seq.seqlen_q * (2 * d * eb + d * ACC_BYTES)
+            # Later causal key blocks are seen by fewer Q tiles: `lpt` keeps the index order, deterministic reverses
+            # it.
+            spt = cfg.deterministic and problem.causal
+            order = sectioned_order(seq, head_bytes, L2_SECTION_BYTES, n_kv, reverse=spt)
+        else:
+            order = [(i, h, j) for i in range(seq.batch) for h in range(seq.heads) for j in range(n_kv)]
+        tiles += order if b is None else [tile_key(problem, b, h, j) for _, h, j in order]
+    return tiles
 
 
 def _dq_staging(cfg: Config) -> tuple[int, int]:
