@@ -4,7 +4,8 @@ It resolves the arch and the algorithm, validates the options against the algori
 algorithm for its kernels, runs the engine, applies the power-limited clock when the arch has one (one re-run at
 the lowered clock; in fast mode only its timing runs again), and checks the model's invariants before returning:
 cycles never below the roofline bound, HBM bytes never below the compulsory traffic. A violated invariant is an
-InternalError, never a result.
+InternalError, never a result. A per-tile run (`per_tile`) runs each kernel's first work item alone on one SM and
+adds one main-loop tile's busy cycles (`simgpu.per_tile`); the invariants, which bound whole problems, do not apply.
 """
 
 from __future__ import annotations

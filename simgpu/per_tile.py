@@ -2,13 +2,15 @@
 them (`simulate(..., per_tile=True)`, `simgpu run --per-tile`).
 
 A main-loop tile is one iteration of every top-level loop of a kernel's first work item, in steady state (FA4's
-forward: one M x N block of keys against the work item's Q rows; its backward: one Q tile against the K/V block).
+forward: one block of N keys against the work item's M query rows; its backward: one Q tile against its K/V block).
 The engine derives it. The first work item is folded (`simgpu.fold`) with `KEEP_ITERATIONS` kept at each end of its
 top-level loops, as fast mode folds, once as is and once with one fold period more next to the head
-(`FoldedTile.widened`); each runs alone on one SM in exact mode, and a unit's busy cycles in the wider run less
-those in the other, over the iterations added to each loop, are the tile's. The CTA's prologue, the kept iterations
-(the pipeline's fill and drain, a first key block without a rescale) and the epilogue are in both runs and cancel.
-Nested loops run whole: a tile holds all of its own iterations.
+(`FoldedTile.widened`); each runs alone on one SM in exact mode, at the clock the whole work item ran at (the
+power-limited one where the arch has a limit), and a unit's busy cycles in the wider run less those in the other,
+over the iterations added to each loop, are the tile's. The CTA's prologue, the kept iterations (the pipeline's fill
+and drain, a first key block without a rescale) and the epilogue are in both runs and cancel.
+Nested loops run whole: a tile holds all of its own iterations. Busy cycles that depend on how units overlap
+(H100's `contention`) are those of the steady state.
 
 Several kernels of a pass: kernels without a top-level loop (the backward's preprocess and postprocess) have no main
 loop and add nothing; the tiles of several looped kernels add up, one tile of each. A first work item whose shortest
@@ -75,15 +77,16 @@ def main_loop_unit_cycles(
 ) -> Mapping[str, float]:
     """Per unit, its busy cycles per instance in one main-loop tile of every kernel of `loops`, summed: each fold
     alone on one SM of `arch`."""
+    one_sm = arch.with_overrides({"sms": 1})
     tile: dict[str, float] = {}
     for loop in loops:
-        base, wider = (_run(arch, loop.kernel, folded, clock_hz, event_budget) for folded in (loop.base, loop.wider))
+        base, wider = (_run(one_sm, loop.kernel, folded, clock_hz, event_budget) for folded in (loop.base, loop.wider))
         for unit, cycles in wider.items():
             tile[unit] = tile.get(unit, 0.0) + (cycles - base[unit]) / loop.added_iterations
     return tile
 
 
-def _run(arch: Arch, kernel: Kernel, folded: FoldedTile, clock_hz: float, event_budget: int) -> dict[str, float]:
-    """The busy cycles per instance of each unit when one SM runs the folded first work item alone."""
-    one = replace(with_programs(kernel, folded.programs), tiles=kernel.tiles[:1])
-    return unit_busy_cycles(Engine(arch.with_overrides({"sms": 1}), clock_hz, None, event_budget).run([one]))
+def _run(one_sm: Arch, kernel: Kernel, folded: FoldedTile, clock_hz: float, event_budget: int) -> dict[str, float]:
+    """The busy cycles per instance of each unit when `one_sm` runs the folded first work item of `kernel`."""
+    item = replace(with_programs(kernel, folded.programs), tiles=kernel.tiles[:1])
+    return unit_busy_cycles(Engine(one_sm, clock_hz, None, event_budget).run([item]))
