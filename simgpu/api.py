@@ -4,7 +4,8 @@ It resolves the arch and the algorithm, validates the options against the algori
 algorithm for its kernels, runs the engine, applies the power-limited clock when the arch has one (one re-run at
 the lowered clock; in fast mode only its timing runs again), and checks the model's invariants before returning:
 cycles never below the roofline bound, HBM bytes never below the compulsory traffic. A violated invariant is an
-InternalError, never a result.
+InternalError, never a result. A per-tile run (`per_tile`) runs each kernel's first work item alone on one SM and
+adds one main-loop tile's busy cycles (`simgpu.per_tile`); the invariants, which bound whole problems, do not apply.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine, RunStats
 from simgpu.errors import InternalError, OptionError, ProblemError
 from simgpu.fast import FastPlan, plan_fast, run_fast, thaw
 from simgpu.kernel import Kernel
+from simgpu.per_tile import MainLoop, main_loop_unit_cycles, main_loops
 from simgpu.problem import AnyProblem, GemmProblem, Problem
 from simgpu.registry import algorithm_names, load_algorithm
 from simgpu.result import Result, make_result
@@ -67,8 +69,10 @@ def simulate(
 ) -> Result:
     """Predict `algo` on `arch` for `problem`. `mode="fast"` (`simgpu.fast`) extrapolates from representative SMs
     and folded loops; `mode="exact"` simulates every CTA and iteration and is the only mode that records a trace.
-    With `per_tile`, one CTA runs its first tile alone on one SM (of each kernel), as the FA4 per-tile rooflines
-    count: `Result.unit_cycles` are then that tile's busy cycles (a single tile is always simulated exactly)."""
+    With `per_tile`, one CTA runs the first work item of each kernel alone on one SM, in exact mode: the Result's
+    cycles, bytes and busy fractions are that run's, `Result.work_item_unit_cycles` its busy cycles, and
+    `Result.unit_cycles` those of one main-loop tile in steady state, as the FA4 per-tile rooflines count
+    (`simgpu.per_tile`; an `OptionError` where the first work item's loops are too short to take a tile from)."""
     started = time.perf_counter()
     if not isinstance(arch, Arch):
         arch = load_arch(arch)
@@ -78,9 +82,11 @@ def simulate(
         raise OptionError("a trace records every event of a run: it needs mode='exact'")
     options = dict(options or {})
     kernels = schedule(arch, algo, problem, options)
+    loops: tuple[MainLoop, ...] = ()
     if per_tile:
         arch = arch.with_overrides({"sms": 1})
         kernels = tuple(replace(kernel, tiles=kernel.tiles[:1]) for kernel in kernels)
+        loops = main_loops(kernels)  # before the run: a loop too short to take a tile from is refused at once
         mode = "exact"
     clock_hz = arch.clock_hz
     # Fast mode's folds and L2 replay do not depend on the clock: a re-run at the power-limited clock reuses them.
@@ -97,7 +103,10 @@ def simulate(
     finally:
         if planned is not None:
             thaw(planned)
-    if not per_tile:  # one tile of a problem is not the whole problem: its bounds do not apply
+    tile_cycles = None
+    if per_tile:  # at the clock the work item ran at; one tile of a problem is not the whole problem: no bounds
+        tile_cycles = main_loop_unit_cycles(arch, loops, clock_hz, event_budget)
+    else:
         _check_invariants(arch, algo, problem, stats, clock_hz)
     return make_result(
         stats,
@@ -110,6 +119,7 @@ def simulate(
         flops=problem.flops,
         sim_wall_s=time.perf_counter() - started,
         spans=tuple(trace.spans) if trace is not None else (),
+        main_loop_unit_cycles=tile_cycles,
     )
 
 

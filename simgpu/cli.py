@@ -116,7 +116,8 @@ def _lengths(text: str) -> list[int]:
 @click.option(
     "--per-tile",
     is_flag=True,
-    help="Run one CTA's first tile alone on one SM and report each unit's busy cycles (unit_cycles).",
+    help="Run each kernel's first work item alone on one SM and report each unit's busy cycles in one steady-state "
+    "main-loop tile (unit_cycles) and in the whole work item (work_item_unit_cycles).",
 )
 @click.option(
     "--exact",
@@ -175,9 +176,10 @@ def run_command(
         click.echo(json.dumps(result.to_dict(per_tile=per_tile)))
     else:
         click.echo(format_result(result))
-        if per_tile:
-            cycles = "  ".join(f"{unit} {value:,.0f}" for unit, value in result.unit_cycles.items() if value)
-            click.echo(f"  unit cycles  {cycles}")
+        if per_tile and result.work_item_unit_cycles is not None:
+            for label, unit_cycles in (("tile", result.unit_cycles), ("work item", result.work_item_unit_cycles)):
+                cycles = "  ".join(f"{unit} {value:,.0f}" for unit, value in unit_cycles.items() if value)
+                click.echo(f"  {label} unit cycles  {cycles}")
 
 
 @cli.command("validate")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,8 +29,8 @@ from simgpu.arch import Arch
 from simgpu.engine import Engine, RunStats
 from simgpu.fast_plan import KernelPlan, solve_removed
 from simgpu.fold import FoldedTile
-from simgpu.kernel import Role
-from simgpu.ops import Load, Op
+from simgpu.kernel import with_programs
+from simgpu.ops import Load
 from simgpu.units.fluid_l2 import MissShares
 
 MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average its spread misses over
@@ -139,11 +139,6 @@ def class_costs(
     return costs, ops
 
 
-def _constant(program: Sequence[Op]) -> Callable[[Hashable], Sequence[Op]]:
-    """A role program that runs `program` for whatever tile it is given."""
-    return lambda _tile: program
-
-
 def _occupancies(fit: int) -> list[int]:
     """The numbers of resident CTAs simulated: 1, 2 and `fit`; the others are interpolated (a simulated SM with
     k CTAs costs k times the ops, and an SM's time grows about linearly in its CTAs once a unit saturates)."""
@@ -180,13 +175,10 @@ def _representative(
     further tile takes at least the time the chip's HBM and L2 need to serve its bytes at `share` (its write-backs
     load HBM though no access waits for them)."""
     ctas, first_share, share, traffic = setting
-    roles = tuple(
-        Role(role.name, role.warps, _constant(program), role.setup)
-        for role, program in zip(plan.kernel.roles, tile.marked, strict=True)
-    )
+    folded = with_programs(plan.kernel, tile.marked)
 
     def run(rounds: int, bandwidth_share: float) -> RunStats:
-        kernel = replace(plan.kernel, tiles=range(ctas * rounds), roles=roles)
+        kernel = replace(folded, tiles=range(ctas * rounds))
         engine = Engine(
             arch,
             clock_hz,

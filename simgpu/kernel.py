@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import overload
 
 from simgpu.errors import ScheduleError
@@ -124,3 +124,17 @@ class Kernel:
         for barrier in self.barriers:
             if barrier.arrivals <= 0 or barrier.initial_phases < 0 or barrier.slots <= 0:
                 raise ScheduleError(f"kernel {self.name}: barrier {barrier.name} has a bad arrival or phase count")
+
+
+def with_programs(kernel: Kernel, programs: Sequence[Sequence[Op]]) -> Kernel:
+    """`kernel` with each role running its program of `programs` (in role order) whatever tile it is given: a
+    folded tile's programs (`simgpu.fold.FoldedTile`) run as a kernel of their own."""
+    roles = tuple(
+        replace(role, program=_constant(program)) for role, program in zip(kernel.roles, programs, strict=True)
+    )
+    return replace(kernel, roles=roles)
+
+
+def _constant(program: Sequence[Op]) -> Callable[[Hashable], Sequence[Op]]:
+    """A role program that runs `program` for whatever tile it is given."""
+    return lambda _tile: program

@@ -2,7 +2,9 @@
 bottleneck unit, and optionally the trace spans. Frozen; `to_dict` gives the stable `--json` keys.
 
 Busy fraction of a unit = its busy cycles / (instances x run cycles): for a per-SM unit, the average over SMs.
-The bottleneck is the unit with the highest busy fraction.
+The bottleneck is the unit with the highest busy fraction. `unit_cycles`: each unit's busy cycles per instance over
+the run; of a per-tile run (`simgpu.per_tile`), over one main-loop tile, and `work_item_unit_cycles` over the whole
+first work item that the run's other figures describe.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class Result:
     ctas_per_sm: tuple[int, ...]
     sim_wall_s: float
     spans: tuple[Span, ...] = field(default=(), repr=False)
+    work_item_unit_cycles: Mapping[str, float] | None = None  # per-tile runs only (`simgpu.per_tile`)
 
     @property
     def tflops(self) -> float:
@@ -107,6 +110,8 @@ class Result:
         }
         if per_tile:
             data["unit_cycles"] = dict(self.unit_cycles)
+            if self.work_item_unit_cycles is not None:  # a whole run has no first work item apart
+                data["work_item_unit_cycles"] = dict(self.work_item_unit_cycles)
         return data
 
     def write_trace(self, path: str | Path) -> None:
@@ -125,13 +130,16 @@ def make_result(
     flops: float,
     sim_wall_s: float,
     spans: tuple[Span, ...] = (),
+    main_loop_unit_cycles: Mapping[str, float] | None = None,
 ) -> Result:
+    """The Result of a run's `stats`. `main_loop_unit_cycles`: a per-tile run's one main-loop tile
+    (`simgpu.per_tile`), reported as `unit_cycles`, with the run's own as `work_item_unit_cycles`."""
     cycles = stats.cycles
     busy = {
         name: (totals.busy_cycles / (totals.instances * cycles) if cycles > 0 else 0.0)
         for name, totals in stats.units.items()
     }
-    unit_cycles = {name: totals.busy_cycles / totals.instances for name, totals in stats.units.items()}
+    unit_cycles = unit_busy_cycles(stats)
     bottleneck = max(sorted(busy), key=lambda name: busy[name])
     return Result(
         arch=arch,
@@ -152,10 +160,16 @@ def make_result(
         tmem_read_bytes=stats.tmem_read_bytes,
         tmem_write_bytes=stats.tmem_write_bytes,
         busy=MappingProxyType(busy),
-        unit_cycles=MappingProxyType(unit_cycles),
+        unit_cycles=MappingProxyType(unit_cycles if main_loop_unit_cycles is None else dict(main_loop_unit_cycles)),
         bottleneck=bottleneck,
         kernel_cycles=stats.kernel_cycles,
         ctas_per_sm=stats.ctas_per_sm,
         sim_wall_s=sim_wall_s,
         spans=spans,
+        work_item_unit_cycles=None if main_loop_unit_cycles is None else MappingProxyType(unit_cycles),
     )
+
+
+def unit_busy_cycles(stats: RunStats) -> dict[str, float]:
+    """Each unit's busy cycles per instance over the run (for a per-SM unit, the average over SMs)."""
+    return {name: totals.busy_cycles / totals.instances for name, totals in stats.units.items()}

@@ -13,6 +13,7 @@ from simgpu.cli import main
 from simgpu.result import JSON_KEYS
 
 SMALL_GEMM = ["run", "--arch", "h100", "--algo", "gemm", "--m", "512", "--n", "512", "--k", "512"]
+V4_ONE_HEAD = ["run", "--arch", "b200", "--algo", "v4", "--batch", "1", "--heads", "1"]
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -50,6 +51,18 @@ def test_run_writes_a_chrome_trace(tmp_path: Path, capsys: pytest.CaptureFixture
     assert any(track.endswith("producer") for track in tracks)
 
 
+def test_run_per_tile_json_has_the_tile_and_the_work_item(capsys: pytest.CaptureFixture[str]) -> None:
+    # The first work item: two 128-row Q tiles against 32 key blocks; a main-loop tile is one key block of both.
+    status, out, _ = run([*V4_ONE_HEAD, "--seqlen", "4096", "--per-tile", "--json"], capsys)
+    assert status == 0
+    data = json.loads(out)
+    assert set(JSON_KEYS) <= set(data)
+    assert data["mode"] == "exact, per tile"
+    tile = 4 * 256 * 128 * 128 / 8192  # B200: 8192 FLOP per clock per SM
+    assert data["unit_cycles"]["tensor"] == tile
+    assert data["work_item_unit_cycles"]["tensor"] == 4096 // 128 * tile
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -67,6 +80,7 @@ def test_run_writes_a_chrome_trace(tmp_path: Path, capsys: pytest.CaptureFixture
         (["run", "--arch", "b200", "--algo", "v4", "--seqlens", "512,0"], "each of seqlens must be a positive"),
         (["run", "--arch", "b200", "--algo", "v4", "--seqlens", "512", "--seqlen-k", "256"], "leave out --seqlen-k"),
         (["run", "--arch", "h100", "--algo", "v3", "--seqlens", "512,256"], "does not model varlen batches"),
+        ([*V4_ONE_HEAD, "--seqlen", "128", "--per-tile"], "in its shortest: use a longer sequence"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

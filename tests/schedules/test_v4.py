@@ -7,35 +7,40 @@ import pytest
 
 from algorithms._schedule.exp2 import fma_per_exp2
 from algorithms._schedule.tiling import ceil_div
-from simgpu import Problem, load_arch, simulate
+from simgpu import Problem, Result, load_arch, simulate
+from simgpu.api import schedule
 from simgpu.errors import OptionError, ResourceError
+from simgpu.fast_plan import KEEP_ITERATIONS
+from simgpu.fold import kernel_period
 from tests.schedules._helpers import no_l2
 
 ALL_MUFU = {"exp_emulation_fraction": 0.0, "rescale_fraction": 0.0}  # FA4 Table 1: every exp on MUFU
 UNITS = ("tensor", "smem", "mufu")
+BLOCKS = 32  # key blocks (forward) or Q tiles (backward) of the first work item: a long steady-state main loop
+
+
+def per_tile(problem: Problem, options: dict[str, object] | None = None) -> Result:
+    return simulate("b200", "v4", problem, {**ALL_MUFU, **(options or {})}, per_tile=True)
 
 
 def tile_cycles(problem: Problem, options: dict[str, object] | None = None) -> dict[str, float]:
-    result = simulate("b200", "v4", problem, {**ALL_MUFU, **(options or {})}, per_tile=True)
-    return {unit: result.unit_cycles[unit] for unit in UNITS}
+    """One main-loop tile's busy cycles (`simgpu.per_tile`)."""
+    cycles = per_tile(problem, options).unit_cycles
+    return {unit: cycles[unit] for unit in UNITS}
 
 
-def block_cycles(rows: int, n: int, pass_: str, options: dict[str, object] | None = None) -> dict[str, float]:
-    """Busy cycles of one more M x N tile of the main loop: the first work item with two key blocks (forward) or
-    two Q tiles (backward) minus the same with one, so the prologue and epilogue cancel, as in FA4's tables."""
-    d = 128
+def long_problem(rows: int, blocks: int, pass_: str) -> Problem:
+    """An M x N = `rows` x 128 tile at d = 128: the forward's first work item of `rows` queries runs `blocks` key
+    blocks, the backward's first (one K/V block) `blocks` Q tiles of `rows`."""
     if pass_ == "fwd":
-        one, two = Problem(1, 1, rows, d, seqlen_k=n), Problem(1, 1, rows, d, seqlen_k=2 * n)
-    else:
-        one, two = (Problem(1, 1, q, d, seqlen_k=n, pass_="bwd") for q in (rows, 2 * rows))
-    first, second = tile_cycles(one, options), tile_cycles(two, options)
-    return {unit: second[unit] - first[unit] for unit in UNITS}
+        return Problem(1, 1, rows, 128, seqlen_k=128 * blocks)
+    return Problem(1, 1, rows * blocks, 128, seqlen_k=128, pass_="bwd")
 
 
 @pytest.mark.parametrize(("m", "table"), [(128, (1024, 768, 1024)), (256, (2048, 1536, 2048))])
 def test_forward_main_loop_tile_reproduces_fa4_table_1(m: int, table: tuple[int, int, int]) -> None:
     tensor, smem, mufu = table
-    cycles = block_cycles(m, 128, "fwd")
+    cycles = tile_cycles(long_problem(m, BLOCKS, "fwd"))
     assert cycles["tensor"] == tensor == 4 * m * 128 * 128 / 8192
     assert cycles["smem"] == smem == 3 * m * 128 * 128 / 8192
     # MUFU: FA4's M N / 16, plus the per-row rescale factor exp2 that every block after the first computes
@@ -45,30 +50,61 @@ def test_forward_main_loop_tile_reproduces_fa4_table_1(m: int, table: tuple[int,
 
 @pytest.mark.parametrize("m", [128, 256])
 def test_forward_whole_work_item_adds_the_epilogue(m: int) -> None:
-    # One key block: the table's tile plus the epilogue. smem: O staged (M d bf16) and read back by the TMA store;
-    # MUFU: 1 / l and log2(l) per row. The first block has no rescale factor.
-    cycles = tile_cycles(Problem(1, 1, m, 128, seqlen_k=128))
-    assert cycles["tensor"] == 4 * m * 128 * 128 / 8192
-    assert cycles["smem"] == 3 * m * 128 * 128 / 8192 + 2 * (m * 128 * 2) / 128
-    assert cycles["mufu"] == (m * 128 + 2 * m) / 16
+    # The first work item: BLOCKS of the table's tiles plus the epilogue. smem: O staged (M d bf16) and read back by
+    # the TMA store; MUFU: 1 / l and log2(l) per row, and no rescale factor in the first block.
+    cycles = per_tile(long_problem(m, BLOCKS, "fwd")).work_item_unit_cycles
+    assert cycles is not None
+    assert cycles["tensor"] == BLOCKS * 4 * m * 128 * 128 / 8192
+    assert cycles["smem"] == BLOCKS * 3 * m * 128 * 128 / 8192 + 2 * (m * 128 * 2) / 128
+    assert cycles["mufu"] == (BLOCKS * m * 128 + (BLOCKS - 1) * m + 2 * m) / 16
 
 
 def test_backward_main_loop_tile_reproduces_fa4_table() -> None:
     # Five MMAs (10 M N d / 8192); smem: 2048 operand cycles + 256 dS + 1024 dQ (staged fp32, read by the TMA).
-    assert block_cycles(128, 128, "bwd") == {"tensor": 2560, "smem": 3328, "mufu": 1024}
+    assert tile_cycles(long_problem(128, BLOCKS, "bwd")) == {"tensor": 2560, "smem": 3328, "mufu": 1024}
 
 
 def test_backward_two_cta_exchanges_ds_halves_dq_and_splits_the_shared_operand() -> None:
+    cycles = per_tile(long_problem(128, BLOCKS, "bwd"), {"two_cta": True}).unit_cycles
     # dS exchange (16 KiB out + 16 KiB in) adds 256, halved dQ saves 512, and the four MMAs whose B operand (Q_i or
     # dO_i, 32 KiB each) the pair shares read half of it each: 4 x 16 KiB / 128 = 512 fewer. FA4 says about 2688.
-    assert block_cycles(128, 128, "bwd", {"two_cta": True})["smem"] == 3328 + 256 - 512 - 512
+    assert cycles["smem"] == 3328 + 256 - 512 - 512
     # The half of dS sent to the peer (64 x 128 bf16) crosses the SM's DSMEM link once per Q tile.
     arch = load_arch("b200")
     assert arch.dsmem is not None
-    one, two = (Problem(1, 1, q, 128, seqlen_k=128, pass_="bwd") for q in (128, 256))
-    options = {**ALL_MUFU, "two_cta": True}
-    sent = [simulate(arch, "v4", p, options, per_tile=True).unit_cycles["dsmem"] for p in (one, two)]
-    assert sent[1] - sent[0] == 128 * 128 * 2 / 2 / arch.dsmem.bandwidth_bytes_per_cycle
+    assert cycles["dsmem"] == 128 * 128 * 2 / 2 / arch.dsmem.bandwidth_bytes_per_cycle
+
+
+@pytest.mark.parametrize(
+    ("rows", "pass_", "options"),
+    [(128, "fwd", {}), (256, "fwd", {}), (128, "bwd", {}), (128, "bwd", {"two_cta": True})],
+    ids=["fwd-M128", "fwd-M256", "bwd-1cta", "bwd-2cta"],
+)
+def test_main_loop_tile_is_what_one_more_block_adds_to_the_work_item(
+    rows: int, pass_: str, options: dict[str, object]
+) -> None:
+    # The per-tile accounting folds the loop; a work item one key block (forward) or Q tile (backward) longer,
+    # simulated whole, must cost that tile more on every SM unit, the main-memory share up to rounding.
+    shorter, longer = (per_tile(long_problem(rows, n, pass_), options) for n in (BLOCKS, BLOCKS + 1))
+    assert shorter.work_item_unit_cycles is not None and longer.work_item_unit_cycles is not None
+    added = {
+        unit: longer.work_item_unit_cycles[unit] - shorter.work_item_unit_cycles[unit] for unit in shorter.unit_cycles
+    }
+    for unit in ("hbm", "l2"):
+        assert shorter.unit_cycles[unit] == pytest.approx(added.pop(unit), rel=1e-12)
+    assert {unit: shorter.unit_cycles[unit] for unit in added} == added
+
+
+def test_per_tile_refuses_a_loop_too_short_for_a_steady_state() -> None:
+    # The shortest loop is the correction's, one shorter than the key blocks': it must keep KEEP_ITERATIONS at each
+    # end and have one fold period (ring slots and ping-pong turns in step) more to add.
+    (kernel,) = schedule(load_arch("b200"), "v4", long_problem(128, 1, "fwd"), ALL_MUFU)
+    needed = 2 * KEEP_ITERATIONS + kernel_period(kernel)
+    with pytest.raises(
+        OptionError, match=f"needs {needed} iterations .* runs {needed - 1} in its shortest: use a longer sequence"
+    ):
+        per_tile(long_problem(128, needed, "fwd"))
+    assert tile_cycles(long_problem(128, needed + 1, "fwd"))["tensor"] == 4 * 128 * 128 * 128 / 8192
 
 
 def test_two_cta_needs_the_sm_to_sm_network() -> None:
@@ -78,11 +114,10 @@ def test_two_cta_needs_the_sm_to_sm_network() -> None:
 
 
 def test_software_exp_moves_exps_from_mufu_to_fma() -> None:
-    problem = Problem(1, 1, 128, 128, seqlen_k=128)
-    hardware = simulate("b200", "v4", problem, ALL_MUFU, per_tile=True).unit_cycles
-    options = {**ALL_MUFU, "exp_emulation_fraction": 0.25}
-    mixed = simulate("b200", "v4", problem, options, per_tile=True).unit_cycles
-    emulated = 0.25 * 128 * 128
+    problem = long_problem(128, BLOCKS, "fwd")
+    hardware = per_tile(problem).unit_cycles
+    mixed = per_tile(problem, {"exp_emulation_fraction": 0.25}).unit_cycles
+    emulated = 0.25 * 128 * 128  # of a tile's scores; the per-row rescale factors stay on MUFU
     assert hardware["mufu"] - mixed["mufu"] == emulated / 16
     assert mixed["fma"] - hardware["fma"] == emulated * fma_per_exp2(3) / 128
 
