@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from experiments import fa4_forward_gap, fa4_scheduling, fa4_two_cta, fa4_whatif
+from experiments import fa4_forward_gap, fa4_scheduling, fa4_two_cta, fa4_varlen, fa4_whatif
 
 
 def test_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
@@ -72,3 +72,21 @@ def test_forward_gap_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
     # before it took Hopper's measured single-warp rule) makes the forward faster.
     assert float(rows[fa4_forward_gap.FULL_OVERLAP]["tflops"]) > float(model["tflops"])
     assert (tmp_path / "fa4_forward_gap.png").stat().st_size > 0
+
+
+def test_varlen_quick_run_writes_csv_and_png(tmp_path: Path) -> None:
+    fa4_varlen.main(["--quick", "--out", str(tmp_path)])
+    with (tmp_path / "fa4_varlen.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:  # each row's sequences are the draw's, in its order
+        seqlens = [int(n) for n in row["seqlens"].split()]
+        assert (len(seqlens), sum(seqlens), max(seqlens)) == (
+            int(row["sequences"]),
+            int(row["tokens"]),
+            int(row["longest"]),
+        )
+    drawn = [int(n) for n in rows[0]["seqlens"].split()]
+    assert sum(drawn) == 2048 and all(n <= 1024 for n in drawn)
+    assert {row["order"] for row in rows} == {"as given", "sorted longest first", "plain batch at the mean length"}
+    assert all(float(row["tflops"]) > 0 and row["bottleneck"] for row in rows)
+    assert (tmp_path / "fa4_varlen.png").stat().st_size > 0
