@@ -6,12 +6,13 @@ import pytest
 
 from simgpu.arch import Arch, load_arch
 
-# 1 GHz, HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory, loaded or dependency) or launch gaps,
-# copies that land in smem without taking its port, TMA copies and fragment stores limited by nothing of their own,
-# one SM.
+# 1 GHz (no power-limited clock), HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory, loaded or
+# dependency) or launch gaps, copies that land in smem without taking its port, TMA copies and fragment stores limited
+# by nothing of their own, one SM.
 TOY = {
     "sms": 1,
     "clock_hz": 1.0e9,
+    "power": None,
     "kernel_launch_s": 0.0,
     "sm.cta_launch_cycles": 0,
     "smem.cp_async_write_port_fraction": 0.0,
