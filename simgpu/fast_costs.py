@@ -1,16 +1,16 @@
 """Fast mode's class costs: what a tile of each kind costs, from one SM running the kind's representative.
 
-One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a row,
-alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (that the kernel can fill: no more than its
-tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. With every SM busy, a
-slot's first tiles, which start together and queue for the same loads, get an equal share of the bandwidth; further
-tiles, which that queue has staggered, get what the other SMs leave (processor sharing: each uses what it used alone),
-at least an equal share, and take no longer than alone: while an SM's copies are not in flight (its issue, its
-products) the busy SMs use its share, so only the bytes at an equal share bound it further (HBM-bound GEMMs whose
-2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's miss shares
-(`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses, and is at
-least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's cost is fitted from runs
-of the fit variants (`simgpu.fold`).
+One SM runs the representative with 1, 2 and `fit` CTAs resident, and the counts of a single wave that fills fewer slots
+(other counts interpolated), once and twice in a row, alone (all of the chip's HBM and L2 bandwidth) and with every SM
+busy (that the kernel can fill: no more than its tiles): the time to a slot's first tile, per further tile, and the
+per-tile busy cycles and bytes. With every SM busy, a slot's first tiles, which start together and queue for the same
+loads, get an equal share of the bandwidth; further tiles, which that queue has staggered, get what the other SMs leave
+(processor sharing: each uses what it used alone), at least an equal share, and take no longer than alone: while an SM's
+copies are not in flight (its issue, its products) the busy SMs use its share, so only the bytes at an equal share bound
+it further (HBM-bound GEMMs whose 2-stage ring leaves the share idle while the next copy is issued). L2 hits come from
+the replay's miss shares (`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its
+share of misses, and is at least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's
+cost is fitted from runs of the fit variants (`simgpu.fold`).
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -99,8 +99,8 @@ def class_costs(
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit
         demand: dict[int, float] = {}
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
-        for ctas, alone in itertools.product(_occupancies(plan.fit), (True, False)):
-            busy = sharers or arch.sms
+        busy = sharers or arch.sms
+        for ctas, alone in itertools.product(_occupancies(plan.fit, len(plan.kernel.tiles), busy), (True, False)):
             first_share, share = (1.0, 1.0) if alone else _busy_shares(busy, demand[ctas])
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
@@ -144,10 +144,14 @@ def _constant(program: Sequence[Op]) -> Callable[[Hashable], Sequence[Op]]:
     return lambda _tile: program
 
 
-def _occupancies(fit: int) -> list[int]:
-    """The numbers of resident CTAs simulated: 1, 2 and `fit`; the others are interpolated (a simulated SM with
-    k CTAs costs k times the ops, and an SM's time grows about linearly in its CTAs once a unit saturates)."""
-    return sorted({1, min(2, fit), fit})
+def _occupancies(fit: int, tiles: int, sms: int) -> list[int]:
+    """The numbers of resident CTAs simulated: 1, 2 and `fit`, and, when `tiles` fill fewer than the `sms` SMs'
+    slots, the counts that the single wave puts on an SM; the others are interpolated (a simulated SM with k CTAs
+    costs k times the ops, and an SM's time grows about linearly in its CTAs once a unit saturates). A partial wave
+    is the whole kernel: its SMs' time, not a line between 2 and `fit`, is the kernel's (the H100's v3 backward
+    preprocess on 8 SMs, 4 of 16 CTAs each, is latency-bound: interpolated 3.8% under its simulated time)."""
+    wave = {tiles // sms, -(-tiles // sms)} if tiles < fit * sms else set()
+    return sorted({1, min(2, fit), fit} | (wave - {0}))
 
 
 def _interpolated(costs: Mapping[tuple[int, int, bool], Cost], kind: int, ctas: int, alone: bool) -> Cost:

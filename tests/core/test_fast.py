@@ -17,6 +17,7 @@ from simgpu.arch import Arch
 from simgpu.engine import Engine
 from simgpu.errors import EventBudgetError
 from simgpu.fast import run_fast
+from simgpu.fast_costs import _occupancies
 from simgpu.fast_plan import grid_prefix, plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fast_whole import unit_ops
@@ -228,6 +229,15 @@ def test_a_small_kernel_of_unequal_tiles_runs_whole() -> None:
     assert not plan_kernel(arch, schedule(arch, "v2", Problem(2, 2, 1024, 64), {})[0]).whole  # tiles alike
     many = schedule(arch, "v2", Problem(4, 16, 2048, 64, causal=True), {})[0]  # about 50,000 ops
     assert not plan_kernel(arch, many).whole
+
+
+def test_a_single_partial_waves_occupancies_are_simulated() -> None:
+    # 32 tiles on 8 SMs of 16 slots: the whole kernel is one wave of 4 CTAs per SM, simulated rather than interpolated
+    # between 2 and 16; 36 tiles put 4 or 5 on an SM; a kernel that fills every slot needs 1, 2 and 16 only.
+    assert _occupancies(16, 32, 8) == [1, 2, 4, 16]
+    assert _occupancies(16, 36, 8) == [1, 2, 4, 5, 16]
+    assert _occupancies(16, 128, 8) == [1, 2, 16]
+    assert _occupancies(16, 3, 3) == [1, 2, 16]
 
 
 def test_unit_ops_count_a_loop_at_its_trip_count() -> None:
