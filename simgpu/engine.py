@@ -60,7 +60,7 @@ from simgpu.trace import Trace
 from simgpu.units.fluid_l2 import FluidL2, MissShares
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
-from simgpu.units.server import SpanRecorder, StartQueueServer
+from simgpu.units.server import SpanRecorder
 
 DEFAULT_EVENT_BUDGET = 20_000_000
 SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
@@ -369,16 +369,14 @@ class Engine:
         miss_shares: Mapping[str, MissShares] | None = None,
         max_ctas_per_sm: int | None = None,
         bandwidth_share: float | None = None,
-        start_share: float | None = None,
         traffic_share: float | None = None,
         semaphore_waits: bool | None = None,
     ) -> None:
         """`sms` builds only that many SMs, with `bandwidth_share` of the chip's HBM and L2 bandwidth (by default
-        their share of the SMs; `start_share` of that for the requests made until the HBM's and the L2's queues
-        first drain, `simgpu.units.server.StartQueueServer`) and making `traffic_share` of the chip's HBM traffic (by
-        default as much as their bandwidth share: the HBM's loaded latency counts their bookings over that share of
-        the chip's rate), `miss_shares` replaces L2 residency by the chip-wide miss shares, and `max_ctas_per_sm`
-        runs fewer CTAs at once than fit: fast mode's representative SMs (`simgpu.fast`).
+        their share of the SMs) and making `traffic_share` of the chip's HBM traffic (by default as much as their
+        bandwidth share: the HBM's loaded latency counts their bookings over that share of the chip's rate),
+        `miss_shares` replaces L2 residency by the chip-wide miss shares, and `max_ctas_per_sm` runs fewer CTAs at
+        once than fit: fast mode's representative SMs (`simgpu.fast`).
         `semaphore_waits` (default: only when the whole chip is built) lets semaphore acquires wait for releases."""
         self.arch = arch
         self.semaphore_waits = sms is None if semaphore_waits is None else semaphore_waits
@@ -409,10 +407,6 @@ class Engine:
             self.l2 = L2(arch.l2.capacity_bytes, l2_rate, arch.l2.hit_latency_cycles, self.hbm, self._chip_recorder())
         else:
             self.l2 = FluidL2(l2_rate, arch.l2.hit_latency_cycles, self.hbm, miss_shares, self._chip_recorder())
-        if start_share is not None:
-            for unit in (self.hbm, self.l2):
-                server = unit.server
-                unit.server = StartQueueServer(server.name, server.rate_per_cycle, start_share, server.recorder)
         self.sms = [Sm(i, arch, self.l2, self._sm_recorder) for i in range(built)]
         self._ops = 0
         self._roles: list[_RoleState] = []

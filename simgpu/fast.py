@@ -9,12 +9,11 @@ Four reductions, checked against exact mode by the tests (`tests/core/test_fast.
    share of HBM and L2, past the first round) is busy for.
 2. Symmetry: tiles whose folded programs are equal up to memory keys form a class (`simgpu.fast_plan`; past 64 tile
    positions per head, grouped by their outlines, `simgpu.fold.outline`, and a few of each group folded). One SM runs
-   the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident, and the counts of a single wave
-   that fills fewer slots (other counts interpolated), once and twice in a row, alone (all of the chip's HBM and L2
-   bandwidth) and with every SM busy (every SM the kernel can fill: no more than its tiles): the class's time to a
-   slot's first tile, per further tile, and its per-tile busy cycles and bytes. With every SM busy, a slot's first
-   tiles, which start together and queue for the same loads, get an equal share of the bandwidth until that queue first
-   drains; the rest of them and further tiles, which that queue has staggered, get what the other SMs leave (processor
+   the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident (other counts interpolated), once
+   and twice in a row, alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (every SM the kernel can
+   fill: no more than its tiles): the class's time to a slot's first tile, per further tile, and its per-tile busy
+   cycles and bytes. With every SM busy, a slot's first tiles, which start together and queue for the same loads, get an
+   equal share of the bandwidth; further tiles, which that queue has staggered, get what the other SMs leave (processor
    sharing: each uses what it used alone), at least an equal share. L2 hits come from the replay's miss shares
    (`simgpu.units.fluid_l2`), per kernel; a further tile's time is averaged over enough rounds to hold its share of
    misses, and is at least the time HBM and L2 take to serve its bytes at the SM's share.
@@ -38,9 +37,8 @@ tiles ending on the head's partial wave, beside the others' tiles whole, extrapo
 smaller prefix turns the head's share of L2 over (later waves then move what the last ones did; the miss shares
 are the larger prefix's). Ignored (the measured misses in `docs/results/fast_vs_exact.csv`): that
 co-resident CTAs of different classes slow each other differently from CTAs of one class, and that CTAs of one
-class that start together end a little apart (the first placed leads: the start-up queue serves the SMs' first
-requests in launch order); that an SM's bandwidth share does not depend on how many CTAs it holds; which CTA
-takes the misses of a tile many CTAs read (the first to touch it, in
+class that start together end a little apart (the first placed leads); that an SM's bandwidth share does not
+depend on how many CTAs it holds; which CTA takes the misses of a tile many CTAs read (the first to touch it, in
 exact mode: fast mode spreads a tensor's misses evenly); that the HBM's loaded latency (`simgpu.units.hbm`) in
 a class's runs with every SM busy counts the traffic of every SM the kernel fills, also in tail waves where fewer
 load; for runs that overflow L2, that the replay sees the pressure of fewer heads, in their share of L2, than

@@ -1,24 +1,19 @@
 """Fast mode's class costs: what a tile of each kind costs, from one SM running the kind's representative.
 
-One SM runs the representative with 1, 2 and `fit` CTAs resident, and the counts of a single wave that fills fewer slots
-(other counts interpolated), once and twice in a row, alone (all of the chip's HBM and L2 bandwidth) and with every SM
-busy (that the kernel can fill: no more than its tiles): the time to a slot's first tile, per further tile, and the
-per-tile busy cycles and bytes. With every SM busy, a slot's first tiles, which start together and queue for the same
-loads, get an equal share of the bandwidth until that queue first drains (`simgpu.units.server.StartQueueServer`); the
-rest of them and further tiles, which that queue has staggered, get what the other SMs leave (processor sharing: each
-uses what it used alone), at least an equal share, and take no longer than alone: while an SM's copies are not in flight
-(its issue, its products) the busy SMs use its share, so only the bytes at an equal share bound it further (HBM-bound
-GEMMs whose 2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's miss
-shares (`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses, and
-is at least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's cost is fitted from
-runs of the fit variants (`simgpu.fold`).
+One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a row,
+alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (that the kernel can fill: no more than its
+tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. With every SM busy, a
+slot's first tiles, which start together and queue for the same loads, get an equal share of the bandwidth; further
+tiles, which that queue has staggered, get what the other SMs leave (processor sharing: each uses what it used alone),
+at least an equal share, and take no longer than alone: while an SM's copies are not in flight (its issue, its
+products) the busy SMs use its share, so only the bytes at an equal share bound it further (HBM-bound GEMMs whose
+2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's miss shares
+(`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses, and is at
+least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's cost is fitted from runs
+of the fit variants (`simgpu.fold`).
 
-Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA takes
-the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly); that the start-up queue serves the
-SMs' bursts in launch order, the k-th SM's after those of the k before it (an equal share ends every SM's burst when the
-last SM's ends, and its first requests earlier than the last SM's: SMs early in the launch order end their first tiles
-early, those late in it late; `docs/results/speed15_notes.txt`); that requests paced by issue rather than by data stay
-in step across SMs after the queue drains.
+Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
+takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
 """
 
 from __future__ import annotations
@@ -104,8 +99,8 @@ def class_costs(
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit
         demand: dict[int, float] = {}
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
-        busy = sharers or arch.sms
-        for ctas, alone in itertools.product(_occupancies(plan.fit, len(plan.kernel.tiles), busy), (True, False)):
+        for ctas, alone in itertools.product(_occupancies(plan.fit), (True, False)):
+            busy = sharers or arch.sms
             first_share, share = (1.0, 1.0) if alone else _busy_shares(busy, demand[ctas])
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
@@ -149,14 +144,10 @@ def _constant(program: Sequence[Op]) -> Callable[[Hashable], Sequence[Op]]:
     return lambda _tile: program
 
 
-def _occupancies(fit: int, tiles: int, sms: int) -> list[int]:
-    """The numbers of resident CTAs simulated: 1, 2 and `fit`, and, when `tiles` fill fewer than the `sms` SMs'
-    slots, the counts that the single wave puts on an SM; the others are interpolated (a simulated SM with k CTAs
-    costs k times the ops, and an SM's time grows about linearly in its CTAs once a unit saturates). A partial wave
-    is the whole kernel: its SMs' time, not a line between 2 and `fit`, is the kernel's (the H100's v3 backward
-    preprocess on 8 SMs, 4 of 16 CTAs each, is latency-bound: interpolated 3.8% under its simulated time)."""
-    wave = {tiles // sms, -(-tiles // sms)} if tiles < fit * sms else set()
-    return sorted({1, min(2, fit), fit} | (wave - {0}))
+def _occupancies(fit: int) -> list[int]:
+    """The numbers of resident CTAs simulated: 1, 2 and `fit`; the others are interpolated (a simulated SM with
+    k CTAs costs k times the ops, and an SM's time grows about linearly in its CTAs once a unit saturates)."""
+    return sorted({1, min(2, fit), fit})
 
 
 def _interpolated(costs: Mapping[tuple[int, int, bool], Cost], kind: int, ctas: int, alone: bool) -> Cost:
@@ -183,18 +174,18 @@ def _representative(
     names: Sequence[str],
 ) -> _Run:
     """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row with
-    `share` of the chip's bandwidth, and once with `first_share` for the requests made until the HBM's and the L2's
-    queues first drain (unless equal), making `traffic` of the chip's HBM traffic, `setting = (ctas, first_share, share,
-    traffic)`: the cost vector (time to the first tiles' end after the launch at `first_share`, time of a further tile,
-    metrics per tile), the ops run and the bandwidth used. A further tile takes at least the time the chip's HBM and L2
-    need to serve its bytes at `share` (its write-backs load HBM though no access waits for them)."""
+    `share` of the chip's bandwidth, and once with `first_share` (unless equal), making `traffic` of the chip's HBM
+    traffic, `setting = (ctas, first_share, share, traffic)`: the cost vector (time to the first tiles' end after
+    the launch at `first_share`, time of a further tile, metrics per tile), the ops run and the bandwidth used. A
+    further tile takes at least the time the chip's HBM and L2 need to serve its bytes at `share` (its write-backs
+    load HBM though no access waits for them)."""
     ctas, first_share, share, traffic = setting
     roles = tuple(
         Role(role.name, role.warps, _constant(program), role.setup)
         for role, program in zip(plan.kernel.roles, tile.marked, strict=True)
     )
 
-    def run(rounds: int, bandwidth_share: float, start_share: float | None = None) -> RunStats:
+    def run(rounds: int, bandwidth_share: float) -> RunStats:
         kernel = replace(plan.kernel, tiles=range(ctas * rounds), roles=roles)
         engine = Engine(
             arch,
@@ -205,14 +196,13 @@ def _representative(
             miss_shares=shares,
             max_ctas_per_sm=ctas,
             bandwidth_share=bandwidth_share,
-            start_share=start_share,
             traffic_share=traffic,
         )
         return engine.run([kernel])
 
     more = _rounds(tile, shares, ctas)
     once, later = run(1, share), run(1 + more, share)
-    first = once if first_share == share else run(1, share, first_share / share)
+    first = once if first_share == share else run(1, first_share)
     launch = arch.kernel_launch_s * clock_hz
     served = max(later.units[unit].busy_cycles - once.units[unit].busy_cycles for unit in ("hbm", "l2"))
     period = max(later.cycles - once.cycles, served) / more

@@ -1,5 +1,4 @@
-"""The common core of every unit: a FIFO reservation server with a fixed service rate (and `StartQueueServer`, a
-chip-wide unit as fast mode's representative SMs see it at a kernel's start).
+"""The common core of every unit: a FIFO reservation server with a fixed service rate.
 
 A request arriving at `now` starts when the unit is free (`busy_until`) and holds it for `amount / rate` cycles.
 Requests are served in the order they are made, which in a discrete-event run is time order, so this is a FIFO
@@ -93,30 +92,3 @@ class Server:
             self.recorder(self.name, busy, end)
         self.busy_cycles += end - busy
         self.busy_until = end
-
-
-class StartQueueServer(Server):
-    """A chip-wide unit (HBM, L2) as one of many SMs that start a kernel together sees it (fast mode's
-    representative SMs): the requests made from the first one until the unit's queue first drains are the start-up
-    burst that every SM makes at once, served in a queue behind the others' bursts, and get `start_share` of the
-    rate; once that queue has drained the SMs run staggered, and later requests get the full rate (the share the
-    busy SMs leave this one). In a chip whose SMs all make the same burst, served in turn, the queue drains when one
-    SM's burst drains at an equal share. Ignored: the order of that queue (the chip serves one SM's burst after the
-    other's: the first SM's first requests are served early, the last SM's late, where an equal share serves every
-    SM's first requests first) and requests that stay in step across SMs after it drains (paced by issue, not data)."""
-
-    __slots__ = ("start_share", "starting")
-
-    def __init__(self, name: str, rate_per_cycle: float, start_share: float, recorder: SpanRecorder | None = None):
-        super().__init__(name, rate_per_cycle, recorder)
-        self.start_share = start_share
-        self.starting = True
-
-    def reserve(self, now: float, amount: float, share: float = 1.0) -> float:
-        if self.starting:
-            # The first request opens the queue; one that finds it drained comes from SMs it has staggered.
-            if self.amount and now > self.busy_until:
-                self.starting = False
-            else:
-                share *= self.start_share
-        return super().reserve(now, amount, share)

@@ -17,7 +17,6 @@ from simgpu.arch import Arch
 from simgpu.engine import Engine
 from simgpu.errors import EventBudgetError
 from simgpu.fast import run_fast
-from simgpu.fast_costs import _occupancies
 from simgpu.fast_plan import grid_prefix, plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fast_whole import unit_ops
@@ -231,15 +230,6 @@ def test_a_small_kernel_of_unequal_tiles_runs_whole() -> None:
     assert not plan_kernel(arch, many).whole
 
 
-def test_a_single_partial_waves_occupancies_are_simulated() -> None:
-    # 32 tiles on 8 SMs of 16 slots: the whole kernel is one wave of 4 CTAs per SM, simulated rather than interpolated
-    # between 2 and 16; 36 tiles put 4 or 5 on an SM; a kernel that fills every slot needs 1, 2 and 16 only.
-    assert _occupancies(16, 32, 8) == [1, 2, 4, 16]
-    assert _occupancies(16, 36, 8) == [1, 2, 4, 5, 16]
-    assert _occupancies(16, 128, 8) == [1, 2, 16]
-    assert _occupancies(16, 3, 3) == [1, 2, 16]
-
-
 def test_unit_ops_count_a_loop_at_its_trip_count() -> None:
     program = (Load("Q", 0, 64), Repeat(10, lambda i: (Wait("kv"), Fma(1), Exp(1), Arrive("kv"))), Store("O", 0, 64))
     assert unit_ops(program) == 22
@@ -389,32 +379,6 @@ def test_fast_mode_predicts_the_default_hopper_gemm() -> None:
     # Fast mode's slots start their first tiles at an equal share of L2, which the exact run's staggered starts
     # beat: within 2% (not the grid's 1%; `docs/results/fast_vs_exact.csv`).
     assert fast.cycles == pytest.approx(exact.cycles, rel=0.02)
-
-
-def test_a_first_tiles_later_loads_are_staggered_by_the_start_up_queue() -> None:
-    # 16 SMs each load 250 kB at launch, compute, load 250 kB more and compute. Exact mode serves the launch burst in
-    # launch order (the last SM waits 16 x 65 cycles), which staggers the SMs by 65 cycles each: their second loads
-    # do not queue. Fast mode gave the representative an equal share for its whole first tile (its second load also
-    # took 16 x 65 cycles): 4.4% slow; the equal share now lasts until the launch queue drains.
-    arch = load_arch("b200", {"sms": 16})
-    work = Role(
-        "w", 4, lambda tile: (Load("A", (tile, 0), MB // 4), Fma(2**20), Load("A", (tile, 1), MB // 4), Fma(2**20))
-    )
-    kernels = [Kernel("burst", tuple(range(16)), CtaResources(128, 32, 0), (work,))]
-    exact = Engine(arch).run(kernels)
-    fast = run_fast(arch, kernels, arch.clock_hz, 10**6)
-    assert fast.cycles == pytest.approx(exact.cycles, rel=0.001)
-
-
-def test_a_single_wave_of_short_latency_bound_ctas_on_hopper() -> None:
-    # The H100's v3 backward preprocess on 8 SMs: 32 CTAs of two plain loads, 4 per SM. With the launch queue's equal
-    # share only (the requests after it at the busy SMs' share) and 4 CTAs interpolated between 2 and 16 fast mode was
-    # 2.2% fast; an equal share throughout and 4 CTAs simulated, 2.1% slow; 4 simulated after the launch queue, 0.2%.
-    arch = load_arch("h100", {"sms": 8})
-    preprocess = schedule(arch, "v3", Problem(2, 2, 1024, 64, causal=True, pass_="bwd"), {})[:1]
-    exact = Engine(arch).run(preprocess)
-    fast = run_fast(arch, preprocess, arch.clock_hz, 10**6)
-    assert fast.cycles == pytest.approx(exact.cycles, rel=0.005)
 
 
 def test_an_sm_idle_share_of_hbm_goes_to_the_busy_sms() -> None:

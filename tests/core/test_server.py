@@ -1,12 +1,12 @@
 """Two units' work sharing a window at reduced rates (`simgpu.units.contention.share_window`): exact arithmetic on
-both branches, the reservation server's `stretch`, and the start-up queue of fast mode's representative SMs."""
+both branches, and the reservation server's `stretch`."""
 
 from __future__ import annotations
 
 import pytest
 
 from simgpu.units.contention import share_window
-from simgpu.units.server import Server, StartQueueServer
+from simgpu.units.server import Server
 
 
 def reserved(name: str, until: float) -> Server:
@@ -46,13 +46,3 @@ def test_a_stretch_moves_the_end_and_the_watched_completions_inside_the_slowed_w
     assert (before.end, inside.end, after.end) == (10.0, 70.0, 120.0)
     assert (server.busy_until, server.busy_cycles) == (120.0, 120.0)
     assert server.watchers == [inside, after]  # a completion before the stretch is final
-
-
-def test_the_start_up_queue_is_served_at_its_share_until_it_first_drains() -> None:
-    server = StartQueueServer("hbm", 10.0, 0.25)  # 10 bytes a cycle; 2.5 while the start-up queue lasts
-    assert server.reserve(5.0, 100.0) == 45.0  # the burst at launch: 100 / 2.5
-    assert server.reserve(30.0, 50.0) == 65.0  # made while the queue holds the burst: behind it, at 2.5
-    assert server.reserve(65.0, 50.0) == 85.0  # made as it ends: still the queue (no gap)
-    assert server.reserve(100.0, 50.0) == 105.0  # after a gap: staggered, at the full rate
-    assert server.reserve(105.5, 50.0) == 110.5  # and so on, though the queue drains again
-    assert server.busy_cycles == 40.0 + 20.0 + 20.0 + 5.0 + 5.0
