@@ -9,7 +9,7 @@ padded tiles).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cache
 from typing import cast
@@ -118,3 +118,27 @@ def split_tile(problem: Problem, tile: Hashable) -> tuple[int, int, int]:
     """(batch, head, last index) of a tile index (batch, head, index) made by `tile_key`."""
     first, second, index = cast(tuple[int, int, int], tile)
     return (first, second, index) if problem.seqlens is None else (second, first, index)
+
+
+def sequence_order(
+    problem: Problem,
+    blocks: Callable[[Problem], int],
+    head_bytes: Callable[[Problem], int] | None,
+    section_bytes: int,
+    reverse: bool,
+) -> list[tuple[int, ...]]:
+    """A kernel's tiles in launch order, indexed (batch, head, block) by `tile_key`: per sequence, `blocks(seq)`
+    blocks per head, in the L2-sectioned order of `sectioned_order` (`head_bytes(seq)` per head, sections of
+    `section_bytes`), or without sections (`head_bytes` None: block fastest, then head, then batch). A varlen batch
+    runs its sequences in turn, each in the order its own length gives (FA-repo `SingleTileVarlenScheduler`:
+    sections within a sequence)."""
+    tiles: list[tuple[int, ...]] = []
+    for b in range(problem.batch) if problem.seqlens is not None else (None,):
+        seq = problem if b is None else sequence(problem, b)
+        n = blocks(seq)
+        if head_bytes is not None:
+            order = sectioned_order(seq, head_bytes(seq), section_bytes, n, reverse=reverse)
+        else:
+            order = [(i, h, j) for i in range(seq.batch) for h in range(seq.heads) for j in range(n)]
+        tiles += order if b is None else [tile_key(problem, b, h, j) for _, h, j in order]
+    return tiles

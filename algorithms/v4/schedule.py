@@ -105,8 +105,8 @@ from algorithms._schedule.tiling import (
     first_query_block,
     key_blocks,
     rows_in_block,
-    sectioned_order,
     sequence,
+    sequence_order,
     split_tile,
     tile_axes,
     tile_key,
@@ -455,22 +455,19 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
 
 
 def _forward_order(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
-    """The work items in launch order (module docstring). A varlen batch runs its sequences in order, each in the
-    order its own length gives (FA-repo `SingleTileVarlenScheduler`: sections of heads within a sequence, its items
-    reversed with `lpt`)."""
+    """The work items in launch order (module docstring; a varlen batch's sequences in turn)."""
     lpt = problem.causal if cfg.lpt is None else cfg.lpt
     d, eb = problem.headdim, problem.element_bytes
-    tiles = []
-    for b in range(problem.batch) if problem.seqlens is not None else (None,):
-        seq = problem if b is None else sequence(problem, b)
-        items = ceil_div(ceil_div(seq.seqlen_q, cfg.block_m), Q_TILES)
-        if problem.causal or lpt:  # K and V of a section's heads stay in L2 while its items pass
-            # Later items see more keys: `lpt` takes them first.
-            order = sectioned_order(seq, seq.nk * 2 * d * eb, L2_SECTION_BYTES, items, reverse=lpt)
-        else:
-            order = [(i, h, p) for i in range(seq.batch) for h in range(seq.heads) for p in range(items)]
-        tiles += order if b is None else [tile_key(problem, b, h, p) for _, h, p in order]
-    return tiles
+
+    def items(seq: Problem) -> int:
+        return ceil_div(ceil_div(seq.seqlen_q, cfg.block_m), Q_TILES)
+
+    def kv_bytes(seq: Problem) -> int:  # K and V of a section's heads stay in L2 while its items pass
+        return seq.nk * 2 * d * eb
+
+    # Later items see more keys: `lpt` takes them first.
+    sections = kv_bytes if problem.causal or lpt else None
+    return sequence_order(problem, items, sections, L2_SECTION_BYTES, reverse=lpt)
 
 
 def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, Kernel, Kernel]:
@@ -855,23 +852,19 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
 
 def _backward_order(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
-    """The main kernel's key blocks in launch order (module docstring); a varlen batch's sequences in turn, each in
-    the order its own length gives."""
-    d, eb, c = problem.headdim, problem.element_bytes, cfg.block_n
-    tiles = []
-    for b in range(problem.batch) if problem.seqlens is not None else (None,):
-        seq = problem if b is None else sequence(problem, b)
-        n_kv = ceil_div(seq.nk, c)
-        if cfg.deterministic or cfg.lpt:  # Q, dO and dQ of a section's heads stay in L2 while its key blocks pass
-            head_bytes = seq.seqlen_q * (2 * d * eb + d * ACC_BYTES)
-            # Later causal key blocks are seen by fewer Q tiles: `lpt` keeps the index order, deterministic reverses
-            # it.
-            spt = cfg.deterministic and problem.causal
-            order = sectioned_order(seq, head_bytes, L2_SECTION_BYTES, n_kv, reverse=spt)
-        else:
-            order = [(i, h, j) for i in range(seq.batch) for h in range(seq.heads) for j in range(n_kv)]
-        tiles += order if b is None else [tile_key(problem, b, h, j) for _, h, j in order]
-    return tiles
+    """The main kernel's key blocks in launch order (module docstring; a varlen batch's sequences in turn)."""
+    d, eb = problem.headdim, problem.element_bytes
+
+    def key_blocks(seq: Problem) -> int:
+        return ceil_div(seq.nk, cfg.block_n)
+
+    def head_bytes(seq: Problem) -> int:  # Q, dO and dQ of a section's heads stay in L2 while its key blocks pass
+        return seq.seqlen_q * (2 * d * eb + d * ACC_BYTES)
+
+    # Later causal key blocks are seen by fewer Q tiles: `lpt` keeps the index order, deterministic reverses it.
+    spt = cfg.deterministic and problem.causal
+    sections = head_bytes if cfg.deterministic or cfg.lpt else None
+    return sequence_order(problem, key_blocks, sections, L2_SECTION_BYTES, reverse=spt)
 
 
 def _dq_staging(cfg: Config) -> tuple[int, int]:
