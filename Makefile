@@ -12,7 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+# Compiles the engine's modules with mypyc when their sources changed (`build_native.py`; a no-op otherwise).
 setup: $(STAMP)
+	$(BIN)/python build_native.py
 
 run: setup
 	$(BIN)/python -m experiments.default_study
@@ -33,4 +35,5 @@ bench: setup
 	$(BIN)/python -m benchmarks.simspeed --out out/bench
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) out build .pytest_cache .mypy_cache .ruff_cache
+	rm -f simgpu/*.so simgpu/units/*.so simgpu_native__mypyc*.so simgpu/native.digest

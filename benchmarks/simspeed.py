@@ -28,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from simgpu import Problem, load_arch, simulate
+from simgpu import Problem, load_arch, native, simulate
 from simgpu.api import schedule
 from simgpu.engine import estimated_ops
 from simgpu.errors import SimgpuError
@@ -243,6 +243,7 @@ def main(argv: list[str] | None = None) -> None:
         "exact_ops_per_s": sum(r["ops"] for r in engine) / sum(r["seconds"] for r in engine),  # type: ignore[misc]
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "native": native.compiled(),  # whether the engine ran compiled (`simgpu.native`): the rows' too
     }
     write_rows(args.out / f"{stem}_sweep.csv", [summary])
     plot(csv_path, args.out / f"{stem}.png")

@@ -3,9 +3,13 @@
 Public API: `load_arch`, `Problem`, `GemmProblem`, `simulate`, `Result`, `Trace`, and the error types.
 """
 
-from simgpu.api import roofline_cycles, simulate
-from simgpu.arch import Arch, load_arch
-from simgpu.errors import (
+from simgpu import native
+
+native.activate()  # before the engine's modules load: a stale compiled build must not run (`simgpu.native`)
+
+from simgpu.api import roofline_cycles, simulate  # noqa: E402
+from simgpu.arch import Arch, load_arch  # noqa: E402
+from simgpu.errors import (  # noqa: E402
     ArchError,
     DeadlockError,
     EventBudgetError,
@@ -17,9 +21,9 @@ from simgpu.errors import (
     SimgpuError,
     UnknownAlgorithmError,
 )
-from simgpu.problem import GemmProblem, Problem
-from simgpu.result import Result
-from simgpu.trace import Trace
+from simgpu.problem import GemmProblem, Problem  # noqa: E402
+from simgpu.result import Result  # noqa: E402
+from simgpu.trace import Trace  # noqa: E402
 
 __all__ = [
     "Arch",

@@ -48,7 +48,6 @@ from collections import deque
 from collections.abc import Callable, Generator, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
-from types import GeneratorType
 from typing import Any
 
 from simgpu.arch import Arch
@@ -105,7 +104,7 @@ class RunStats:
 def estimated_ops(kernel: Kernel) -> float:
     """Unit ops the kernel will run, estimated from its first tile's programs times the number of tiles (loop
     bodies are sampled at their first iteration, not expanded): cheap enough to check before running."""
-    return len(kernel.tiles) * sum(_count_ops(role.program(kernel.tiles[0])) for role in kernel.roles)
+    return len(kernel.tiles) * sum((_count_ops(role.program(kernel.tiles[0])) for role in kernel.roles), 0.0)
 
 
 def _count_ops(ops: Sequence[Op]) -> float:
@@ -385,11 +384,13 @@ class Engine:
         self.trace = trace
         self.event_budget = event_budget
         self.max_ctas_per_sm = max_ctas_per_sm
-        self.now: float = 0  # SimPy's initial time, an int until the first event
+        self.now = 0.0
         self._times: list[float] = []  # a heap of the times with entries due, each once
         self._due: dict[float, list[Entry]] = {}  # by time: its entries in the order they were scheduled
         self._starts: deque[Entry] = deque()  # process starts, due now, run before the other entries due now
-        self._horizon: float = 0  # the latest end of a write no role waits for: the run lasts until it drains
+        # The types of the processes started: generators, or mypyc's own generator classes where it compiled them.
+        self._process_types: set[type] = set()
+        self._horizon = 0.0  # the latest end of a write no role waits for: the run lasts until it drains
         self._slots_done = 0
         built = arch.sms if sms is None else sms
         share = built / arch.sms if bandwidth_share is None else bandwidth_share
@@ -476,6 +477,7 @@ class Engine:
             raise DeadlockError(self._deadlock_message(kernel))
 
     def _start(self, process: Process) -> None:
+        self._process_types.add(type(process))
         self._starts.append((self.now, process, None))
 
     def _wake(self, target: Process | Callback, value: Any) -> None:
@@ -499,7 +501,7 @@ class Engine:
         or an undrained write's (`_horizon`). The earliest time's list is walked by index, so that entries scheduled
         for that same time while it runs join its end; it is dropped once walked."""
         times, due, starts = self._times, self._due, self._starts
-        generator = GeneratorType
+        processes = self._process_types
         entries: list[Entry] = []
         index = 0
         while True:
@@ -516,11 +518,11 @@ class Engine:
                 now, target, value = entries[index]
                 index += 1
             self.now = now
-            if type(target) is not generator:
+            if type(target) not in processes:
                 target(value)  # type: ignore[operator]
                 continue
             try:
-                delay = target.send(value)
+                delay = target.send(value)  # type: ignore[union-attr]
             except StopIteration:
                 continue
             if delay is not None:
@@ -759,10 +761,11 @@ class Engine:
                 units[name] = UnitTotals(
                     prev.busy_cycles + server.busy_cycles, prev.instances + 1, prev.amount + server.amount
                 )
-        smem_r = sum(sm.smem.read_bytes for sm in self.sms)
-        smem_w = sum(sm.smem.write_bytes for sm in self.sms)
-        tmem_r = sum(sm.tmem.read_bytes for sm in self.sms if sm.tmem is not None)
-        tmem_w = sum(sm.tmem.write_bytes for sm in self.sms if sm.tmem is not None)
+        # Sums begun at 0.0: a float on a chip without Tensor Memory too, as the compiled engine gives it.
+        smem_r = sum((sm.smem.read_bytes for sm in self.sms), 0.0)
+        smem_w = sum((sm.smem.write_bytes for sm in self.sms), 0.0)
+        tmem_r = sum((sm.tmem.read_bytes for sm in self.sms if sm.tmem is not None), 0.0)
+        tmem_w = sum((sm.tmem.write_bytes for sm in self.sms if sm.tmem is not None), 0.0)
         return RunStats(
             cycles=self.now,
             kernel_cycles=kernel_cycles,

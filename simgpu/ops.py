@@ -79,7 +79,7 @@ class Load:
 
     tensor: str
     tile: Hashable
-    nbytes: int
+    nbytes: int | float  # a CTA's share of a tile may be fractional (a GEMM cluster's B split over its members)
     engine: CopyEngine = "tma"
     arrive: BarrierRef | None = None
     # A semaphore acquire: the role spins on this word until `(tensor, tile)` has been released this many times in
@@ -97,7 +97,7 @@ class Store:
 
     tensor: str
     tile: Hashable
-    nbytes: int
+    nbytes: int | float  # as `Load.nbytes` (v4's dQ chunks split fp32 columns over the chunks)
     engine: CopyEngine = "ldg"
     atomic: bool = False
     wait: bool = False

@@ -19,6 +19,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
+from typing import cast
 
 from simgpu.arch import Arch
 from simgpu.ops import Load, Piece, Store
@@ -51,7 +52,8 @@ class ReplayBytes:
         )
 
 
-Record = tuple[int, str, tuple[str, Hashable], int]  # one access as the replay walks it: kind, tensor, L2 key, bytes
+# One access as the replay walks it: kind, tensor, L2 key, bytes.
+Record = tuple[int, str, tuple[str, Hashable], int | float]
 
 
 def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
@@ -84,7 +86,8 @@ def rehead(
     return None if template is None else reheaded(template, head)
 
 
-HeadTemplate = tuple[tuple[int, str, "tuple[object, ...] | _PieceRest", int], ...]  # records, keys' head left out
+# Records with the keys' head left out.
+HeadTemplate = tuple[tuple[int, str, "tuple[object, ...] | _PieceRest", int | float], ...]
 # Pieces' wholes with the head left out (`head_template`), by the head and the wholes (None: not all begin with it).
 Cuts = dict[tuple[tuple[object, ...], tuple[Hashable, ...]], "tuple[tuple[object, ...], ...] | None"]
 # Pieces' wholes with a head put back (`reheaded`), by the identity of their cut tuple (`_PieceRest.wholes`).
@@ -97,7 +100,7 @@ def head_template(
     """The records with the head (`source`, the first `axes` entries of every tile key) left out, for `reheaded`;
     None when a key does not begin with `source`. `cuts`: the pieces' wholes cut so far, shared by the templates of
     a kernel (by default, this template's own)."""
-    out: list[tuple[int, str, tuple[object, ...] | _PieceRest, int]] = []
+    out: list[tuple[int, str, tuple[object, ...] | _PieceRest, int | float]] = []
     # Pieces of one row block share a tuple of wholes (hundreds of keys): each is cut once, found by its identity
     # (the records hold it meanwhile) or else by its keys, and the pieces' rests share the cut tuple.
     if cuts is None:
@@ -183,9 +186,9 @@ class TileTotals:
 def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
     """A tile's `TileTotals`; None unless every size is an int. Summed by tile they leave the replay's totals
     unchanged: sums of ints are exact in any order (well below 2**53)."""
-    totals: dict[tuple[int, str], int] = {}
+    totals: dict[tuple[int, str], int | float] = {}
     total = totals.get
-    sizes: dict[str, int] = {}
+    sizes: dict[str, int | float] = {}
     size = sizes.setdefault
     alike = True
     for kind, tensor, (_, tile), nbytes in tile_records:
@@ -196,7 +199,8 @@ def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
     # A size that is not an int leaves a sum that is not one: the replay then sums the records themselves.
     if not all(type(value) is int for value in totals.values()):
         return None
-    return TileTotals(tuple(totals.items()), tuple(sizes.items()) if alike else None)
+    exact = cast(dict[tuple[int, str], int], totals)  # (every size an int: told just above)
+    return TileTotals(tuple(exact.items()), tuple(cast(dict[str, int], sizes).items()) if alike else None)
 
 
 @dataclass(frozen=True)

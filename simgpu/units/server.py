@@ -23,8 +23,9 @@ class PendingEnd:
 
     __slots__ = ("end", "owner")
 
-    end: float
-    owner: object
+    def __init__(self, end: float, owner: object) -> None:
+        self.end = end
+        self.owner = owner
 
 
 class Server:
@@ -59,9 +60,7 @@ class Server:
 
     def watch(self, end: float, now: float, owner: object = None) -> PendingEnd:
         """Follow the completion `end` of work just reserved, as later stretches move it."""
-        pending = object.__new__(PendingEnd)  # set here, without an `__init__` call: one or two per op
-        pending.end = end
-        pending.owner = owner
+        pending = PendingEnd(end, owner)
         if len(self.watchers) >= WATCH_PRUNE:  # a stretch starts at `now` or later: ends before it are final
             self.watchers = [w for w in self.watchers if w.end > now]
         self.watchers.append(pending)

@@ -1,9 +1,16 @@
-"""A toy chip with round numbers, so that engine stories have exact expected cycle counts."""
+"""A toy chip with round numbers, so that engine stories have exact expected cycle counts; and fast mode's L2
+replay from its source, for tests that spy on its private functions."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from collections.abc import Iterator
+from types import ModuleType
+
 import pytest
 
+from simgpu import native
 from simgpu.arch import Arch, load_arch
 
 # 1 GHz (no power-limited clock), HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory, loaded or
@@ -39,3 +46,18 @@ def toy_hopper() -> Arch:
 @pytest.fixture
 def toy_blackwell() -> Arch:
     return load_arch("b200", TOY)
+
+
+@pytest.fixture
+def fast_bytes_source() -> Iterator[ModuleType]:
+    """`simgpu.fast_bytes` loaded anew from its source: mypyc's compiled module calls its own functions directly,
+    so a test that replaces one (`monkeypatch.setattr`) must run this copy. It uses the package's other modules as
+    they are; `tests/core/test_native.py` holds the compiled module to the same results."""
+    name = "simgpu.fast_bytes_from_source"
+    spec = importlib.util.spec_from_file_location(name, native.source("simgpu.fast_bytes"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # where its dataclasses look up their annotations
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules[name]

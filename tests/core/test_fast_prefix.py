@@ -4,22 +4,22 @@ replay of the whole head gives."""
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
-from simgpu import Problem, fast_bytes, load_arch
+from simgpu import Problem, load_arch
 from simgpu.api import schedule
-from simgpu.fast_bytes import replayed_bytes
 from simgpu.fast_plan import plan_kernel
 
 WHOLE = 10**9  # `prefix_tiles` no head reaches: every head replays whole
 BACKWARD = Problem(1, 2, 8192, 128, pass_="bwd")
 
 
-def _count_prefix_replays(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """The `_Prefixes` of each prefix replay made from now on."""
+def _count_prefix_replays(monkeypatch: pytest.MonkeyPatch, fast_bytes: ModuleType) -> list[Any]:
+    """The `_Prefixes` of each prefix replay `fast_bytes` (from its source) makes from now on."""
     taken: list[Any] = []
     prefix_bytes = fast_bytes._head_prefix_bytes
 
@@ -33,7 +33,7 @@ def _count_prefix_replays(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 @pytest.mark.parametrize(("arch_name", "algo", "sms"), [("h100", "v2", 3), ("h100", "v3", 2), ("b200", "v4", 3)])
 def test_backward_prefix_replay_extrapolates_to_the_whole_heads_bytes(
-    arch_name: str, algo: str, sms: int, monkeypatch: pytest.MonkeyPatch
+    arch_name: str, algo: str, sms: int, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
     # 64 key blocks per head, a few SMs: one head replays at a time, and with at least 8 tiles (not the default 64)
     # the prefixes are under half the head. An L2 of 1 MB, as 128k tokens overflow a head's share of the chips' L2:
@@ -41,7 +41,8 @@ def test_backward_prefix_replay_extrapolates_to_the_whole_heads_bytes(
     arch = load_arch(arch_name, {"sms": sms, "l2.capacity_bytes": 1_000_000})
     kernels = schedule(arch, algo, BACKWARD, {})
     plans = [plan_kernel(arch, kernel) for kernel in kernels]
-    taken = _count_prefix_replays(monkeypatch)
+    taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
+    replayed_bytes = fast_bytes_source.replayed_bytes
     _, prefix = replayed_bytes(arch, plans, prefix_tiles=8)
     assert len(taken) == 1
     _, whole = replayed_bytes(arch, plans, prefix_tiles=WHOLE)
@@ -59,11 +60,14 @@ def test_backward_prefix_replay_extrapolates_to_the_whole_heads_bytes(
     np.testing.assert_allclose(prefix, whole, rtol=1e-9)
 
 
-def test_a_head_whose_prefix_leaves_room_in_l2_replays_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_head_whose_prefix_leaves_room_in_l2_replays_whole(
+    monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+) -> None:
     # A 2 MB L2: the smaller prefix (7 key blocks) does not turn it over, and its waves are not yet those that follow
     # (extrapolated, HBM reads came out 77% under the whole head's replay, below the compulsory bytes).
     arch = load_arch("h100", {"sms": 3, "l2.capacity_bytes": 2_000_000})
     plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "v2", BACKWARD, {})]
-    taken = _count_prefix_replays(monkeypatch)
+    taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
+    replayed_bytes = fast_bytes_source.replayed_bytes
     replayed_bytes(arch, plans, prefix_tiles=8)
     assert taken == []

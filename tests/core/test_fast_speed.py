@@ -9,6 +9,7 @@ import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from itertools import zip_longest
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,6 @@ from simgpu.api import schedule
 from simgpu.clock import power_limited_clock_hz
 from simgpu.engine import DEFAULT_EVENT_BUDGET
 from simgpu.fast import plan_fast, run_fast
-from simgpu.fast_bytes import replayed_bytes
 from simgpu.fast_costs import Cost
 from simgpu.fast_plan import plan_kernel
 from simgpu.fast_schedule import shared_schedule
@@ -110,7 +110,7 @@ def test_replay_moves_the_bytes_the_l2_model_moves(
     ],
 )
 def test_the_first_head_stands_for_all_when_l2_holds_their_share(
-    monkeypatch: pytest.MonkeyPatch, algo: str, pass_: str, sizes: tuple[int, int, int]
+    monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType, algo: str, pass_: str, sizes: tuple[int, int, int]
 ) -> None:
     # The heads run side by side fit L2 together: the first head's replay, scaled, is theirs side by side.
     arch = load_arch("h100", {"sms": 32})
@@ -118,17 +118,18 @@ def test_the_first_head_stands_for_all_when_l2_holds_their_share(
     kernels = schedule(arch, algo, Problem(batch, heads, seqlen, 64, pass_=pass_), {})
     plans = [plan_kernel(arch, kernel) for kernel in kernels]
     asked: list[bool] = []
-    own_memory = simgpu.fast_bytes._own_memory
+    own_memory = fast_bytes_source._own_memory
+    replayed = fast_bytes_source.replayed_bytes
 
     def spied(*args: Any) -> bool:
         asked.append(own_memory(*args))
         return asked[-1]
 
-    monkeypatch.setattr(simgpu.fast_bytes, "_own_memory", spied)
-    shares, alone = replayed_bytes(arch, plans)
+    monkeypatch.setattr(fast_bytes_source, "_own_memory", spied)
+    shares, alone = replayed(arch, plans)
     assert asked == [True]  # nothing left the first head's share of L2: the shortcut was taken
-    monkeypatch.setattr(simgpu.fast_bytes, "_own_memory", lambda *args: False)
-    side_by_side, together = replayed_bytes(arch, plans)
+    monkeypatch.setattr(fast_bytes_source, "_own_memory", lambda *args: False)
+    side_by_side, together = replayed(arch, plans)
     assert alone == pytest.approx(together, rel=1e-12)
     assert shares == side_by_side
 
