@@ -41,38 +41,27 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from itertools import zip_longest
 from operator import attrgetter
-from typing import Any, Generic, TypeVar, overload
 
 from simgpu.kernel import Kernel
 from simgpu.ops import Advance, Alu, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
 from simgpu.replay import Record, TileTotals, records, tile_totals
 from simgpu.units.fluid_l2 import Retouch
 
-_T = TypeVar("_T")
 
+class _Derived:
+    """What a `FoldedTile` derives from its programs, each made on first use (None until then): fast mode asks a few
+    of every folded tile, of tens of thousands, and most of them more than once."""
 
-class _once(Generic[_T]):  # a decorator: named like `functools.cached_property`
-    """`functools.cached_property` without the lock that Python 3.11's takes on each first read: fast mode reads a
-    few per folded tile, of tens of thousands. The value goes into the instance's dict, which later reads find
-    first (this is a non-data descriptor)."""
+    __slots__ = ("accesses", "marked", "records", "removed", "signature", "totals", "widenings")
 
-    def __init__(self, func: Callable[[Any], _T]) -> None:
-        self.func = func
-        self.name = func.__name__
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type | None = None) -> _once[_T]: ...
-    @overload
-    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
-    def __get__(self, instance: object | None, owner: type | None = None) -> _T | _once[_T]:
-        if instance is None:
-            return self
-        value = self.func(instance)
-        instance.__dict__[self.name] = value
-        return value
+    def __init__(self) -> None:
+        self.removed: tuple[int, ...] | None = None
+        self.widenings: dict[tuple[str, int], FoldedTile] = {}
+        self.accesses: tuple[Load | Store, ...] | None = None
+        self.records: tuple[Record, ...] | None = None
+        self.totals: tuple[TileTotals | None] | None = None  # (the totals,) once made: the totals may be None
+        self.marked: tuple[tuple[Op, ...], ...] | None = None
+        self.signature: _HashedOnce | None = None
 
 
 TOP, NESTED = 0, 1  # positions in the iteration counts a folded tile reports (see `FoldedTile.executed`)
@@ -149,27 +138,27 @@ class FoldedTile:
     # Roles whose loop iterations were counted but not built (`fold_tile`'s `bodiless`): a tile for the L2 replay
     # only, whose programs lack those roles' loop bodies.
     bodiless: tuple[int, ...] = ()
+    _derived: _Derived = field(default_factory=_Derived, init=False, compare=False, repr=False)
 
-    @_once
+    @property
     def removed(self) -> tuple[int, ...]:  # asked for every tile of a replay
-        return tuple(full - executed for full, executed in zip(self.full, self.executed, strict=True))
+        derived = self._derived
+        if derived.removed is None:
+            derived.removed = tuple(full - executed for full, executed in zip(self.full, self.executed, strict=True))
+        return derived.removed
 
     def widened(self, side: str, period: int) -> FoldedTile:
         """This tile folded with one more period kept next to the head or the tail of the removed iterations: the
         same as folding it with `FoldSpec.variant(side)`, building only the iterations added. `NESTED_SIDES` (one
         more period in every folded nested loop of a kind) fold the tile again. Made once per side and period: the
         class costs widen a kind's representative again at a second clock, and the L2 replay widens it too."""
-        made = self._widenings
+        made = self._derived.widenings
         tile = made.get((side, period))
         if tile is None:
             tile = self._widen(side, period)
             if tile is not self:  # (a tile widened to itself is not kept in its own dict: no reference cycle)
                 made[side, period] = tile
         return tile
-
-    @_once
-    def _widenings(self) -> dict[tuple[str, int], FoldedTile]:
-        return {}
 
     def _widen(self, side: str, period: int) -> FoldedTile:
         if side in NESTED_SIDES:
@@ -220,38 +209,53 @@ class FoldedTile:
             self.bodiless,
         )
 
-    @_once
+    @property
     def accesses(self) -> tuple[Load | Store, ...]:
         """The memory ops of the tile in the order the L2 replay takes them (`memory_order`)."""
-        # Per role, its memory ops in program order, without their positions; then one from each role in turn.
-        streams = [[op for op in program if type(op) in _MEMORY_OPS] for program in self.programs]
-        if len(streams) == 1:
-            return tuple(streams[0])  # type: ignore[arg-type]
-        return tuple([op for group in zip_longest(*streams) for op in group if op is not None])  # type: ignore[misc]
+        derived = self._derived
+        if derived.accesses is None:
+            # Per role, its memory ops in program order, without their positions; then one from each role in turn.
+            streams = [[op for op in program if type(op) in _MEMORY_OPS] for program in self.programs]
+            if len(streams) == 1:
+                derived.accesses = tuple(streams[0])  # type: ignore[arg-type]
+            else:
+                derived.accesses = tuple(
+                    [op for group in zip_longest(*streams) for op in group if op is not None]  # type: ignore[misc]
+                )
+        return derived.accesses
 
-    @_once
+    @property
     def records(self) -> tuple[Record, ...]:
         """The accesses as the L2 replay walks them (`simgpu.replay.records`)."""
-        return records(self.accesses)
+        derived = self._derived
+        if derived.records is None:
+            derived.records = records(self.accesses)
+        return derived.records
 
-    @_once
+    @property
     def totals(self) -> TileTotals | None:
         """What the L2 replay sums over the records (`simgpu.replay.tile_totals`), for the shape's head copies."""
-        return tile_totals(self.records)
+        derived = self._derived
+        if derived.totals is None:
+            derived.totals = (tile_totals(self.records),)
+        return derived.totals[0]
 
-    @_once
+    @property
     def marked(self) -> tuple[tuple[Op, ...], ...]:
         """The programs with the tile key of every access to bytes the tile accessed before (in `memory_order`)
         wrapped in `Retouch`, so that a fluid L2 (`simgpu.units.fluid_l2`) takes the share of later accesses."""
-        return mark_retouches(self.programs)
+        derived = self._derived
+        if derived.marked is None:
+            derived.marked = mark_retouches(self.programs)
+        return derived.marked
 
     def signature(self) -> Hashable:
-        """The folded programs with tile keys left out: tiles with equal signatures cost the same."""
-        return self._signature
-
-    @_once
-    def _signature(self) -> Hashable:  # built once: fast mode asks for it per shape and per class
-        return _HashedOnce(tuple(tuple(map(_shape, program)) for program in self.programs))
+        """The folded programs with tile keys left out: tiles with equal signatures cost the same. Built once: fast
+        mode asks for it per shape and per class."""
+        derived = self._derived
+        if derived.signature is None:
+            derived.signature = _HashedOnce(tuple(tuple(map(_shape, program)) for program in self.programs))
+        return derived.signature
 
 
 class _HashedOnce:

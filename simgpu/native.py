@@ -1,8 +1,8 @@
 """The engine's modules compiled with mypyc: which ones, and whether their compiled form may run.
 
 `make setup` compiles `MODULES` with mypyc, next to their sources (`build_native.py`): the event loop, the SM and
-its units, where exact mode and fast mode's representative runs spend their time, and fast mode's L2 replay, class
-costs and list schedule. It records a digest of the package's sources in `native.digest`. Python imports a
+its units, where exact mode and fast mode's representative runs spend their time, and fast mode's loop folding, L2
+replay, class costs and list schedule. It records a digest of the package's sources in `native.digest`. Python imports a
 compiled module in preference to its source, so a build older than its sources would run old code: `activate`,
 which `simgpu/__init__` calls before it imports anything else, makes every module of the group load from its source
 unless the recorded digest is the sources' own (the group shares one native library: all of them or none).
@@ -45,6 +45,7 @@ MODULES = (
     "simgpu.fast_bytes",
     "simgpu.fast_schedule",
     "simgpu.fast_costs",
+    "simgpu.fold",
 )
 GROUP = "simgpu_native"  # the name of the group's shared library, `simgpu_native__mypyc`, beside the package
 ROOT = Path(__file__).resolve().parent.parent  # the folder that holds the `simgpu` package
