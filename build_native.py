@@ -4,7 +4,7 @@ Does nothing when the build is fresh (its recorded digest is the sources'). Othe
 first (a new file, not one rewritten under a process that has it mapped), compiles the group into
 `build/native/`, puts each module beside its source and the group's library beside the package, then records the
 sources' digest. Where compiling fails (no C compiler, no Python headers) it says so on one line and leaves
-simgpu to run as Python: same results, about 2.5 times slower in the engine.
+simgpu to run as Python: same results, exact mode about 2.4 times slower (`docs/results/exact_native_ab.txt`).
 
 `python build_native.py [--force]`
 """

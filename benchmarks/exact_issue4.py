@@ -10,11 +10,11 @@ compiled (`simgpu.native`). A CLI call adds its start-up (about a second) to eac
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import time
 from pathlib import Path
 
+from benchmarks.simspeed import write_rows
 from simgpu import Problem, SimgpuError, load_arch, native, simulate
 
 ARCHS = ("a100", "h100", "h200", "b200")
@@ -50,10 +50,7 @@ def main(argv: list[str] | None = None) -> None:
                 )
                 rows.append(row)
                 print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
-    with args.out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(args.out, rows)
 
 
 if __name__ == "__main__":

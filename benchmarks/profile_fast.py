@@ -58,12 +58,11 @@ def _seconds(table: pstats.Stats, suffix: str, name: str) -> float:
     it: calls from compiled code to compiled code (the crossing work inside the phases) are not seen."""
     total = 0.0
     names = (name, f"_{name}", "_plan") if name == "plan_kernel" else (name, f"_{name}")
-    module = suffix.removesuffix(".py").replace("/", ".") if suffix else "simgpu."
-    compiled = {f"<built-in method {module}.{n}>" for n in names} if suffix else set()
+    compiled = "<built-in method " + (suffix.removesuffix(".py").replace("/", ".") + "." if suffix else "simgpu.")
     for (path, _, function), row in table.stats.items():  # type: ignore[attr-defined]
         python = function in names and path.endswith(suffix or ".py")
-        anywhere = not suffix and function.startswith(f"<built-in method {module}") and function.endswith(f".{name}>")
-        if python or (path == "~" and (function in compiled or anywhere)):
+        native_ = path == "~" and function.startswith(compiled) and function.rsplit(".", 1)[-1][:-1] in names
+        if python or native_:
             total += row[3]
     return total
 

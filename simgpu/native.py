@@ -2,11 +2,11 @@
 
 `make setup` compiles `MODULES` with mypyc, next to their sources (`build_native.py`): the event loop, the SM and
 its units, where exact mode and fast mode's representative runs spend their time, and fast mode's loop folding, L2
-replay, class costs and list schedule. It records a digest of the package's sources in `native.digest`. Python imports a
-compiled module in preference to its source, so a build older than its sources would run old code: `activate`,
-which `simgpu/__init__` calls before it imports anything else, makes every module of the group load from its source
-unless the recorded digest is the sources' own (the group shares one native library: all of them or none).
-`SIMGPU_NATIVE=0` in the environment loads the sources in any case.
+replay, class costs and list schedule. It records a digest of the package's sources in `native.digest`. Python
+imports a compiled module in preference to its source, so a build older than its sources would run old code:
+`activate`, which `simgpu/__init__` calls before it imports anything else, makes every module of the group load from
+its source unless the recorded digest is the sources' own (the group shares one native library: all of them or
+none). `SIMGPU_NATIVE=0` in the environment loads the sources in any case.
 
 mypyc runs the same Python semantics (the same float operations in the same order), so a prediction is the same
 either way; `tests/core/test_native.py` compares them. Only the speed differs. What mypyc does not allow is
