@@ -24,28 +24,30 @@ Four reductions, checked against exact mode by the tests (`tests/core/test_fast.
 4. Small kernels of unequal tiles (`simgpu.fast_whole`) are the exception: where a few tiles per slot of unequal
    length decide the kernel's end by where the last long ones land, which the phases of co-resident CTAs decide
    and a fluid schedule cannot follow, and every CTA costs few ops, the engine runs every CTA on the whole chip.
+   The run's first kernel meets an empty L2, as in exact mode, so it runs through the L2 model itself (which
+   accesses miss moves those phases); a later one takes the replay's miss shares (`simgpu.units.fluid_l2`).
 
-HBM and L2 bytes (`simgpu.fast_bytes`) come from replaying the memory accesses of the first heads through the L2
-model (`simgpu.replay`), at the base fold (nested loops whole) and at each fit variant, extrapolated the same way and
-scaled by heads (none of this depends on the clock: `plan_fast` does it once for a run re-timed at another clock):
-equal to exact mode's while the run fits in L2. Heads beyond the first replay the first head's folded tiles with
-their own keys (unless the first head alone, in its share of L2, never runs out of room: then it stands for all);
-a head too large to replay whole (long sequences) replays two prefixes of its tiles and extrapolates linearly: when
-every kernel's tiles are uniform with folded loops, a share of each kernel's tiles and half that share; when one
-kernel of uniform tiles folds loops and the others none (FlashAttention's backward), whole waves of that kernel's
-tiles ending on the head's partial wave, beside the others' tiles whole, extrapolated by whole waves, where its
-smaller prefix turns the head's share of L2 over (later waves then move what the last ones did; the miss shares
-are the larger prefix's). Ignored (the measured misses in `docs/results/fast_vs_exact.csv`): that
-co-resident CTAs of different classes slow each other differently from CTAs of one class, and that CTAs of one
-class that start together end a little apart (the first placed leads); that an SM's bandwidth share does not
-depend on how many CTAs it holds; which CTA takes the misses of a tile many CTAs read (the first to touch it, in
-exact mode: fast mode spreads a tensor's misses evenly); that the HBM's loaded latency (`simgpu.units.hbm`) in
-a class's runs with every SM busy counts the traffic of every SM the kernel fills, also in tail waves where fewer
-load; for runs that overflow L2, that the replay sees the pressure of fewer heads, in their share of L2, than
-run side by side; and, for a head replayed by prefixes, that the waves past them move what the replayed ones did
-and, in the shared prefixes, that the run's last writes are written back at a prefix's end, untimed, where the
-whole head's later tiles push them out during the run (forward at 128k tokens on the H100: timed HBM bytes 42%
-under the whole head's replay; HBM and L2 byte totals equal).
+HBM and L2 bytes (`simgpu.fast_bytes`) come from replaying the memory accesses of the first heads through the L2 model
+(`simgpu.replay`), at the base fold (nested loops not folded, long ones sampled: `FoldSpec.sampled`) and at each fit
+variant, extrapolated the same way and scaled by heads (none of this depends on the clock: `plan_fast` does it once for
+a run re-timed at another clock): equal to exact mode's while the run fits in L2 (the sampled loops aside: v1's forward
+on cut chips reads 0.25% more, `docs/results/v1_sampled_replay.txt`). Heads beyond the first replay the first head's
+folded tiles with their own keys (unless the first head alone, in its share of L2, never runs out of room: then it
+stands for all); a head too large to replay whole (long sequences) replays two prefixes of its tiles and extrapolates
+linearly: when every kernel's tiles are uniform with folded loops, a share of each kernel's tiles and half that share;
+when one kernel of uniform tiles folds loops and the others none (FlashAttention's backward), whole waves of that
+kernel's tiles ending on the head's partial wave, beside the others' tiles whole, extrapolated by whole waves, where its
+smaller prefix turns the head's share of L2 over (later waves then move what the last ones did; the miss shares are the
+larger prefix's). Ignored (the measured misses in `docs/results/fast_vs_exact.csv`): that co-resident CTAs of different
+classes slow each other differently from CTAs of one class, and that CTAs of one class that start together end a little
+apart (the first placed leads); that an SM's bandwidth share does not depend on how many CTAs it holds; which CTA takes
+the misses of a tile many CTAs read (the first to touch it, in exact mode: fast mode spreads a tensor's misses evenly);
+that the HBM's loaded latency (`simgpu.units.hbm`) in a class's runs with every SM busy counts the traffic of every SM
+the kernel fills, also in tail waves where fewer load; for runs that overflow L2, that the replay sees the pressure of
+fewer heads, in their share of L2, than run side by side; and, for a head replayed by prefixes, that the waves past them
+move what the replayed ones did and, in the shared prefixes, that the run's last writes are written back at a prefix's
+end, untimed, where the whole head's later tiles push them out during the run (forward at 128k tokens on the H100: timed
+HBM bytes 42% under the whole head's replay; HBM and L2 byte totals equal).
 """
 
 from __future__ import annotations
@@ -135,7 +137,8 @@ def run_fast(
     ops = 0
     for number, plan in enumerate(plans):
         if plan.whole:
-            whole = run_whole(arch, plan.kernel, clock_hz, event_budget, shares[number])
+            # The run's first kernel meets an empty L2, as in exact mode: it runs through the L2 model itself.
+            whole = run_whole(arch, plan.kernel, clock_hz, event_budget, shares[number] if number else None)
             kernel_cycles.append(whole.cycles)
             totals += metric_vector(whole, names, arch.sms)
             ops += whole.ops

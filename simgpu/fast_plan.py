@@ -23,6 +23,7 @@ from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Op, Repeat
 
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
+REPLAY_NESTED_PERIODS = 64  # periods of a nested loop's uniform middle the L2 replay builds at most (`replay_spec`)
 OUTLINED_SHAPES = 64  # shapes a kernel folds one by one at most; more are grouped by outline first
 
 
@@ -49,9 +50,12 @@ class KernelPlan:
 
     @property
     def replay_spec(self) -> FoldSpec:
-        """The fold of the L2 replay's tiles: nested loops whole. A folded nested loop touches fewer distinct keys
-        than the whole one, so the replay would see its working set fit in L2 where the whole run's does not."""
-        return replace(self.spec, nested=False)
+        """The fold of the L2 replay's tiles: nested loops not folded. A folded nested loop touches fewer distinct
+        keys than the whole one, so the replay would see its working set fit in L2 where the whole run's does not.
+        Where the plan folded them, their uniform middles are sampled (`FoldSpec.sampled`): at most
+        `REPLAY_NESTED_PERIODS` periods built, each access carrying the bytes of the periods it stands for, so that
+        the working set keeps its bytes (v1's query steps: 8,192 per key block at 128k tokens)."""
+        return replace(self.spec, nested=False, sampled=REPLAY_NESTED_PERIODS if self.nested else 0)
 
     def representative(self, kind: int) -> FoldedTile:
         """The folded shape of `kind` with the most iterations removed (the first such)."""

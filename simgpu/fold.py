@@ -12,9 +12,12 @@ role's loop must stay in step with them, by kind: a kept top-level iteration's n
 like that of the middle, the first or the last iteration's (same ops, memory keys aside) folds as that kind, apart
 from the others (v1's first and last key blocks run other query steps: no O re-read; the final O written); one like
 none of them runs whole. A folded nested loop keeps `keep` iterations at each end and, beyond those, the periods at
-either end unlike its middle (the causal diagonal's masked steps). The L2 replay folds nested loops whole
+either end unlike its middle (the causal diagonal's masked steps). The L2 replay does not fold nested loops
 (`FoldSpec.nested`): a folded one touches fewer distinct keys than the whole one, and its working set would fit in
-L2 where the real one does not.
+L2 where the real one does not. It samples them instead where they are long (`FoldSpec.sampled`, `_sampling`):
+of runs of alike iterations in a nested loop's middle one period is built, its memory ops carrying the bytes of the
+whole run, so the working set keeps its bytes at a coarser grain (v1's query steps at long sequences; not its
+causal ones, whose loops start at the diagonal).
 
 What a folded tile reports is enough to extrapolate back: the iterations executed at the top level and inside
 nested loops, in the folded and in the full program. A removed top-level iteration costs `a + b x` its nested
@@ -89,6 +92,9 @@ class FoldSpec:
     tail: int = 0
     extra: tuple[int, ...] = (0, 0, 0)  # per nested kind, more periods kept next to the head of its folded loops
     nested: bool = True  # fold nested loops too (one-role kernels only)
+    # Where nested loops are not folded: the periods of a nested loop's uniform middle built at most (0: all), each
+    # standing for a run of periods (`_sampling`, `_expand_sampled`: the L2 replay of long loops).
+    sampled: int = 0
 
     def variant(self, side: str) -> FoldSpec:
         """This fold with one more period kept next to its head or its tail, or (`NESTED_SIDES`) next to the head
@@ -183,8 +189,9 @@ class FoldedTile:
                 if side == "tail":
                     moved.append((len(out), loop))
                 references = _references(loop, nested_spec)
+                sampling = _sampling(loop, spec) if nested_spec is None and spec is not None else None
                 for i in added if role not in self.bodiless else ():
-                    (ran, held), _ = _expand_folded(loop.body(i), out, nested_spec, references)
+                    (ran, held), _ = _expand_folded(loop.body(i), out, nested_spec, references, sampling)
                     nested = [n + r for n, r in zip(nested, ran, strict=True)]
                     nested_removed = [f or r < h for f, r, h in zip(nested_removed, ran, held, strict=True)]
                 if side == "head":
@@ -349,11 +356,12 @@ def fold_tile(
                 continue
             looped = False
             references = _references(op, nested_spec)
+            sampling = _sampling(op, spec) if nested_spec is None else None
             for i in (*range(first), -1, *range(first + removed, op.count)):
                 if i < 0:
                     role_gaps.append((len(out), op))
                     continue
-                (ran, held), loops = _expand_folded(op.body(i), out, nested_spec, references)
+                (ran, held), loops = _expand_folded(op.body(i), out, nested_spec, references, sampling)
                 looped = looped or loops
                 for kind in range(len(NESTED_SIDES)):
                     executed[NESTED + kind] += ran[kind]
@@ -429,14 +437,23 @@ def _expand(ops: Sequence[Op], out: list[Op] | None) -> tuple[int, bool]:
 
 
 def _expand_folded(
-    ops: Sequence[Op], out: list[Op], spec: FoldSpec | None, references: tuple[Hashable, ...] | None
+    ops: Sequence[Op],
+    out: list[Op],
+    spec: FoldSpec | None,
+    references: tuple[Hashable, ...] | None,
+    sampling: _Sampling | None = None,
 ) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], bool]:
     """Append `ops` (an iteration of a top-level loop) to `out` with their loops expanded, those like the middle, the
     first or the last iteration's nested loop (`references`, see `_references`; None: none) folded by `spec`.
     Returns the nested iterations appended and those the ops hold, each per nested kind (a nested loop unlike every
-    reference counts as like the middle, whole), and whether they hold a loop."""
+    reference counts as like the middle, whole), and whether they hold a loop. Loops not folded are built whole,
+    or sampled by `sampling` (`_expand_sampled`), their sampled iterations counted as the iterations they stand
+    for."""
     if spec is None or references is None:
-        iterations, looped = _expand(ops, out)
+        if sampling is not None:
+            iterations, looped = _expand_sampled(ops, out, sampling)
+        else:
+            iterations, looped = _expand(ops, out)
         return ((iterations, 0, 0), (iterations, 0, 0)), looped
     ran, held = [0, 0, 0], [0, 0, 0]
     looped = False
@@ -455,6 +472,90 @@ def _expand_folded(
             held[kind] += inside
         held[kind] += _count_between(loop, first, end)
     return (tuple(ran), tuple(held)), looped
+
+
+@dataclass(frozen=True)
+class _Sampling:
+    """How the nested loops of a top-level loop are sampled (`FoldSpec.sampled`): iterations `[first, end)` in runs
+    of `group`, one period of each built (`_expand_sampled`)."""
+
+    group: int
+    first: int
+    end: int
+    spec: FoldSpec
+
+
+def _sampling(loop: Repeat, spec: FoldSpec) -> _Sampling | None:
+    """The sampling of `loop`'s nested loops by `spec` (None: built whole). Only where the nested loops of its
+    middle, first and last iteration have one trip count (not v1's causal query loops, which start at the
+    diagonal): the runs then lie at the same iterations in every top-level iteration, within the uniform middle of
+    each of those three loops (`_nested_cut`), so a run's accesses go to the same keys in every top-level iteration,
+    as the whole loop's do. The runs are long enough that the longest middle builds at most `spec.sampled` periods.
+    Sampling a loop whose start moves (a causal one) would put a key in a run in one top-level iteration and in
+    the built iterations of another: more distinct keys than the whole loop has (v1's causal forward at 4k tokens,
+    H100 cut to 8 SMs: HBM reads +48%)."""
+    if not spec.sampled or spec.nested or loop.count < 1:
+        return None
+    nested = [
+        next((op for op in loop.body(i) if type(op) is Repeat), None) for i in (loop.count // 2, 0, loop.count - 1)
+    ]
+    counts = {inner.count if inner is not None else -1 for inner in nested}
+    if len(counts) != 1 or min(counts) < 1:
+        return None
+    bounds = [
+        _nested_cut(inner, spec, (_period_shape(inner, _middle(inner.count, spec.period), spec.period),))[1:]
+        for inner in nested
+        if inner is not None
+    ]
+    first, end = max(bound[0] for bound in bounds), min(bound[1] for bound in bounds)
+    group = -(-(end - first) // (spec.period * spec.sampled)) * spec.period
+    return _Sampling(group, first, end, spec) if group > spec.period else None
+
+
+def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling) -> tuple[int, bool]:
+    """As `_expand`, but iterations `[first, end)` of each loop run in runs of `sampling.group` iterations (those
+    of a last, shorter run are built), of which one period is built, standing for the whole run: its memory ops
+    carry the run's bytes (`_expand_weighted`). The runs lie in the loop's uniform middle, whose periods are alike
+    (the schedules' assumption that this module relies on), so the bytes add up to the whole loop's; a run's
+    accesses go to the keys of its built period, so an L2 replay sees the whole loop's working set in bytes, at
+    that granularity."""
+    spec, group = sampling.spec, sampling.group
+    iterations = 0
+    looped = False
+    for op in ops:
+        if type(op) is not Repeat:
+            out.append(op)
+            continue
+        loop: Repeat = op
+        looped = True
+        iterations += loop.count
+        i = 0
+        while i < loop.count:
+            if sampling.first <= i and i + group <= sampling.end and (i - sampling.first) % group == 0:
+                weight = group // spec.period
+                for j in range(i, i + spec.period):
+                    iterations += weight * _expand_weighted(loop.body(j), out, weight)
+                i += group
+            else:
+                iterations += _expand(loop.body(i), out)[0]
+                i += 1
+    return iterations, looped
+
+
+def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int) -> int:
+    """As `_expand`, with every memory op's bytes `weight` times its own; returns the loop iterations `ops` hold."""
+    iterations = 0
+    for op in ops:
+        if type(op) is Repeat:
+            iterations += op.count
+            for i in range(op.count):
+                iterations += _expand_weighted(op.body(i), out, weight)
+        elif type(op) in _MEMORY_OPS:
+            memory: Load | Store = op  # type: ignore[assignment]
+            out.append(replace(memory, nbytes=memory.nbytes * weight))
+        else:
+            out.append(op)
+    return iterations
 
 
 def _references(loop: Repeat, spec: FoldSpec | None) -> tuple[Hashable, ...] | None:

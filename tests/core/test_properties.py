@@ -313,12 +313,24 @@ def check_fast_equals_exact(case: Case) -> None:
         # cycles +2.5%: v1 with one query row against 385 keys (one Q step per K/V block: +0.0% at 129 keys, +1.0% at
         # 193, +1.6% at 257; with 64 query rows +1.0% at 385); found by the property above on the A100 at 193 keys
         Case("a100", {}, "v1", {"batch": 2, "heads": 2, "seqlen_q": 1, "seqlen_k": 385, "headdim": 128}),
-        # cycles +2.1%: a last Q and K/V block of one row (v2 on the H100; the A100 at 8 x 8 x 129 x 32: +2.1%, at
-        # 1 x 2 x 129 x 32: +1.6%, found by the property above; +1.1 .. +2.1% for d = 16 .. 64 on both chips:
+    ],
+    ids=["v2-slow-hbm", "v3-no-l2", "v1-few-queries"],
+)
+def test_fast_mode_equals_exact_mode_off_the_property_domain(case: Case) -> None:
+    check_fast_equals_exact(case)
+
+
+# Two corners the property found where fast mode missed exact mode (+2.1%, +3.5%) until a run's first kernel run
+# whole (`simgpu.fast_whole`: tiles of unequal length, few ops) went through the L2 model itself from empty, as exact
+# mode's does: each is one forward kernel whose partial last block makes its tiles unequal. Still outside the
+# property's domain (`in_whole_blocks`): v1's few queries above, and the backward's partial blocks.
+@pytest.mark.parametrize(
+    "case",
+    [
+        # was +2.1%: a last Q and K/V block of one row (+1.1 .. +2.1% for d = 16 .. 64 on the A100 and H100:
         # docs/results/checks_2026-12-02.txt)
         Case("h100", {}, "v2", {"batch": 8, "heads": 8, "seqlen_q": 129, "headdim": 16}),
-        # cycles +3.5%: causal, any partial last block (N = 129 .. 255: +3.4 .. +3.5%; 256 and 384: 0.0%), A100 with
-        # no HBM latency; found by the property above at N = 145
+        # was +3.5%: causal, a partial last block (N = 129 .. 255), A100 with no HBM latency
         Case(
             "a100",
             {"hbm.latency_cycles": 0},
@@ -326,9 +338,9 @@ def check_fast_equals_exact(case: Case) -> None:
             {"batch": 1, "heads": 2, "seqlen_q": 145, "headdim": 16, "causal": True},
         ),
     ],
-    ids=["v2-slow-hbm", "v3-no-l2", "v1-few-queries", "v2-one-row-tail", "v2-causal-partial-block"],
+    ids=["v2-one-row-tail", "v2-causal-partial-block"],
 )
-def test_fast_mode_equals_exact_mode_off_the_property_domain(case: Case) -> None:
+def test_fast_mode_equals_exact_mode_where_a_forward_with_a_partial_block_runs_whole(case: Case) -> None:
     check_fast_equals_exact(case)
 
 
