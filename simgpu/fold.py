@@ -40,7 +40,7 @@ first and last bodies hold no loop holds none (counting a removed iteration's ne
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from itertools import zip_longest
 from operator import attrgetter
@@ -457,11 +457,7 @@ def _expand_folded(
         return ((iterations, 0, 0), (iterations, 0, 0)), looped
     ran, held = [0, 0, 0], [0, 0, 0]
     looped = False
-    for op in ops:
-        if type(op) is not Repeat:
-            out.append(op)
-            continue
-        loop: Repeat = op
+    for loop in _loops(ops, out):
         looped = True
         kind, first, end = _nested_cut(loop, spec, references)
         ran[kind] += loop.count - (end - first)
@@ -522,11 +518,7 @@ def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling) -> tu
     spec, group = sampling.spec, sampling.group
     iterations = 0
     looped = False
-    for op in ops:
-        if type(op) is not Repeat:
-            out.append(op)
-            continue
-        loop: Repeat = op
+    for loop in _loops(ops, out):
         looped = True
         iterations += loop.count
         i = 0
@@ -540,6 +532,15 @@ def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling) -> tu
                 iterations += _expand(loop.body(i), out)[0]
                 i += 1
     return iterations, looped
+
+
+def _loops(ops: Sequence[Op], out: list[Op]) -> Iterator[Repeat]:
+    """The loops among `ops`, in order; the other ops are appended to `out` as they pass."""
+    for op in ops:
+        if type(op) is Repeat:
+            yield op
+        else:
+            out.append(op)
 
 
 def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int) -> int:
