@@ -178,6 +178,7 @@ def long_k_kernel(
     n_k = ceil_div(k_total, k_block)
     # ldmatrix per k step: each warp reads its rows of the X tile and the whole operand chunk.
     operand_bytes = rows_block * k_block * STORAGE_BYTES + cfg.warps * k_block * d * eb
+    wholes: Wholes = {}
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i = tile  # type: ignore[misc]
@@ -186,7 +187,7 @@ def long_k_kernel(
         def loads(t: int) -> tuple[Load, Load]:
             ks = rows_in_block(k_total, k_block, t)
             # The (query block, key block) tile of X, which a row-wise kernel wrote.
-            key = tile_piece(p, cfg, (bi, hi), t, i) if by_keys else tile_piece(p, cfg, (bi, hi), i, t)
+            key = tile_piece(p, cfg, (bi, hi), t, i, wholes) if by_keys else tile_piece(p, cfg, (bi, hi), i, t, wholes)
             slot = ("stage", t % stages)
             return (
                 tile_copy(square, key, rows * ks * STORAGE_BYTES, slot),  # HBM: X once
@@ -253,18 +254,31 @@ def softmax_bwd_ops(rows: int, cols: int, causal: bool) -> Vector:
     return Vector(fma=fma + 5 * rows, alu=alu + 5 * rows)  # per row: butterfly sum (SHFL + FADD) x 5
 
 
-def row_group_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int) -> Piece:
+# The wholes of a kernel's pieces built so far, by head and the range of blocks or row groups they cover: the pieces
+# of one row block share one tuple (up to hundreds of keys), built once per kernel, which the L2 replay also cuts
+# once (`simgpu.replay.head_template` finds it by identity).
+Wholes = dict[tuple[int, ...], tuple[Hashable, ...]]
+
+
+def row_group_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, wholes: Wholes) -> Piece:
     """Row group `g` (softmax_warps query rows) of an N x N tensor written as block_m x block_n tiles."""
     first, last = g * cfg.softmax_warps, min((g + 1) * cfg.softmax_warps, p.seqlen_q) - 1
-    blocks = range(first // cfg.block_m, last // cfg.block_m + 1)
-    return Piece((*head, g), tuple((*head, i, j) for i in blocks for j in range(ceil_div(p.nk, cfg.block_n))))
+    blocks = (first // cfg.block_m, last // cfg.block_m + 1)
+    tiles = wholes.get((*head, *blocks))
+    if tiles is None:
+        n_j = ceil_div(p.nk, cfg.block_n)
+        tiles = wholes[(*head, *blocks)] = tuple((*head, i, j) for i in range(*blocks) for j in range(n_j))
+    return Piece((*head, g), tiles)
 
 
-def tile_piece(p: Problem, cfg: Config, head: tuple[int, int], i: int, j: int) -> Piece:
+def tile_piece(p: Problem, cfg: Config, head: tuple[int, int], i: int, j: int, wholes: Wholes) -> Piece:
     """Tile (query block i, key block j) of an N x N tensor written by a row-wise kernel, a row group at a time."""
     w = cfg.softmax_warps
-    groups = range(i * cfg.block_m // w, (min((i + 1) * cfg.block_m, p.seqlen_q) - 1) // w + 1)
-    return Piece((*head, i, j), tuple((*head, g) for g in groups))
+    groups = (i * cfg.block_m // w, (min((i + 1) * cfg.block_m, p.seqlen_q) - 1) // w + 1)
+    tiles = wholes.get((*head, *groups))
+    if tiles is None:
+        tiles = wholes[(*head, *groups)] = tuple((*head, g) for g in range(*groups))
+    return Piece((*head, i, j), tiles)
 
 
 def rowwise_kernel(
@@ -284,12 +298,13 @@ def rowwise_kernel(
     stored. Rows of a tensor a GEMM wrote are a `Piece` of its tiles, so that they hit while those are in L2."""
     w = cfg.softmax_warps
     ctas = ceil_div(p.seqlen_q, w)
+    wholes: Wholes = {}
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, g = tile  # type: ignore[misc]
         rows = rows_in_block(p.seqlen_q, w, g)
         nbytes = rows * p.nk * STORAGE_BYTES
-        keys = [tile if t in ROWWISE_OUTPUTS else row_group_piece(p, cfg, (bi, hi), g) for t in reads]
+        keys = [tile if t in ROWWISE_OUTPUTS else row_group_piece(p, cfg, (bi, hi), g, wholes) for t in reads]
         loads = [Load(t, key, nbytes, engine="ldg", arrive="in") for t, key in zip(reads, keys, strict=True)]
         return (
             # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
