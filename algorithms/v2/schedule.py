@@ -1,11 +1,24 @@
 """FlashAttention-2 as the GPU runs it: grid over (batch, heads, Q blocks), K/V inner loop, mma.sync everywhere.
 
-Forward (Dao 2023, Algorithm 1; the same program as `cupy_kernels/v2/fwd.cu`): one CTA of `warps` warps per
-`block_m` query rows of one head ("split-Q": each warp owns whole rows, so row statistics stay in the warp). Q is
-copied to smem once; K/V tiles go through a `stages`-deep cp.async ring; each K/V tile costs
+Forward (Dao 2023, Algorithm 1): one CTA of `warps` warps per `block_m` query rows of one head ("split-Q": each
+warp owns whole rows, so row statistics stay in the warp). Q is copied to smem once; each K/V tile costs
   S = Q K^T    mma.sync, Q and K fragments read from smem with ldmatrix,
   softmax      the online softmax of `algorithms._schedule.softmax` (FFMA, MUFU.EX2, FMNMX, FADD per score),
   O += P V     mma.sync, P from registers, V fragments read from smem.
+The K/V copies (cp.async) follow option `kv_layout`:
+  "ring"       our CUDA kernel (`cupy_kernels/v2/fwd.cu`, which `simgpu validate` times), the default: a
+               `stages`-deep ring of (K, V) slots, rows padded by 16 bytes, the copies of tile j + stages - 1
+               issued as tile j starts;
+  "split"      FA2's mainloop (FA-repo `csrc/flash_attn/src/flash_fwd_kernel.h`, `compute_attn_1rowblock`): one K
+               and one V buffer in smem (swizzled, unpadded); with K_j in, V_j's copy is issued and S_j computed,
+               then with V_j in, K_{j+1}'s copy is issued and the softmax and P_j V_j run. Less smem, so more CTAs
+               per SM where smem limits them: on the A100 two at d <= 128 (the ring: one), on the H100 two at
+               d = 256 (the ring: one). Not the default: with two CTAs per SM on the A100 the model gives 85-88%
+               of peak at d = 64 and 128, above FA2's published 73% at most (`docs/results/v2_kv_layout.txt`), so
+               it misses what limits FA2 there (no A100 to measure it on), and the ring is what we validated.
+The default tiles are FA2's launch choices (`flash_fwd_launch_template.h`): 128 x 128 at d <= 64, 128 x 64 at
+d <= 128, 4 warps; at d = 256, 128 x 64 with 8 warps where a CTA may take 128 KiB of smem and the SM has less
+than 192 KiB (A100; the ring's slots do not fit there), else 64 x 64 with 4 warps.
 Causal: key tiles wholly above the diagonal are skipped. Outputs: O in the input dtype, LSE in fp32.
 HBM bytes by the loop structure: Q once, K and V once per visited key tile, O and LSE once.
 
@@ -48,7 +61,9 @@ from simgpu.ops import Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
 PROBLEM = "attention"
-OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None}
+OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None, "kv_layout": "ring"}
+TILE_OPTIONS = ("block_m", "block_n", "warps", "stages")
+KV_LAYOUTS = ("ring", "split")
 
 SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernel)
 REGISTERS_PER_THREAD = 255  # the forward kernel uses 242-255 registers (ptxas report of cupy_kernels/v2)
@@ -62,14 +77,20 @@ class Config:
     block_n: int
     warps: int
     stages: int
+    kv_layout: str = "ring"  # the forward's K/V buffers (module docstring)
 
 
-def default_config(headdim: int) -> Config:
-    """FA2's forward launch configuration by head dimension (flash_fwd_launch_template.h)."""
+def default_config(headdim: int, arch: Arch | None = None) -> Config:
+    """FA2's forward launch configuration by head dimension and chip (flash_fwd_launch_template.h); at d = 256
+    without a chip, the H100's."""
     if headdim <= 64:
         return Config(128, 128, 4, 2)
     if headdim <= 128:
         return Config(128, 64, 4, 2)
+    wide = 2 * headdim * (128 + 2 * 64)  # smem bytes of a 128 x 64 CTA: Q, K and V in 16 bits
+    two_narrow = 2 * (2 * headdim * (64 + 2 * 64))  # of two 64 x 64 CTAs
+    if arch is not None and arch.smem.per_cta_bytes >= wide and arch.smem.capacity_bytes < two_narrow:
+        return Config(128, 64, 8, 2)
     return Config(64, 64, 4, 2)
 
 
@@ -80,13 +101,18 @@ def default_backward_config(headdim: int) -> Config:
     return Config(64, 64, 4, 2)
 
 
-def config(problem: Problem, options: dict[str, Any], backward: bool = False) -> Config:
-    base = default_backward_config(problem.headdim) if backward else default_config(problem.headdim)
-    values = {name: options.get(name) if options.get(name) is not None else getattr(base, name) for name in OPTIONS}
+def config(problem: Problem, options: dict[str, Any], backward: bool = False, arch: Arch | None = None) -> Config:
+    base = default_backward_config(problem.headdim) if backward else default_config(problem.headdim, arch)
+    values = {
+        name: options.get(name) if options.get(name) is not None else getattr(base, name) for name in TILE_OPTIONS
+    }
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise OptionError(f"v2 option {name} must be a positive integer, got {value!r}")
-    cfg = Config(**values)
+    layout = options.get("kv_layout", "ring")
+    if layout not in KV_LAYOUTS:
+        raise OptionError(f"v2 option kv_layout must be one of {', '.join(KV_LAYOUTS)}, got {layout!r}")
+    cfg = Config(**values, kv_layout=layout)
     if backward and cfg.block_m % MMA_ROWS:
         raise OptionError(f"v2 backward: block_m ({cfg.block_m}) must be a multiple of 16")
     if not backward and cfg.block_m % (MMA_ROWS * cfg.warps):
@@ -107,7 +133,7 @@ def config(problem: Problem, options: dict[str, Any], backward: bool = False) ->
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
     kernels: tuple[Kernel, ...] = ()
     if problem.pass_ in ("fwd", "fwd_bwd"):
-        kernels += (forward_kernel(problem, config(problem, options)),)
+        kernels += (forward_kernel(problem, config(problem, options, arch=arch)),)
     if problem.pass_ in ("bwd", "fwd_bwd"):
         kernels += backward_kernels(problem, config(problem, options, backward=True))
     return kernels
@@ -131,6 +157,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
     # ldmatrix traffic per key tile: Q (r x d) once, K and V (c x d) once per warp per fragment pass.
     q_frag = r * d * eb
     kv_frag = cfg.warps * passes * c * d * eb
+    ring = cfg.kv_layout == "ring"
 
     @functools.cache
     def compute(masked: bool) -> tuple[Op, ...]:
@@ -146,28 +173,39 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
         rows = rows_in_block(problem.seqlen_q, r, i)
         keys = key_blocks(problem, i * r, rows, c)
 
-        def kv_loads(j: int) -> tuple[Load, Load]:
-            cols = rows_in_block(problem.nk, c, j)
-            slot = ("kv", j % cfg.stages)
-            return (
-                tile_copy("K", (b, h, j), cols * d * eb, slot),
-                tile_copy("V", (b, h, j), cols * d * eb, slot),
-            )
+        def copy(tensor: str, j: int, barrier: Hashable) -> Load:
+            return tile_copy(tensor, (b, h, j), rows_in_block(problem.nk, c, j) * d * eb, barrier)
 
-        def step(j: int) -> Sequence[Op]:
+        def ring_step(j: int) -> Sequence[Op]:
             ahead = j + cfg.stages - 1
+            slot = ("kv", ahead % cfg.stages)
             return (
                 Wait(("kv", j % cfg.stages)),
-                *(kv_loads(ahead) if ahead < keys.visited else ()),
+                *((copy("K", ahead, slot), copy("V", ahead, slot)) if ahead < keys.visited else ()),
                 *compute(j >= keys.unmasked),
             )
 
-        prologue = [tile_copy("Q", (b, h, i), rows * d * eb, "q")]
-        prologue += [op for j in range(min(cfg.stages - 1, keys.visited)) for op in kv_loads(j)]
+        def split_step(j: int) -> Sequence[Op]:
+            first_mma, *softmax_pv = compute(j >= keys.unmasked)
+            return (
+                Wait("k"),
+                copy("V", j, "v"),
+                first_mma,
+                Wait("v"),
+                *((copy("K", j + 1, "k"),) if j + 1 < keys.visited else ()),
+                *softmax_pv,
+            )
+
+        prologue: list[Op] = [tile_copy("Q", (b, h, i), rows * d * eb, "q")]
+        if ring:
+            ahead = range(min(cfg.stages - 1, keys.visited))
+            prologue += [copy(t, j, ("kv", j % cfg.stages)) for j in ahead for t in ("K", "V")]
+        elif keys.visited:
+            prologue.append(copy("K", 0, "k"))
         return (
             *prologue,
             Wait("q"),
-            Repeat(keys.visited, step),
+            Repeat(keys.visited, ring_step if ring else split_step),
             # Epilogue: O / l (d FMUL per row), LSE; O leaves registers in 4-byte stores.
             Vector(fma=rows * d, ex2=rows),
             Store("O", (b, h, i), rows * d * eb, engine="ldg", fragment_lane_bytes=4),
@@ -175,14 +213,19 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
         )
 
     tiles = TileGrid((problem.batch, problem.heads, n_q_blocks))
-    smem = (r + 2 * cfg.stages * c) * (d + SMEM_PAD_ELEMENTS) * eb
+    if ring:
+        smem = (r + 2 * cfg.stages * c) * (d + SMEM_PAD_ELEMENTS) * eb
+        barriers = (BarrierSpec("q"), BarrierSpec("kv", arrivals=2, slots=cfg.stages))
+    else:
+        smem = (r + 2 * c) * d * eb
+        barriers = (BarrierSpec("q"), BarrierSpec("k"), BarrierSpec("v"))
     return Kernel(
         name="v2_fwd",
         tiles=tiles,
         head_axes=HEAD_AXES,
         cta=CtaResources(cfg.warps * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", cfg.warps, program),),
-        barriers=(BarrierSpec("q"), BarrierSpec("kv", arrivals=2, slots=cfg.stages)),
+        barriers=barriers,
     )
 
 

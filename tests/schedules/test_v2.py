@@ -8,6 +8,8 @@ import algorithms.v2 as v2
 from algorithms._schedule.tiling import ceil_div, first_query_block, key_blocks, rows_in_block
 from algorithms.v2.schedule import default_backward_config, default_config
 from simgpu import Problem, load_arch, roofline_cycles, simulate
+from simgpu.errors import OptionError
+from simgpu.ops import Load, Repeat
 from tests.schedules._helpers import inputs, no_l2
 
 SHAPES = [
@@ -102,3 +104,55 @@ def test_backward_hbm_bytes_with_l2_off_equal_the_closed_form_and_the_numerics(p
 def test_fwd_bwd_runs_the_forward_then_the_three_backward_kernels() -> None:
     result = simulate("h100", "v2", Problem(1, 2, 256, 64, pass_="fwd_bwd"))
     assert len(result.kernel_cycles) == 4
+
+
+def test_fa2s_own_kv_layout_issues_each_copy_one_product_ahead_in_one_k_and_one_v_buffer() -> None:
+    problem = Problem(1, 1, 256, 64)
+    (kernel,) = v2.schedule(load_arch("a100"), problem, kv_layout="split")
+    program = kernel.roles[0].program((0, 0, 0))
+    loop = next(op for op in program if isinstance(op, Repeat))
+    assert [type(op).__name__ for op in program[:3]] == ["Load", "Load", "Wait"]  # Q, K_0, wait for Q
+    assert [(op.tensor, op.tile[2]) for op in program[:2]] == [("Q", 0), ("K", 0)]  # type: ignore[union-attr]
+    body = loop.body(0)
+    names = [type(op).__name__ for op in body]
+    # K_0 in: V_0's copy, S_0; V_0 in: K_1's copy, the softmax, P_0 V_0.
+    assert names[:5] == ["Wait", "Load", "Mma", "Wait", "Load"] and names[-1] == "Mma"
+    assert [(body[n].tensor, body[n].tile[2]) for n in (1, 4)] == [("V", 0), ("K", 1)]  # type: ignore[union-attr]
+    assert not any(isinstance(op, Load) for op in loop.body(loop.count - 1)[2:])  # no K after the last tile
+    # Q, K and V tiles unpadded: 48 KiB at 128 x 128, d = 64 (the ring's 2 x (K, V) padded slots: 90 KiB).
+    assert kernel.cta.smem_bytes == (128 + 2 * 128) * 64 * 2
+    (ring,) = v2.schedule(load_arch("a100"), problem)
+    assert ring.cta.smem_bytes == (128 + 2 * 2 * 128) * (64 + 8) * 2
+
+
+def test_both_kv_layouts_move_the_closed_form_bytes() -> None:
+    problem = Problem(2, 1, 333, 128, seqlen_k=200, causal=True)
+    cfg = default_config(problem.headdim)
+    read, write = closed_form(problem, cfg.block_m, cfg.block_n)
+    for layout in ("ring", "split"):
+        result = simulate(no_l2("a100"), "v2", problem, {"kv_layout": layout})
+        assert (result.hbm_read_bytes, result.hbm_write_bytes) == (read, write)
+
+
+def test_fast_mode_follows_exact_mode_with_fa2s_kv_layout() -> None:
+    arch = load_arch("h100", {"sms": 8})
+    problem = Problem(2, 2, 1024, 64)
+    exact = simulate(arch, "v2", problem, {"kv_layout": "split"}, mode="exact")
+    fast = simulate(arch, "v2", problem, {"kv_layout": "split"})
+    assert fast.cycles == pytest.approx(exact.cycles, rel=0.01)
+    assert fast.hbm_read_bytes == pytest.approx(exact.hbm_read_bytes, abs=0.5)
+
+
+def test_fa2s_tile_at_d256_depends_on_the_chips_shared_memory() -> None:
+    # flash_fwd_launch_template.h: 128 x 64 with 8 warps where a CTA may take 128 KiB and two 64 x 64 CTAs (192 KiB)
+    # do not fit the SM (A100), else 64 x 64 with 4 warps (H100: two CTAs per SM).
+    tiles = {name: default_config(256, load_arch(name)) for name in ("a100", "h100")}
+    assert {name: (c.block_m, c.block_n, c.warps) for name, c in tiles.items()} == {
+        "a100": (128, 64, 8),
+        "h100": (64, 64, 4),
+    }
+
+
+def test_an_unknown_kv_layout_is_an_option_error() -> None:
+    with pytest.raises(OptionError, match="kv_layout must be one of ring, split, got 'double'"):
+        v2.schedule(load_arch("h100"), Problem(1, 1, 256, 64), kv_layout="double")
