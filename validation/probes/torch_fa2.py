@@ -1,0 +1,158 @@
+"""Device probe: PyTorch's flash backend of `scaled_dot_product_attention` (FlashAttention-2, a production kernel) on
+FA2's sweep (16k tokens, hidden 2048: d = 64, 128, 256 with 32, 16, 8 heads; seqlen 512..16k; causal and not;
+bf16; forward), timed with CUDA events (median of `REPEATS` calls after `WARMUP`), the SM clock sampled by NVML
+every 2 ms in the same process (mean over the timed calls). What `docs/results/torch_fa2_vs_model.py` compares
+with the v2 schedule under both of its K/V layouts. Run on the GPU machine:
+`python3 validation/probes/torch_fa2.py OUT_DIR [bwd]` (writes `torch_fa2_h200.csv`, or with `bwd` the backward alone,
+each timed call after an untimed forward: `torch_fa2_bwd_h200.csv`; backward FLOPs 2.5 x the forward's).
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pynvml
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.nn.functional import scaled_dot_product_attention
+
+TOKENS = 16384
+HIDDEN = 2048
+WARMUP = 5
+REPEATS = 30
+CHECKED_SEQLEN = 1024  # the correctness check's longest sequence
+
+
+def sampler(handle: object, samples: list[tuple[float, float]], stop: threading.Event) -> None:
+    while not stop.is_set():
+        samples.append((time.perf_counter(), float(pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM))))
+        time.sleep(0.002)
+
+
+def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str, object]:
+    """The backward alone: each timed call runs a forward outside the events, then `backward` inside them."""
+    batch, heads = TOKENS // seqlen, HIDDEN // headdim
+    shape = (batch, heads, seqlen, headdim)
+    q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+    grad = torch.randn(shape, device="cuda", dtype=torch.bfloat16)
+    times_ms = []
+    samples: list[tuple[float, float]] = []
+    stop = threading.Event()
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        for n in range(WARMUP + REPEATS):
+            out = scaled_dot_product_attention(q, k, v, is_causal=causal)
+            begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            if n == WARMUP:
+                thread = threading.Thread(target=sampler, args=(handle, samples, stop))
+                thread.start()
+            begin.record()
+            out.backward(grad)
+            end.record()
+            torch.cuda.synchronize()
+            if n >= WARMUP:
+                times_ms.append(begin.elapsed_time(end))
+            q.grad = k.grad = v.grad = None
+    stop.set()
+    thread.join()
+    flops = 2.5 * 4.0 * batch * heads * seqlen * seqlen * headdim * (0.5 if causal else 1.0)
+    median_ms = statistics.median(times_ms)
+    return {
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "pass": "bwd",
+        "batch": batch,
+        "heads": heads,
+        "seqlen": seqlen,
+        "headdim": headdim,
+        "causal": causal,
+        "median_ms": median_ms,
+        "min_ms": min(times_ms),
+        "tflops": flops / (median_ms * 1e-3) / 1e12,
+        "sm_clock_mhz_mean": statistics.fmean(clock for _, clock in samples) if samples else float("nan"),
+        "clock_samples": len(samples),
+        "rel_error_vs_fp32": float("nan"),
+    }
+
+
+def measure(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str, object]:
+    batch, heads = TOKENS // seqlen, HIDDEN // headdim
+    q, k, v = (torch.randn(batch, heads, seqlen, headdim, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    error = float("nan")
+    if seqlen <= CHECKED_SEQLEN:  # against fp32 math (which holds the whole score matrix)
+        with sdpa_kernel(SDPBackend.MATH):
+            reference = scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        out = scaled_dot_product_attention(q, k, v, is_causal=causal)
+        if seqlen <= CHECKED_SEQLEN:
+            error = float((out.float() - reference).norm() / reference.norm())
+        for _ in range(WARMUP):
+            scaled_dot_product_attention(q, k, v, is_causal=causal)
+        torch.cuda.synchronize()
+        samples: list[tuple[float, float]] = []
+        stop = threading.Event()
+        thread = threading.Thread(target=sampler, args=(handle, samples, stop))
+        thread.start()
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPEATS)]
+        started = time.perf_counter()
+        for begin, end in events:
+            begin.record()
+            scaled_dot_product_attention(q, k, v, is_causal=causal)
+            end.record()
+        torch.cuda.synchronize()
+        finished = time.perf_counter()
+        stop.set()
+        thread.join()
+    times_ms = [begin.elapsed_time(end) for begin, end in events]
+    clocks = [clock for moment, clock in samples if started <= moment <= finished]
+    flops = 4.0 * batch * heads * seqlen * seqlen * headdim * (0.5 if causal else 1.0)
+    median_ms = statistics.median(times_ms)
+    return {
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "pass": "fwd",
+        "batch": batch,
+        "heads": heads,
+        "seqlen": seqlen,
+        "headdim": headdim,
+        "causal": causal,
+        "median_ms": median_ms,
+        "min_ms": min(times_ms),
+        "tflops": flops / (median_ms * 1e-3) / 1e12,
+        "sm_clock_mhz_mean": statistics.fmean(clocks) if clocks else float("nan"),
+        "clock_samples": len(clocks),
+        "rel_error_vs_fp32": error,
+    }
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    pynvml.nvmlInit()
+    handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+    backward = len(sys.argv) > 2 and sys.argv[2] == "bwd"
+    rows = []
+    for headdim in (64, 128, 256):
+        for causal in (False, True):
+            for seqlen in (512, 1024, 2048, 4096, 8192, 16384):
+                row = (measure_backward if backward else measure)(headdim, seqlen, causal, handle)
+                rows.append(row)
+                print(
+                    f"d={headdim} causal={causal!s:5} N={seqlen:5}: {row['median_ms']:.3f} ms "
+                    f"{row['tflops']:.0f} TFLOP/s at {row['sm_clock_mhz_mean']:.0f} MHz "
+                    f"(error {row['rel_error_vs_fp32']:.1e})",
+                    flush=True,
+                )
+    with (out / f"torch_fa2_{'bwd_' if backward else ''}h200.csv").open("w", newline="") as handle_out:
+        writer = csv.DictWriter(handle_out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
