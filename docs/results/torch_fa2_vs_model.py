@@ -32,8 +32,9 @@ def main() -> None:
                 error = predicted_ms / measured_ms - 1
                 errors[pass_, layout, headdim].append(error)
                 cells.append(f"{layout} {error:+.3f}")
+            clock = float(row["sm_clock_mhz_mean"])
             print(f"{pass_} d={headdim} causal={causal!s:5} N={row['seqlen']:>5}: measured {measured_ms:.3f} ms "
-                  f"({float(row['tflops']):.0f} TFLOP/s at {float(row['sm_clock_mhz_mean']):.0f} MHz); " + ", ".join(cells))  # fmt: skip
+                  f"({float(row['tflops']):.0f} TFLOP/s at {clock:.0f} MHz); " + ", ".join(cells))  # fmt: skip
     print("## MAPE (mean error) per pass, layout, head dimension over 12 runs each")
     for (pass_, layout, headdim), values in sorted(errors.items()):
         mape = statistics.fmean(abs(v) for v in values)
