@@ -1,8 +1,8 @@
-"""PyTorch's FlashAttention-2 (its flash backend, a production kernel) on the H200 against the v2 schedule, fast
-mode on the H200 file at each run's mean SM clock: the forward with both K/V layouts (`kv_layout`: "ring", our CUDA
-kernel's and the default; "split", FA2's one K and one V buffer), the backward as scheduled. Measured by
-`validation/probes/torch_fa2.py` (`validation/h200/torch_fa2_h200.csv`, `torch_fa2_bwd_h200.csv`). Errors are
-predicted time over measured, minus 1. Run: `python docs/results/torch_fa2_vs_model.py`."""
+"""PyTorch's FlashAttention-2 (its flash backend, a production kernel) on the H200 against the v2 schedule, fast mode
+on the H200 file at each run's SM clock as counted on the SM: the forward with both K/V layouts (`kv_layout`:
+"ring", our CUDA kernel's and the default; "split", FA2's one K and one V buffer), the backward as scheduled.
+Measured by `validation/probes/torch_fa2.py` (`validation/h200/torch_fa2_h200.csv`, `torch_fa2_bwd_h200.csv`).
+Errors are predicted time over measured, minus 1. Run: `python docs/results/torch_fa2_vs_model.py`."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def main() -> None:
             pass_, headdim, causal = row["pass"], int(row["headdim"]), row["causal"] == "True"
             problem = Problem(int(row["batch"]), int(row["heads"]), int(row["seqlen"]), headdim, causal=causal,
                               pass_=pass_)  # fmt: skip
-            arch = load_arch("h200", {"clock_hz": float(row["sm_clock_mhz_mean"]) * 1e6})
+            arch = load_arch("h200", {"clock_hz": float(row["sm_clock_mhz_counted"]) * 1e6})
             measured_ms = float(row["median_ms"])
             layouts = ("ring", "split") if pass_ == "fwd" else ("ring",)
             cells = []
@@ -32,7 +32,7 @@ def main() -> None:
                 error = predicted_ms / measured_ms - 1
                 errors[pass_, layout, headdim].append(error)
                 cells.append(f"{layout} {error:+.3f}")
-            clock = float(row["sm_clock_mhz_mean"])
+            clock = float(row["sm_clock_mhz_counted"])
             print(f"{pass_} d={headdim} causal={causal!s:5} N={row['seqlen']:>5}: measured {measured_ms:.3f} ms "
                   f"({float(row['tflops']):.0f} TFLOP/s at {clock:.0f} MHz); " + ", ".join(cells))  # fmt: skip
     print("## MAPE (mean error) per pass, layout, head dimension over 12 runs each")

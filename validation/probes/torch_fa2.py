@@ -1,10 +1,12 @@
 """Device probe: PyTorch's flash backend of `scaled_dot_product_attention` (FlashAttention-2, a production kernel) on
-FA2's sweep (16k tokens, hidden 2048: d = 64, 128, 256 with 32, 16, 8 heads; seqlen 512..16k; causal and not;
-bf16; forward), timed with CUDA events (median of `REPEATS` calls after `WARMUP`), the SM clock sampled by NVML
-every 2 ms in the same process (mean over the timed calls). What `docs/results/torch_fa2_vs_model.py` compares
-with the v2 schedule under both of its K/V layouts. Run on the GPU machine:
-`python3 validation/probes/torch_fa2.py OUT_DIR [bwd]` (writes `torch_fa2_h200.csv`, or with `bwd` the backward alone,
-each timed call after an untimed forward: `torch_fa2_bwd_h200.csv`; backward FLOPs 2.5 x the forward's).
+FA2's sweep (16k tokens, hidden 2048: d = 64, 128, 256 with 32, 16, 8 heads; seqlen 512..16k; causal and not; bf16;
+forward), timed with CUDA events (median of `REPEATS` calls after `WARMUP`). The SM clock two ways: counted on the
+SM by `cupy_kernels.common.ClockTrace`'s probe warp inside the timed calls (what the model is run at), and as NVML
+reports it every 2 ms (which reads high under load: `validation/h200/concurrent_clock_h200.csv`). What
+`docs/results/torch_fa2_vs_model.py` compares with the v2 schedule under both of its K/V layouts. Run on the GPU
+machine from the repository root: `PYTHONPATH=. python3 validation/probes/torch_fa2.py OUT_DIR [bwd]` (writes
+`torch_fa2_h200.csv`, or with `bwd` the backward alone, each timed call after an untimed forward:
+`torch_fa2_bwd_h200.csv`; backward FLOPs 2.5 x the forward's).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import pynvml
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.nn.functional import scaled_dot_product_attention
+
+from cupy_kernels.common import ClockTrace
 
 TOKENS = 16384
 HIDDEN = 2048
@@ -43,6 +47,7 @@ def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object) ->
     times_ms = []
     samples: list[tuple[float, float]] = []
     stop = threading.Event()
+    trace = ClockTrace()
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
         for n in range(WARMUP + REPEATS):
             out = scaled_dot_product_attention(q, k, v, is_causal=causal)
@@ -51,13 +56,20 @@ def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object) ->
             if n == WARMUP:
                 thread = threading.Thread(target=sampler, args=(handle, samples, stop))
                 thread.start()
+                trace.start()
+            timed = n >= WARMUP
+            if timed:
+                trace.mark(end=False)
             begin.record()
             out.backward(grad)
             end.record()
+            if timed:
+                trace.mark(end=True)
             torch.cuda.synchronize()
-            if n >= WARMUP:
+            if timed:
                 times_ms.append(begin.elapsed_time(end))
             q.grad = k.grad = v.grad = None
+    counted = trace.stop()
     stop.set()
     thread.join()
     flops = 2.5 * 4.0 * batch * heads * seqlen * seqlen * headdim * (0.5 if causal else 1.0)
@@ -74,6 +86,7 @@ def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object) ->
         "median_ms": median_ms,
         "min_ms": min(times_ms),
         "tflops": flops / (median_ms * 1e-3) / 1e12,
+        "sm_clock_mhz_counted": counted,
         "sm_clock_mhz_mean": statistics.fmean(clock for _, clock in samples) if samples else float("nan"),
         "clock_samples": len(samples),
         "rel_error_vs_fp32": float("nan"),
@@ -99,13 +112,18 @@ def measure(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str
         thread = threading.Thread(target=sampler, args=(handle, samples, stop))
         thread.start()
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPEATS)]
+        trace = ClockTrace()
+        trace.start()
         started = time.perf_counter()
         for begin, end in events:
+            trace.mark(end=False)
             begin.record()
             scaled_dot_product_attention(q, k, v, is_causal=causal)
             end.record()
+            trace.mark(end=True)
         torch.cuda.synchronize()
         finished = time.perf_counter()
+        counted = trace.stop()
         stop.set()
         thread.join()
     times_ms = [begin.elapsed_time(end) for begin, end in events]
@@ -124,6 +142,7 @@ def measure(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str
         "median_ms": median_ms,
         "min_ms": min(times_ms),
         "tflops": flops / (median_ms * 1e-3) / 1e12,
+        "sm_clock_mhz_counted": counted,
         "sm_clock_mhz_mean": statistics.fmean(clocks) if clocks else float("nan"),
         "clock_samples": len(clocks),
         "rel_error_vs_fp32": error,
@@ -144,7 +163,8 @@ def main() -> None:
                 rows.append(row)
                 print(
                     f"d={headdim} causal={causal!s:5} N={seqlen:5}: {row['median_ms']:.3f} ms "
-                    f"{row['tflops']:.0f} TFLOP/s at {row['sm_clock_mhz_mean']:.0f} MHz "
+                    f"{row['tflops']:.0f} TFLOP/s at {row['sm_clock_mhz_counted']:.0f} MHz counted, "
+                    f"{row['sm_clock_mhz_mean']:.0f} NVML "
                     f"(error {row['rel_error_vs_fp32']:.1e})",
                     flush=True,
                 )
