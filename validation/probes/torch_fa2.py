@@ -72,25 +72,8 @@ def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object) ->
     counted = trace.stop()
     stop.set()
     thread.join()
-    flops = 2.5 * 4.0 * batch * heads * seqlen * seqlen * headdim * (0.5 if causal else 1.0)
-    median_ms = statistics.median(times_ms)
-    return {
-        "gpu": torch.cuda.get_device_name(),
-        "torch": torch.__version__,
-        "pass": "bwd",
-        "batch": batch,
-        "heads": heads,
-        "seqlen": seqlen,
-        "headdim": headdim,
-        "causal": causal,
-        "median_ms": median_ms,
-        "min_ms": min(times_ms),
-        "tflops": flops / (median_ms * 1e-3) / 1e12,
-        "sm_clock_mhz_counted": counted,
-        "sm_clock_mhz_mean": statistics.fmean(clock for _, clock in samples) if samples else float("nan"),
-        "clock_samples": len(samples),
-        "rel_error_vs_fp32": float("nan"),
-    }
+    clocks = [clock for _, clock in samples]
+    return row("bwd", (batch, heads, seqlen, headdim), causal, times_ms, counted, clocks, float("nan"))
 
 
 def measure(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str, object]:
@@ -128,12 +111,27 @@ def measure(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str
         thread.join()
     times_ms = [begin.elapsed_time(end) for begin, end in events]
     clocks = [clock for moment, clock in samples if started <= moment <= finished]
-    flops = 4.0 * batch * heads * seqlen * seqlen * headdim * (0.5 if causal else 1.0)
+    return row("fwd", (batch, heads, seqlen, headdim), causal, times_ms, counted, clocks, error)
+
+
+def row(
+    pass_: str,
+    shape: tuple[int, int, int, int],
+    causal: bool,
+    times_ms: list[float],
+    counted_mhz: float,
+    nvml_mhz: list[float],
+    error: float,
+) -> dict[str, object]:
+    """One CSV row: the run, its median time and TFLOP/s (FLOPs as the papers count them: the backward 2.5 x the
+    forward, causal half), the counted and the NVML clock."""
+    batch, heads, seqlen, headdim = shape
+    flops = (2.5 if pass_ == "bwd" else 1.0) * 4.0 * batch * heads * seqlen * seqlen * headdim
     median_ms = statistics.median(times_ms)
     return {
         "gpu": torch.cuda.get_device_name(),
         "torch": torch.__version__,
-        "pass": "fwd",
+        "pass": pass_,
         "batch": batch,
         "heads": heads,
         "seqlen": seqlen,
@@ -141,10 +139,10 @@ def measure(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str
         "causal": causal,
         "median_ms": median_ms,
         "min_ms": min(times_ms),
-        "tflops": flops / (median_ms * 1e-3) / 1e12,
-        "sm_clock_mhz_counted": counted,
-        "sm_clock_mhz_mean": statistics.fmean(clocks) if clocks else float("nan"),
-        "clock_samples": len(clocks),
+        "tflops": flops * (0.5 if causal else 1.0) / (median_ms * 1e-3) / 1e12,
+        "sm_clock_mhz_counted": counted_mhz,
+        "sm_clock_mhz_mean": statistics.fmean(nvml_mhz) if nvml_mhz else float("nan"),
+        "clock_samples": len(nvml_mhz),
         "rel_error_vs_fp32": error,
     }
 
