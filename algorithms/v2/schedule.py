@@ -6,19 +6,22 @@ warp owns whole rows, so row statistics stay in the warp). Q is copied to smem o
   softmax      the online softmax of `algorithms._schedule.softmax` (FFMA, MUFU.EX2, FMNMX, FADD per score),
   O += P V     mma.sync, P from registers, V fragments read from smem.
 The K/V copies (cp.async) follow option `kv_layout`:
-  "ring"       our CUDA kernel (`cupy_kernels/v2/fwd.cu`, which `simgpu validate` times), the default: a
-               `stages`-deep ring of (K, V) slots, rows padded by 16 bytes, the copies of tile j + stages - 1
-               issued as tile j starts;
-  "split"      FA2's mainloop (FA-repo `csrc/flash_attn/src/flash_fwd_kernel.h`, `compute_attn_1rowblock`): one K
-               and one V buffer in smem (swizzled, unpadded); with K_j in, V_j's copy is issued and S_j computed,
-               then with V_j in, K_{j+1}'s copy is issued and the softmax and P_j V_j run. Less smem, so more CTAs
-               per SM where smem limits them: on the A100 two at d <= 128 (the ring: one), on the H100 two at
-               d = 256 (the ring: one). Not the default: with two CTAs per SM on the A100 the model gives 85-88%
-               of peak at d = 64 and 128, above FA2's published 73% at most (`docs/results/v2_kv_layout.txt`), so
-               it misses what limits FA2 there (no A100 to measure it on), and the ring is what we validated.
+  "ring"       our CUDA kernel (`cupy_kernels/v2/fwd.cu`, which `simgpu validate` times; d = 64 and 128), the
+               default at d <= 128: a `stages`-deep ring of (K, V) slots, rows padded by 16 bytes, the copies of
+               tile j + stages - 1 issued as tile j starts;
+  "split"      FA2's mainloop (FA-repo `csrc/flash_attn/src/flash_fwd_kernel.h`, `compute_attn_1rowblock`), the
+               default at d > 128, where our kernel does not run: one K and one V buffer in smem (swizzled,
+               unpadded); with K_j in, V_j's copy is issued and S_j computed, then with V_j in, K_{j+1}'s copy is
+               issued and the softmax and P_j V_j run. Less smem, so more CTAs per SM where smem limits them: on
+               the A100 two at d <= 128 (the ring: one), on the H100 two at d = 256 (the ring: one). Against
+               PyTorch's FA2 on the H200 (`docs/results/torch_fa2_vs_model.txt`) its forward MAPE at d = 256 is
+               16.2% (the ring 64.3%), at d = 64 and 128 13.5% and 16.3% (the ring 8.7% and 17.9%). Not the
+               default at d <= 128: with two CTAs per SM on the A100 the model gives 85-88% of peak at d = 64 and
+               128, above FA2's published 73% at most (`docs/results/v2_kv_layout.txt`), so it misses what limits
+               FA2 there (no A100 to measure it on), and the ring is what we validated.
 The default tiles are FA2's launch choices (`flash_fwd_launch_template.h`): 128 x 128 at d <= 64, 128 x 64 at
 d <= 128, 4 warps; at d = 256, 128 x 64 with 8 warps where a CTA may take 128 KiB of smem and the SM has less
-than 192 KiB (A100; the ring's slots do not fit there), else 64 x 64 with 4 warps.
+than 192 KiB (A100), else 64 x 64 with 4 warps.
 Causal: key tiles wholly above the diagonal are skipped. Outputs: O in the input dtype, LSE in fp32.
 HBM bytes by the loop structure: Q once, K and V once per visited key tile, O and LSE once.
 
@@ -61,7 +64,7 @@ from simgpu.ops import Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
 PROBLEM = "attention"
-OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None, "kv_layout": "ring"}
+OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None, "kv_layout": None}
 TILE_OPTIONS = ("block_m", "block_n", "warps", "stages")
 KV_LAYOUTS = ("ring", "split")
 
@@ -81,8 +84,8 @@ class Config:
 
 
 def default_config(headdim: int, arch: Arch | None = None) -> Config:
-    """FA2's forward launch configuration by head dimension and chip (flash_fwd_launch_template.h); at d = 256
-    without a chip, the H100's."""
+    """FA2's forward launch configuration by head dimension and chip (flash_fwd_launch_template.h; at d = 256
+    without a chip, the H100's), with our kernel's K/V ring where it runs (d <= 128) and FA2's buffers elsewhere."""
     if headdim <= 64:
         return Config(128, 128, 4, 2)
     if headdim <= 128:
@@ -90,8 +93,8 @@ def default_config(headdim: int, arch: Arch | None = None) -> Config:
     wide = 2 * headdim * (128 + 2 * 64)  # smem bytes of a 128 x 64 CTA: Q, K and V in 16 bits
     two_narrow = 2 * (2 * headdim * (64 + 2 * 64))  # of two 64 x 64 CTAs
     if arch is not None and arch.smem.per_cta_bytes >= wide and arch.smem.capacity_bytes < two_narrow:
-        return Config(128, 64, 8, 2)
-    return Config(64, 64, 4, 2)
+        return Config(128, 64, 8, 2, "split")
+    return Config(64, 64, 4, 2, "split")
 
 
 def default_backward_config(headdim: int) -> Config:
@@ -109,7 +112,7 @@ def config(problem: Problem, options: dict[str, Any], backward: bool = False, ar
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise OptionError(f"v2 option {name} must be a positive integer, got {value!r}")
-    layout = options.get("kv_layout", "ring")
+    layout = options.get("kv_layout") if options.get("kv_layout") is not None else base.kv_layout
     if layout not in KV_LAYOUTS:
         raise OptionError(f"v2 option kv_layout must be one of {', '.join(KV_LAYOUTS)}, got {layout!r}")
     cfg = Config(**values, kv_layout=layout)

@@ -143,14 +143,18 @@ def test_fast_mode_follows_exact_mode_with_fa2s_kv_layout() -> None:
     assert fast.hbm_read_bytes == pytest.approx(exact.hbm_read_bytes, abs=0.5)
 
 
-def test_fa2s_tile_at_d256_depends_on_the_chips_shared_memory() -> None:
+def test_fa2s_tile_and_buffers_at_d256_and_its_tile_by_the_chips_shared_memory() -> None:
     # flash_fwd_launch_template.h: 128 x 64 with 8 warps where a CTA may take 128 KiB and two 64 x 64 CTAs (192 KiB)
     # do not fit the SM (A100), else 64 x 64 with 4 warps (H100: two CTAs per SM).
     tiles = {name: default_config(256, load_arch(name)) for name in ("a100", "h100")}
-    assert {name: (c.block_m, c.block_n, c.warps) for name, c in tiles.items()} == {
-        "a100": (128, 64, 8),
-        "h100": (64, 64, 4),
+    assert {name: (c.block_m, c.block_n, c.warps, c.kv_layout) for name, c in tiles.items()} == {
+        "a100": (128, 64, 8, "split"),
+        "h100": (64, 64, 4, "split"),
     }
+    # FA2's one K and one V buffer where our CUDA kernel does not run (d > 128); its ring where it does.
+    assert [default_config(d).kv_layout for d in (64, 128)] == ["ring", "ring"]
+    (kernel,) = v2.schedule(load_arch("h100"), Problem(1, 8, 1024, 256))
+    assert kernel.cta.smem_bytes == (64 + 2 * 64) * 256 * 2
 
 
 def test_an_unknown_kv_layout_is_an_option_error() -> None:
