@@ -67,6 +67,7 @@ PROBLEM = "attention"
 OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None, "kv_layout": None}
 TILE_OPTIONS = ("block_m", "block_n", "warps", "stages")
 KV_LAYOUTS = ("ring", "split")
+MAX_HEADDIM = 256  # FA2's kernels are instantiated up to d = 256 (flash_fwd_launch_template.h)
 
 SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernel)
 REGISTERS_PER_THREAD = 255  # the forward kernel uses 242-255 registers (ptxas report of cupy_kernels/v2)
@@ -128,6 +129,8 @@ def config(problem: Problem, options: dict[str, Any], backward: bool = False, ar
         raise OptionError(f"v2 backward: block_n ({cfg.block_n}) must be 16 x warps ({MMA_ROWS * cfg.warps})")
     if problem.headdim % 16:
         raise ProblemError(f"v2: headdim must be a multiple of 16 for mma.sync, got {problem.headdim}")
+    if problem.headdim > MAX_HEADDIM:
+        raise ProblemError(f"v2: FlashAttention-2 takes head dimensions up to {MAX_HEADDIM}, got {problem.headdim}")
     if problem.dtype not in ("bf16", "fp16"):
         raise ProblemError(f"v2: FlashAttention-2 takes 16-bit inputs (bf16, fp16), got {problem.dtype}")
     return cfg
