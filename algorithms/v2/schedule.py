@@ -17,8 +17,9 @@ The K/V copies (cp.async) follow option `kv_layout`:
                PyTorch's FA2 on the H200 (`docs/results/torch_fa2_vs_model.txt`) its forward MAPE at d = 256 is
                16.2% (the ring 64.3%), at d = 64 and 128 13.5% and 16.3% (the ring 8.7% and 17.9%). Not the
                default at d <= 128: with two CTAs per SM on the A100 the model gives 85-88% of peak at d = 64 and
-               128, above FA2's published 73% at most (`docs/results/v2_kv_layout.txt`), so it misses what limits
-               FA2 there (no A100 to measure it on), and the ring is what we validated.
+               128, above FA2's published 73% at most (`docs/results/v2_kv_layout.txt`): the A100 file has no
+               tensor-core / lane-pipe contention (not measured there; with the H200's rates, a what-if, 53-60%),
+               and the ring is what we validated.
 The default tiles are FA2's launch choices (`flash_fwd_launch_template.h`): 128 x 128 at d <= 64, 128 x 64 at
 d <= 128, 4 warps; at d = 256, 128 x 64 with 8 warps where a CTA may take 128 KiB of smem and the SM has less
 than 192 KiB (A100), else 64 x 64 with 4 warps.
