@@ -1,8 +1,9 @@
 """PyTorch's FlashAttention-2 (its flash backend, a production kernel) on the H200 against the v2 schedule, fast mode
-on the H200 file at each run's SM clock as counted on the SM: the forward with both K/V layouts (`kv_layout`:
-"ring", our CUDA kernel's and the default; "split", FA2's one K and one V buffer), the backward as scheduled.
-Measured by `validation/probes/torch_fa2.py` (`validation/h200/torch_fa2_h200.csv`, `torch_fa2_bwd_h200.csv`).
-Errors are predicted time over measured, minus 1. Run: `python docs/results/torch_fa2_vs_model.py`."""
+on the H200 file at each run's SM clock as counted on the SM (the power model off: the clock is known, as `simgpu
+validate` does): the forward with both K/V layouts (`kv_layout`: "ring", our CUDA kernel's and the default; "split",
+FA2's one K and one V buffer), the backward as scheduled. Measured by `validation/probes/torch_fa2.py`
+(`validation/h200/torch_fa2_h200.csv`, `torch_fa2_bwd_h200.csv`). Errors are predicted time over measured, minus 1.
+Run: `python docs/results/torch_fa2_vs_model.py`."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def main() -> None:
             pass_, headdim, causal = row["pass"], int(row["headdim"]), row["causal"] == "True"
             problem = Problem(int(row["batch"]), int(row["heads"]), int(row["seqlen"]), headdim, causal=causal,
                               pass_=pass_)  # fmt: skip
-            arch = load_arch("h200", {"clock_hz": float(row["sm_clock_mhz_counted"]) * 1e6})
+            arch = load_arch("h200", {"clock_hz": float(row["sm_clock_mhz_counted"]) * 1e6, "power": None})
             measured_ms = float(row["median_ms"])
             layouts = ("ring", "split") if pass_ == "fwd" else ("ring",)
             cells = []

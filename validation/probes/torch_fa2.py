@@ -4,9 +4,10 @@ forward), timed with CUDA events (median of `REPEATS` calls after `WARMUP`). The
 SM by `cupy_kernels.common.ClockTrace`'s probe warp inside the timed calls (what the model is run at), and as NVML
 reports it every 2 ms (which reads high under load: `validation/h200/concurrent_clock_h200.csv`). What
 `docs/results/torch_fa2_vs_model.py` compares with the v2 schedule under both of its K/V layouts. Run on the GPU
-machine from the repository root: `PYTHONPATH=. python3 validation/probes/torch_fa2.py OUT_DIR [bwd]` (writes
+machine from the repository root: `PYTHONPATH=. python3 validation/probes/torch_fa2.py OUT_DIR [bwd] [cudnn]` (writes
 `torch_fa2_h200.csv`, or with `bwd` the backward alone, each timed call after an untimed forward:
-`torch_fa2_bwd_h200.csv`; backward FLOPs 2.5 x the forward's).
+`torch_fa2_bwd_h200.csv`; backward FLOPs 2.5 x the forward's; with `cudnn`, cuDNN's attention, Hopper's wgmma
+kernels, instead: `torch_cudnn_*h200.csv`; shapes a backend does not take are left out).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def sampler(handle: object, samples: list[tuple[float, float]], stop: threading.
         time.sleep(0.002)
 
 
-def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str, object]:
+def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object, backend: SDPBackend) -> dict[str, object]:
     """The backward alone: each timed call runs a forward outside the events, then `backward` inside them."""
     batch, heads = TOKENS // seqlen, HIDDEN // headdim
     shape = (batch, heads, seqlen, headdim)
@@ -48,7 +49,7 @@ def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object) ->
     samples: list[tuple[float, float]] = []
     stop = threading.Event()
     trace = ClockTrace()
-    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+    with sdpa_kernel(backend):
         for n in range(WARMUP + REPEATS):
             out = scaled_dot_product_attention(q, k, v, is_causal=causal)
             begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -76,14 +77,14 @@ def measure_backward(headdim: int, seqlen: int, causal: bool, handle: object) ->
     return row("bwd", (batch, heads, seqlen, headdim), causal, times_ms, counted, clocks, float("nan"))
 
 
-def measure(headdim: int, seqlen: int, causal: bool, handle: object) -> dict[str, object]:
+def measure(headdim: int, seqlen: int, causal: bool, handle: object, backend: SDPBackend) -> dict[str, object]:
     batch, heads = TOKENS // seqlen, HIDDEN // headdim
     q, k, v = (torch.randn(batch, heads, seqlen, headdim, device="cuda", dtype=torch.bfloat16) for _ in range(3))
     error = float("nan")
     if seqlen <= CHECKED_SEQLEN:  # against fp32 math (which holds the whole score matrix)
         with sdpa_kernel(SDPBackend.MATH):
             reference = scaled_dot_product_attention(q.float(), k.float(), v.float(), is_causal=causal)
-    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+    with sdpa_kernel(backend):
         out = scaled_dot_product_attention(q, k, v, is_causal=causal)
         if seqlen <= CHECKED_SEQLEN:
             error = float((out.float() - reference).norm() / reference.norm())
@@ -152,12 +153,17 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     pynvml.nvmlInit()
     handle = pynvml.nvmlDeviceGetHandleByIndex(0)
-    backward = len(sys.argv) > 2 and sys.argv[2] == "bwd"
+    backward, cudnn = "bwd" in sys.argv[2:], "cudnn" in sys.argv[2:]
+    backend = SDPBackend.CUDNN_ATTENTION if cudnn else SDPBackend.FLASH_ATTENTION
     rows = []
     for headdim in (64, 128, 256):
         for causal in (False, True):
             for seqlen in (512, 1024, 2048, 4096, 8192, 16384):
-                row = (measure_backward if backward else measure)(headdim, seqlen, causal, handle)
+                try:
+                    row = (measure_backward if backward else measure)(headdim, seqlen, causal, handle, backend)
+                except RuntimeError as err:  # a shape the backend does not take
+                    print(f"d={headdim} causal={causal!s:5} N={seqlen:5}: not run ({err})".splitlines()[0], flush=True)
+                    continue
                 rows.append(row)
                 print(
                     f"d={headdim} causal={causal!s:5} N={seqlen:5}: {row['median_ms']:.3f} ms "
@@ -166,7 +172,8 @@ def main() -> None:
                     f"(error {row['rel_error_vs_fp32']:.1e})",
                     flush=True,
                 )
-    with (out / f"torch_fa2_{'bwd_' if backward else ''}h200.csv").open("w", newline="") as handle_out:
+    name = f"torch_{'cudnn' if cudnn else 'fa2'}_{'bwd_' if backward else ''}h200.csv"
+    with (out / name).open("w", newline="") as handle_out:
         writer = csv.DictWriter(handle_out, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
