@@ -478,7 +478,7 @@ class _Sampling:
     group: int
     first: int
     end: int
-    spec: FoldSpec
+    period: int
 
 
 def _sampling(loop: Repeat, spec: FoldSpec) -> _Sampling | None:
@@ -505,7 +505,7 @@ def _sampling(loop: Repeat, spec: FoldSpec) -> _Sampling | None:
     ]
     first, end = max(bound[0] for bound in bounds), min(bound[1] for bound in bounds)
     group = -(-(end - first) // (spec.period * spec.sampled)) * spec.period
-    return _Sampling(group, first, end, spec) if group > spec.period else None
+    return _Sampling(group, first, end, spec.period) if group > spec.period else None
 
 
 def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling) -> tuple[int, bool]:
@@ -515,7 +515,7 @@ def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling) -> tu
     (the schedules' assumption that this module relies on), so the bytes add up to the whole loop's; a run's
     accesses go to the keys of its built period, so an L2 replay sees the whole loop's working set in bytes, at
     that granularity."""
-    spec, group = sampling.spec, sampling.group
+    period, group = sampling.period, sampling.group
     iterations = 0
     looped = False
     for loop in _loops(ops, out):
@@ -526,8 +526,8 @@ def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling) -> tu
             # A whole run inside the sampled iterations (and inside this loop, should it be shorter than those the
             # sampling was set from) is built once; the other iterations are built each.
             if sampling.first <= i and i + group <= min(sampling.end, loop.count) and (i - sampling.first) % group == 0:
-                weight = group // spec.period
-                for j in range(i, i + spec.period):
+                weight = group // period
+                for j in range(i, i + period):
                     iterations += weight * _expand_weighted(loop.body(j), out, weight)
                 i += group
             else:
