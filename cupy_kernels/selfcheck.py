@@ -13,7 +13,8 @@
    run's output on a slice: the last SLICE_ROWS query rows of (batch 0, head 0) against the reference (the
    reference aligns causal masks bottom-right, so a query slice is exact). For the backward the slice checks
    dQ only (dK, dV need every query; they are checked in step 2). ``probe_clock_mhz``: the SM clock inside the
-   timed runs, counted by ``common.ClockTrace`` beside them. Results: ``DIR/kernels_h200.csv``.
+   timed runs, counted by ``common.ClockTrace`` beside them. Results: ``DIR/kernels_h200.csv``. ``--kernels
+   v2`` times only the kernels named (v2: its forward and backward).
 4. With ``--ncu``: DRAM and L2 bytes of the standard kernels and the v2 forward on a few shapes, read by
    Nsight Compute with ``--clock-control none`` (the clocks are left as found): ``DIR/ncu_bytes.csv``.
 """
@@ -350,7 +351,9 @@ class Sweep:
             clock=self.trace,
         )
 
-    def run_config(self, n: int, d: int, causal: bool, seed: int) -> None:
+    def run_config(self, n: int, d: int, causal: bool, seed: int, kernels: tuple[str, ...] = tuple(FORWARDS)) -> None:
+        """Time the forward of each of `kernels` (names of FORWARDS) on one configuration, and v2's backward where
+        v2 is among them."""
         b, h = TOKENS // n, HIDDEN // d
         shape = (b, h, n, d)
         q, k, v, do = (common.random_tensor(shape, "bf16", seed + i) for i in range(4))
@@ -372,8 +375,8 @@ class Sweep:
         o = cp.empty_like(q)
         lse = cp.empty((b, h, n), dtype=cp.float32)
         sp_bytes = b * h * n * standard.padded_seqlen(n) * 2
-        for name, fwd in FORWARDS.items():
-            config = FWD_CONFIGS[name](d)
+        for name in kernels:
+            fwd, config = FORWARDS[name], FWD_CONFIGS[name](d)
             if name == "standard":
                 if sp_bytes > STANDARD_MAX_S_BYTES:
                     continue
@@ -388,6 +391,8 @@ class Sweep:
             self.record(name, "fwd", shape, causal, config, timing, fwd_flops, check_fwd(o, lse))
             cp.get_default_memory_pool().free_all_blocks()
 
+        if "v2" not in kernels:
+            return
         # Backward from the v2 forward's outputs, as FlashAttention's own tests do.
         v2.forward(q, k, v, causal, out=(o, lse))
         grads = tuple(cp.empty_like(q) for _ in range(3))
@@ -462,6 +467,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer shapes: a smoke test")
     parser.add_argument("--skip-sweep", action="store_true", help="compile and check correctness only")
     parser.add_argument("--ncu", action="store_true", help="also read DRAM/L2 bytes with Nsight Compute")
+    parser.add_argument(
+        "--kernels", nargs="+", choices=tuple(FORWARDS), default=tuple(FORWARDS), help="the kernels the sweep times"
+    )
     parser.add_argument("--ncu-target", type=Path, help=argparse.SUPPRESS)  # the program ncu profiles
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -481,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         for d in common.SUPPORTED_HEADDIMS:
             for n in seqlens:
                 for causal in (False, True):
-                    sweep.run_config(n, d, causal, seed=7 * n + d + int(causal))
+                    sweep.run_config(n, d, causal, seed=7 * n + d + int(causal), kernels=tuple(args.kernels))
     finally:
         sweep.close()
     if args.ncu:

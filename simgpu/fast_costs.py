@@ -10,7 +10,7 @@ products) the busy SMs use its share, so only the bytes at an equal share bound 
 2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's miss shares
 (`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses, and is at
 least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's cost is fitted from runs
-of the fit variants (`simgpu.fold`).
+of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -34,6 +34,11 @@ from simgpu.ops import Load
 from simgpu.units.fluid_l2 import MissShares
 
 MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average its spread misses over
+# Fold periods a fit variant keeps more than the base (fewer where fewer were removed). Where co-resident CTAs
+# contend for pipes their phases wander from one iteration to the next, and a removed iteration's cost fitted from
+# one period more carries that wander: v2's d = 128 forward on the fast-vs-exact grid's tail-wave shape came out
+# 1.5-1.9% fast with one period, within 1% with two (`docs/results/fit_periods.txt`).
+FIT_PERIODS = 2
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,7 @@ def class_costs(
     simulated_costs: dict[tuple[int, int, bool], Cost] = {}
     ops = 0
     for kind, base in representatives.items():
-        variants = [base.widened(side, plan.spec.period) for side in plan.sides]
+        variants = [base.widened(side, FIT_PERIODS * plan.spec.period) for side in plan.sides]
         added = [[now - before for now, before in zip(v.executed, base.executed, strict=True)] for v in variants]
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit
         demand: dict[int, float] = {}

@@ -21,12 +21,13 @@ causal ones, whose loops start at the diagonal).
 
 What a folded tile reports is enough to extrapolate back: the iterations executed at the top level and inside
 nested loops, in the folded and in the full program. A removed top-level iteration costs `a + b x` its nested
-iterations and a removed nested iteration `b` of its kind; fast mode fits a and b from more folds, one period more
-kept next to the head and next to the tail, or, when nested loops were folded, in every folded nested loop of a
-kind (`simgpu.fast`), which `FoldedTile.widened` builds from a fold by adding those iterations only (a nested
-variant folds again; it widens the loops like the first one's too, which touch first what the others touch
-again). That is exact when the removed iterations are like the kept ones except in their nested trip counts
-(causal loops shrink or grow them linearly), and the removed nested iterations like the kept ones of their kind.
+iterations and a removed nested iteration `b` of its kind; fast mode fits a and b from more folds, a few periods
+more (`simgpu.fast_costs.FIT_PERIODS`; the L2 replay, one) kept next to the head and next to the tail, or, when
+nested loops were folded, in every folded nested loop of a kind (`simgpu.fast`), which `FoldedTile.widened` builds
+from a fold by adding those iterations only (a nested variant folds again; it widens the loops like the first
+one's too, which touch first what the others touch again). That is exact when the removed iterations are like
+the kept ones except in their nested trip counts (causal loops shrink or grow them linearly), and the removed nested
+iterations like the kept ones of their kind.
 
 An `outline` reads a tile's programs at their top level without building a loop body: tiles with equal outlines
 fold alike, so fast mode folds a few tiles of each outline rather than every tile of a long sequence.
@@ -154,7 +155,8 @@ class FoldedTile:
         return derived.removed
 
     def widened(self, side: str, period: int) -> FoldedTile:
-        """This tile folded with one more period kept next to the head or the tail of the removed iterations: the
+        """This tile folded with `period` more iterations (at most the removed ones; a multiple of the fold's period)
+        kept next to the head or the tail of the removed iterations: the
         same as folding it with `FoldSpec.variant(side)`, building only the iterations added. `NESTED_SIDES` (one
         more period in every folded nested loop of a kind) fold the tile again. Made once per side and period: the
         class costs widen a kind's representative again at a second clock, and the L2 replay widens it too."""
@@ -174,6 +176,7 @@ class FoldedTile:
         first, removed = self.cut
         if not removed:
             return self
+        period = min(period, removed)  # the fold removes whole periods: never more kept than were removed
         added = range(first, first + period) if side == "head" else range(first + removed - period, first + removed)
         programs, gaps = [], []
         nested = [0] * len(NESTED_SIDES)

@@ -4,7 +4,8 @@ Forward (Dao 2023, Algorithm 1): one CTA of `warps` warps per `block_m` query ro
 warp owns whole rows, so row statistics stay in the warp). Q is copied to smem once; each K/V tile costs
   S = Q K^T    mma.sync, Q and K fragments read from smem with ldmatrix,
   softmax      the online softmax of `algorithms._schedule.softmax` (FFMA, MUFU.EX2, FMNMX, FADD per score),
-  O += P V     mma.sync, P from registers, V fragments read from smem.
+  O += P V     mma.sync, P from registers, V fragments read from smem;
+each K/V fragment read once per warp, its m16 groups sharing it (FA2 and our kernel since the sixteenth session).
 The K/V copies (cp.async) follow option `kv_layout`:
   "ring"       our CUDA kernel (`cupy_kernels/v2/fwd.cu`, which `simgpu validate` times; d = 64 and 128), the
                default at d <= 128: a `stages`-deep ring of (K, V) slots, rows padded by 16 bytes, the copies of
@@ -15,10 +16,10 @@ The K/V copies (cp.async) follow option `kv_layout`:
                issued and the softmax and P_j V_j run. Less smem, so more CTAs per SM where smem limits them: on
                the A100 two at d <= 128 (the ring: one), on the H100 two at d = 256 (the ring: one). Against
                PyTorch's FA2 on the H200 (`docs/results/torch_fa2_vs_model.txt`) its forward MAPE at d = 256 is
-               16.2% (the ring 64.3%), at d = 64 and 128 13.5% and 16.3% (the ring 8.7% and 17.9%). Not the
-               default at d <= 128: with two CTAs per SM on the A100 the model gives 85-88% of peak at d = 64 and
+               14.9% (the ring 64.3%), at d = 64 and 128 13.7% and 6.7% (the ring 8.9% and 6.1%). Not the
+               default at d <= 128: with two CTAs per SM on the A100 the model gives 88-97% of peak at d = 64 and
                128, above FA2's published 73% at most (`docs/results/v2_kv_layout.txt`): the A100 file has no
-               tensor-core / lane-pipe contention (not measured there; with the H200's rates, a what-if, 53-60%),
+               tensor-core / lane-pipe contention (not measured there; with the H200's rates, a what-if, 59-62%),
                and the ring is what we validated.
 The default tiles are FA2's launch choices (`flash_fwd_launch_template.h`): 128 x 128 at d <= 64, 128 x 64 at
 d <= 128, 4 warps; at d = 256, 128 x 64 with 8 warps where a CTA may take 128 KiB of smem and the SM has less
@@ -71,7 +72,7 @@ KV_LAYOUTS = ("ring", "split")
 MAX_HEADDIM = 256  # FA2's kernels are instantiated up to d = 256 (flash_fwd_launch_template.h)
 
 SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernel)
-REGISTERS_PER_THREAD = 255  # the forward kernel uses 242-255 registers (ptxas report of cupy_kernels/v2)
+REGISTERS_PER_THREAD = 255  # the forward kernel uses 255 (ptxas report of cupy_kernels/v2; at d = 128 it spills ~70 B)
 LSE_BYTES = 4
 MMA_ROWS = 16  # rows of one mma.sync m16 group
 
@@ -146,24 +147,15 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     return kernels
 
 
-def _fragment_passes(cfg: Config, headdim: int) -> int:
-    """How many times each warp reads K and V from smem per tile.
-
-    At d <= 64 a warp's m16 groups share every K/V fragment; at larger d the groups run one after the other (the
-    O accumulators of two groups do not fit in 255 registers) and each re-reads K/V.
-    """
-    groups = cfg.block_m // (MMA_ROWS * cfg.warps)
-    return 1 if headdim <= 64 else groups
-
-
 def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
     r, c = cfg.block_m, cfg.block_n
-    passes = _fragment_passes(cfg, d)
     n_q_blocks = ceil_div(problem.seqlen_q, r)
-    # ldmatrix traffic per key tile: Q (r x d) once, K and V (c x d) once per warp per fragment pass.
+    # ldmatrix traffic per key tile: Q (r x d) once, K and V (c x d) once per warp, its m16 groups sharing each
+    # fragment (FA2's kernel and ours since the sixteenth session: 80 and 83 ldmatrix per warp per 128 x 64 tile
+    # at d = 128, validation/h200/torch_fa2_mix_h200.csv).
     q_frag = r * d * eb
-    kv_frag = cfg.warps * passes * c * d * eb
+    kv_frag = cfg.warps * c * d * eb
     ring = cfg.kv_layout == "ring"
 
     @functools.cache

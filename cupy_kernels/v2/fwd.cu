@@ -3,9 +3,12 @@
 // Grid (ceil(N / BLOCK_M), batch * heads); one CTA of WARPS warps per BLOCK_M query rows of one head.
 // "Split-Q": warp w owns the contiguous query rows [w * 16 * MG, (w + 1) * 16 * MG) of the tile, MG m16
 // groups of 16 rows, so the softmax statistics of a row never leave its warp (only quad shuffles).
-// At d = 64 a warp's m16 groups share every K/V fragment it loads from shared memory (half the ldmatrix
-// traffic); at d = 128 the O accumulators alone take 128 registers per thread, so the groups are processed
-// one after the other (each re-reads K/V from shared memory) to stay within 255 registers without spills.
+// A warp's m16 groups share every K/V fragment it loads from shared memory, as FA2 does: at d = 128 (where the O
+// accumulators alone take 128 registers per thread) ptxas spills a few registers (about 70 bytes per thread),
+// and the kernel executes 83 ldmatrix per warp per key tile instead of 144 (PyTorch's FA2: 80; Nsight Compute,
+// validation/h200/torch_fa2_mix_h200.csv). FA2_SHARED_FRAGMENTS=0 builds the groups one after the other, each re-reading
+// K/V (no spills; what this kernel did before the sixteenth session: 0.6-4.3% slower at d = 128 on FA2's sweep,
+// validation/h200/v2_shared_fragments_h200.csv; PyTorch's FA2 is still 1-11% faster than this build there).
 //
 // Pipeline: Q is loaded once; the K/V tiles go through a ring of STAGES shared-memory slots filled by
 // cp.async, so the copy of tile j + STAGES - 1 overlaps the two products and the softmax of tile j.
@@ -29,6 +32,15 @@ enum Phase { PH_TOP = 0, PH_SYNCED, PH_S_ISSUED, PH_MAX_DONE, PH_EXP_DONE, PH_PV
 // Ablated builds, for validation/probes/v2_ablate.py only (results are wrong): FA2_ABLATE is a bit mask of parts
 // of the loop taken out, so that the time each part adds to the real kernel can be measured. Values still flow
 // where the next part needs them (an empty asm keeps them live).
+// Builds of the kernel before the sixteenth session, for validation/probes/v2_shared_fragments.py:
+// FA2_SHARED_FRAGMENTS=0 re-reads K/V per m16 group (top of file); FA2_PV_AHEAD=0 loads each V fragment of O += P V
+// just before its mmas (gemm_ab_rs) rather than one step ahead (gemm_ab_rs_ahead).
+#ifndef FA2_SHARED_FRAGMENTS
+#define FA2_SHARED_FRAGMENTS 1
+#endif
+#ifndef FA2_PV_AHEAD
+#define FA2_PV_AHEAD 1
+#endif
 #ifndef FA2_ABLATE
 #define FA2_ABLATE 0
 #endif
@@ -152,7 +164,11 @@ __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float
 #pragma unroll
     for (int mg = 0; mg < MGS; ++mg) pin(p[mg]);
   } else {
-    gemm_ab_rs<MGS, BLOCK_N, D, IS_BF16>(o_acc, p, v_base, lane);
+    if constexpr (FA2_PV_AHEAD) {
+      gemm_ab_rs_ahead<MGS, BLOCK_N, D, IS_BF16>(o_acc, p, v_base, lane);
+    } else {
+      gemm_ab_rs<MGS, BLOCK_N, D, IS_BF16>(o_acc, p, v_base, lane);
+    }
   }
   STAMP(trace_slot, PH_PV_ISSUED);
 }
@@ -165,7 +181,7 @@ __global__ void __launch_bounds__(WARPS * 32)
             u16* __restrict__ o, float* __restrict__ lse, int n, float scale) {
   constexpr int THREADS = WARPS * 32;
   constexpr int MG = BLOCK_M / (16 * WARPS);   // m16 groups per warp
-  constexpr int MGS = D <= 64 ? MG : 1;        // m16 groups sharing each K/V fragment (see top of file)
+  constexpr int MGS = FA2_SHARED_FRAGMENTS ? MG : 1;  // m16 groups sharing each K/V fragment (top of file)
   constexpr int PASSES = MG / MGS;
   constexpr int LD = D + SMEM_PAD;
   constexpr int DT = D / 8;

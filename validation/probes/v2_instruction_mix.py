@@ -8,7 +8,10 @@ second launch (`--launch-skip 1 --launch-count 1`):
 
   PYTHONPATH=. ncu --clock-control none --kernel-name regex:'^fa2_(fwd|bwd)$' --launch-skip 1 --launch-count 1 \\
       --section InstructionStats --section WarpStateStats --section SourceCounters -o REPORT \\
-      python3 validation/probes/v2_instruction_mix.py fwd 64 0      (fwd D ABLATE_MASK, or bwd D)
+      python3 validation/probes/v2_instruction_mix.py fwd 64 0      (fwd D ABLATE_MASK, bwd D, torchfwd D or torchbwd D)
+
+`torchfwd D` / `torchbwd D` launch PyTorch's FA2 forward / backward instead (kernel regexes `flash_fwd`,
+`flash_bwd_dq_dk_dv`): the production kernel's mix beside ours.
 
 `v2_instruction_mix.sh` runs the builds; then, on any machine, `python3 validation/probes/v2_instruction_mix.py
 summarize DIR` reads the source pages it wrote (DIR/NAME_source.csv, or .csv.gz) and writes
@@ -29,8 +32,17 @@ from collections import Counter
 from pathlib import Path
 
 BATCH, SEQLEN = 4, 4096
-FORWARD_BUILDS = {"fwd64": (64, 0), "fwd64_noload": (64, 1), "fwd128": (128, 0), "fwd128_noload": (128, 1)}
-OTHER_BUILDS = ("bwd64", "bwd128", "v3fwd64", "v3fwd128")
+FORWARD_BUILDS = {
+    "fwd64": (64, 0),
+    "fwd64_noload": (64, 1),
+    "fwd128": (128, 0),
+    "fwd128_noload": (128, 1),
+    "fwd64_shared_ahead": (64, 0),  # the default build since the sixteenth session (validation/probes/torch_fa2_mix.sh)
+    "fwd128_shared_ahead": (128, 0),
+    "torchfwd64": (64, 0),  # PyTorch's FA2 (flash backend): on sm90 the same 128 x 128 / 128 x 64 tiles, 4 warps
+    "torchfwd128": (128, 0),
+}
+OTHER_BUILDS = ("bwd64", "bwd128", "torchbwd64", "torchbwd128", "v3fwd64", "v3fwd128")
 WARPS, BLOCK_M, BLOCK_N = 4, 128, {64: 128, 128: 64}  # the forward kernels' launch configuration
 
 
@@ -48,6 +60,35 @@ def forward(d: int, mask: int) -> None:
     grid, args = launch.random_forward_launch(BATCH, 2048 // d, SEQLEN, d, config)
     for _ in range(2):
         kernel(grid, (config.warps * 32,), args, shared_mem=smem)
+
+
+def torch_forward(d: int) -> None:
+    """PyTorch's FlashAttention-2 forward (the flash backend of `scaled_dot_product_attention`), launched twice."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.functional import scaled_dot_product_attention
+
+    shape = (BATCH, 2048 // d, SEQLEN, d)
+    q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16) for _ in range(3))
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        for _ in range(2):
+            scaled_dot_product_attention(q, k, v)
+    torch.cuda.synchronize()
+
+
+def torch_backward(d: int) -> None:
+    """PyTorch's FlashAttention-2 backward, launched twice (each after an untimed forward)."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.functional import scaled_dot_product_attention
+
+    shape = (BATCH, 2048 // d, SEQLEN, d)
+    q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+    grad = torch.randn(shape, device="cuda", dtype=torch.bfloat16)
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        for _ in range(2):
+            scaled_dot_product_attention(q, k, v).backward(grad)
+    torch.cuda.synchronize()
 
 
 def backward(d: int) -> None:
@@ -98,9 +139,9 @@ def summarize(folder: Path) -> list[dict[str, object]]:
             out.append({"build": build, "part": op, "unit": unit, "executed": count / tiles,
                         "samples": samples[op], "sample_share": samples[op] / sum(samples.values()),
                         "top_stalls": ""})  # fmt: skip
-        if build in FORWARD_BUILDS:
+        if build in FORWARD_BUILDS and not build.startswith("torch"):  # our kernel's loop shape
             out.append(_load_code(build, rows, tiles))
-        elif build.startswith("bwd"):
+        elif "bwd" in build and any("REDG" in row["Source"] for row in rows):
             out.append(_atomics(build, rows))
     return out
 
@@ -154,6 +195,10 @@ def main() -> None:
     kind, d = sys.argv[1], int(sys.argv[2])
     if kind == "fwd":
         forward(d, int(sys.argv[3]))
+    elif kind == "torchfwd":
+        torch_forward(d)
+    elif kind == "torchbwd":
+        torch_backward(d)
     else:
         backward(d)
     cp.cuda.runtime.deviceSynchronize()
