@@ -90,7 +90,8 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     "v2_phases": (v2.FWD_SOURCE, FA2_TRACE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),
     "v1_phases": (v1.SOURCE, FA1_TRACE, [v1.kernel_name(d, v1.fwd_config(d), False, True) for d in (64, 128)]),
     "v2_gemm_rate": (PROBES / "v2_gemm_rate.cu", "", ["s_gemm<64, 128, 2>", "pv_gemm<64, 128, 2>",
-                     "s_gemm<128, 64, 1>", "pv_gemm<128, 64, 1>", "mma_distinct<8>", "mma_distinct<16>"]),
+                     "s_gemm<128, 64, 1>", "pv_gemm<128, 64, 1>", "s_gemm<128, 64, 2>", "pv_gemm<128, 64, 2>",
+                     "mma_distinct<8>", "mma_distinct<16>"]),
     "cta_launch": (PROBES / "cta_launch.cu", "", ["turnaround", "chase"]),
     "cp_async_stream": (PROBES / "cp_async_stream.cu", "", [f"cp_async_stream<{d}, {n}, {st}>"
                         for d, n, st in ((64, 128, 2), (128, 64, 2), (64, 128, 3))]

@@ -8,7 +8,7 @@
 // and the kernel executes 83 ldmatrix per warp per key tile instead of 144 (PyTorch's FA2: 80; Nsight Compute,
 // validation/h200/torch_fa2_mix_h200.csv). FA2_SHARED_FRAGMENTS=0 builds the groups one after the other, each re-reading
 // K/V (no spills; what this kernel did before the sixteenth session: 0.6-4.3% slower at d = 128 on FA2's sweep,
-// validation/h200/v2_shared_fragments_h200.csv; PyTorch's FA2 is still 1-11% faster than this build there).
+// validation/h200/v2_shared_fragments_h200.csv; this build still takes 1-12% longer than PyTorch's FA2 there).
 //
 // Pipeline: Q is loaded once; the K/V tiles go through a ring of STAGES shared-memory slots filled by
 // cp.async, so the copy of tile j + STAGES - 1 overlaps the two products and the softmax of tile j.

@@ -27,7 +27,9 @@ MMA_FLOP = 2 * 16 * 8 * 16
 def kernels() -> dict[str, float]:
     """Name expression -> FLOP per warp per loop iteration."""
     out: dict[str, float] = {}
-    for d, block_n, mgs in ((64, 128, 2), (128, 64, 1)):
+    # (128, 64, 2): d = 128 with a warp's two m16 groups sharing each K/V fragment, as fwd.cu since the sixteenth
+    # session (written to v2_gemm_rate_2026-12-03_h200.csv beside the earlier run's file)
+    for d, block_n, mgs in ((64, 128, 2), (128, 64, 1), (128, 64, 2)):
         flop = 2.0 * 16 * mgs * block_n * d
         out[f"s_gemm<{d}, {block_n}, {mgs}>"] = flop
         out[f"pv_gemm<{d}, {block_n}, {mgs}>"] = flop

@@ -1,7 +1,8 @@
 """Device probe: where each warp of our FA2 forward kernel spends a key tile, at two and at one CTA per SM.
 
 `cupy_kernels/v2/fwd.cu` compiled with FA2_PHASE_TRACE writes clock64() at six points of every key tile j (and
-pass, at d=128) of one CTA (block (TRACE_X, TRACE_Y), in the middle of the grid), for all four warps: loop top,
+pass, at d=128 in the kernel before the sixteenth session, whose m16 groups ran one after the other) of one CTA
+(block (TRACE_X, TRACE_Y), in the middle of the grid), for all four warps: loop top,
 K/V tile published (cp.async wait + __syncthreads), S = Q K^T issued, row max and O rescale done (S arrived), P
 packed (exps done), O += P V issued. Shape: B=4, H=2048/d, N=4096, bf16, not causal, d = 64 and 128: the kernel
 fills the GPU as in the validation sweep. Each shape runs at its natural occupancy (2 CTAs of 4 warps per SM:
@@ -97,7 +98,7 @@ def main() -> None:
     for d in common.SUPPORTED_HEADDIMS:
         config = launch.fwd_config(d)
         name = launch.fwd_name(d, config, False, True)
-        passes = 1 if d <= 64 else config.block_m // (16 * config.warps)
+        passes = 1  # a warp's m16 groups share each K/V fragment at every d (fwd.cu, since the sixteenth session)
         tiles = SEQLEN // config.block_n
         module = traced_module([name])
         stamps = cp.ndarray((4, TRACE_SLOTS, len(PHASES)), cp.int64, module.get_global("fa2_phase_trace"))
