@@ -163,6 +163,20 @@ def test_widening_a_fold_equals_folding_with_one_period_more() -> None:
     assert short.widened("head", 2) is short  # nothing removed: nothing to widen
 
 
+def test_widening_by_several_periods_keeps_them_all_and_never_more_than_were_removed() -> None:
+    story = kernel([Role("r", 4, lambda tile: (Fma(1), Repeat(14, lambda i: (Exp(i + 1), Fma(i + 1)))))])
+    spec = FoldSpec(keep=4, period=2)
+    base = fold_tile(story, 0, spec)
+    assert base.removed[0] == 6 and base.executed[0] == 8
+    two = base.widened("head", 4)  # `simgpu.fast_costs.FIT_PERIODS` = 2 periods
+    assert two.programs == base.widened("head", 2).widened("head", 2).programs
+    assert (two.executed[0], two.cut) == (12, (8, 2))
+    for side in ("head", "tail"):
+        whole = base.widened(side, 8)  # more than the 6 removed: the tile unfolded, not a repeated iteration
+        assert whole.programs == fold_tile(story, 0, FoldSpec(keep=7, period=1)).programs
+        assert whole.executed[0] == whole.full[0] == 14 and whole.cut[1] == 0
+
+
 def test_outlines_group_tiles_that_fold_alike() -> None:
     # A causal-like loop of tile + 10 iterations whose last one is masked: tiles of one parity fold alike.
     def program(tile: Hashable) -> Sequence[Op]:
