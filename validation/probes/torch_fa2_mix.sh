@@ -11,21 +11,13 @@
 # Usage on the device machine, from the repository root: bash validation/probes/torch_fa2_mix.sh DEST
 set -u
 dest=$1
-out=/tmp/torch_fa2_mix
-mkdir -p "$out"
-export PYTHONPATH=. PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit,driver_version --format=csv > "$out/gpu.txt"
-ncu --version >> "$out/gpu.txt" 2>&1
+source validation/probes/ncu_pages.sh
+ncu_setup torch_fa2_mix
 python3 -c "import torch; print('torch', torch.__version__, torch.version.cuda)" >> "$out/gpu.txt" 2>&1
 sections="--section InstructionStats --section WarpStateStats --section SourceCounters --section SchedulerStats"
 sections="$sections --section LaunchStats --section Occupancy --section ComputeWorkloadAnalysis --section SpeedOfLight"
 profile() {  # name, kernel regex, launches to skip, probe arguments...
-  local name=$1 kernels=$2 skip=$3
-  shift 3
-  timeout 120 ncu --clock-control none --kernel-name "regex:$kernels" --launch-skip "$skip" --launch-count 1 \
-    $sections -o "/tmp/$name" python3 validation/probes/v2_instruction_mix.py "$@" > "$out/$name.log" 2>&1
-  ncu -i "/tmp/$name.ncu-rep" --csv --page details --print-metric-instances values > "$out/${name}_details.csv" 2>&1
-  ncu -i "/tmp/$name.ncu-rep" --csv --page source --print-source sass > "$out/${name}_source.csv" 2>&1
+  ncu_pages "$out" "$1" "$2" "$3" v2_instruction_mix.py "${@:4}"
 }
 profile torchfwd64 flash_fwd 1 torchfwd 64
 profile torchfwd128 flash_fwd 1 torchfwd 128

@@ -8,11 +8,8 @@
 # Usage on the device machine, from the repository root: bash validation/probes/v2_instruction_mix.sh DEST
 set -u
 dest=$1
-out=/tmp/v2_instruction_mix
-mkdir -p "$out"
-export PYTHONPATH=. PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit,driver_version --format=csv > "$out/gpu.txt"
-ncu --version >> "$out/gpu.txt" 2>&1
+source validation/probes/ncu_pages.sh
+ncu_setup v2_instruction_mix
 python3 - > /tmp/inst.cu <<'EOF'
 from cupy_kernels.v2 import launch
 print(f'#include "{launch.FWD_SOURCE}"')
@@ -23,14 +20,7 @@ nvcc -std=c++17 -gencode=arch=compute_90a,code=sm_90a -cubin -diag-suppress 177 
   && cuobjdump -sass /tmp/fwd.cubin > "$out/fwd_sass.txt" 2>&1
 sections="--section InstructionStats --section WarpStateStats --section SourceCounters --section SchedulerStats"
 profile() {  # name, kernel regex, launches to skip, probe script, its arguments...
-  local name=$1
-  shift
-  local kernels=$1 skip=$2 probe=$3
-  shift 3
-  timeout 90 ncu --clock-control none --kernel-name "regex:$kernels" --launch-skip "$skip" --launch-count 1 \
-    $sections -o "/tmp/$name" python3 "validation/probes/$probe" "$@" > "$out/$name.log" 2>&1
-  ncu -i "/tmp/$name.ncu-rep" --csv --page details --print-metric-instances values > "$out/${name}_details.csv" 2>&1
-  ncu -i "/tmp/$name.ncu-rep" --csv --page source --print-source sass > "$out/${name}_source.csv" 2>&1
+  ncu_pages "$out" "$@"
 }
 fa2='^fa2_(fwd|bwd)$'
 profile fwd64 "$fa2" 1 v2_instruction_mix.py fwd 64 0

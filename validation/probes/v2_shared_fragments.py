@@ -12,7 +12,6 @@ the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probe
 
 from __future__ import annotations
 
-import csv
 import functools
 import statistics
 import sys
@@ -54,7 +53,6 @@ def timed(call: Callable[[], object]) -> tuple[float, float]:
 
 def main() -> None:
     out = Path(sys.argv[1])
-    out.mkdir(parents=True, exist_ok=True)
     rows = []
     for causal in (False, True):
         config = launch.fwd_config(HEADDIM)
@@ -93,10 +91,7 @@ def main() -> None:
                              "outputs_differing": differing.get(build, "")})  # fmt: skip
             times = ", ".join(f"{build} {ms:.3f} ms at {mhz:.0f} MHz" for build, (ms, mhz) in results.items())
             print(f"causal={causal!s:5} N={seqlen:5}: {times}; outputs differing {differing}", flush=True)
-    with (out / "v2_shared_fragments_h200.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    common.write_rows(out / "v2_shared_fragments_h200.csv", rows)
 
 
 if __name__ == "__main__":
