@@ -135,6 +135,9 @@ def summarize(folder: Path) -> list[dict[str, object]]:
             executed[_opcode(row["Source"])] += int(row["Instructions Executed"] or 0)
             samples[_opcode(row["Source"])] += _samples(row)
         unit = "per_warp_key_tile" if build in FORWARD_BUILDS else "per_launch"
+        out.append({"build": build, "part": "all (the kernel's stall reasons)", "unit": unit,
+                    "executed": sum(executed.values()) / tiles, "samples": sum(samples.values()), "sample_share": 1.0,
+                    "top_stalls": _top_stalls(rows, 8)})  # fmt: skip
         for op, count in executed.most_common():
             out.append({"build": build, "part": op, "unit": unit, "executed": count / tiles,
                         "samples": samples[op], "sample_share": samples[op] / sum(samples.values()),
@@ -156,15 +159,15 @@ def _atomics(build: str, rows: list[dict[str, str]]) -> dict[str, object]:
             "sample_share": inside / sum(_samples(row) for row in rows), "top_stalls": _top_stalls(region)}  # fmt: skip
 
 
-def _top_stalls(region: list[dict[str, str]]) -> str:
-    """The region's four largest stall reasons with their shares of its samples, e.g. `lg 0.41 long_sb 0.33`."""
+def _top_stalls(region: list[dict[str, str]], count: int = 4) -> str:
+    """The region's `count` largest stall reasons with their shares of its samples, e.g. `lg 0.41 long_sb 0.33`."""
     reasons: Counter[str] = Counter()
     for row in region:
         for column, value in row.items():
             if column.startswith("stall_") and "Not Issued" not in column:
                 reasons[column.removeprefix("stall_")] += int(value or 0)
     total = sum(reasons.values()) or 1
-    return " ".join(f"{name} {count / total:.2f}" for name, count in reasons.most_common(4))
+    return " ".join(f"{name} {share / total:.3f}" for name, share in reasons.most_common(count))
 
 
 def _load_code(build: str, rows: list[dict[str, str]], tiles: int) -> dict[str, object]:
