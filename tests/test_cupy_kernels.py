@@ -84,6 +84,7 @@ def test_every_launched_instantiation_compiles_within_its_spill_allowance(source
 
 PROBES = common.KERNEL_DIR.parent / "validation" / "probes"
 FA2_TRACE = "#define FA2_PHASE_TRACE\n#define FA2_TRACE_X 3\n#define FA2_TRACE_Y 40\n#define FA2_TRACE_SLOTS 128"
+FA2_SM_PHASE = "#define FA2_SM_PHASE\n#define FA2_SM_PHASE_CTAS 1024\n#define FA2_SM_PHASE_SLOTS 32"
 FA1_TRACE = "#define FA1_PHASE_TRACE\n#define FA1_TRACE_CTA 3\n#define FA1_TRACE_STEPS 2048"
 WGMMA_SHAPE_GROUPS = ((0, (4, 8)), (1, (4, 8)), (2, (4,)), (3, (4, 8)), (4, (4, 8)), *((p, (1,)) for p in range(5, 10)))
 PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate them
@@ -114,18 +115,22 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     # every ablation branch at once (the probe builds subsets of them)
     "v2_ablate": (v2.FWD_SOURCE, "#define FA2_ABLATE 15", [v2.fwd_name(d, v2.fwd_config(d), False, True)
                                                            for d in (64, 128)]),
+    "v2_sm_phase": (v2.FWD_SOURCE, FA2_SM_PHASE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),
     "wgmma_shape": (PROBES / "wgmma_shape.cu", "", [f"wgmma_shape<{shape}, {group}, {wait}, {wgs}>"
                     for shape, groups in WGMMA_SHAPE_GROUPS for group in groups for wait in (0, 1) for wgs in (1, 2)]),
 }  # fmt: skip
+# The SM-phase trace adds a few live registers to the v2 forward at d = 128, which already spills (see above).
+PROBE_SPILL_BYTES_ALLOWED = {"v2_sm_phase": 128}
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
 @pytest.mark.parametrize("probe", sorted(PROBE_BUILDS))
-def test_the_probe_kernels_compile_without_spills_or_warnings(probe: str) -> None:
+def test_the_probe_kernels_compile_within_their_spill_allowance_and_without_warnings(probe: str) -> None:
     source, prefix, names = PROBE_BUILDS[probe]
     report = compile_report(source, names, prefix)
     spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
-    assert len(spills) == len(names) and all(s == ("0", "0") for s in spills), report
+    allowed = PROBE_SPILL_BYTES_ALLOWED.get(probe, 0)
+    assert len(spills) == len(names) and all(int(a) <= allowed and int(b) <= allowed for a, b in spills), report
     assert "warning" not in report.lower(), report
 
 

@@ -66,6 +66,31 @@ __device__ long long fa2_phase_trace[4][FA2_TRACE_SLOTS][PHASES];
   } while (0)
 #endif
 
+// SM phase trace, for validation/probes/v2_sm_phase.py only: compiled in with FA2_SM_PHASE (and
+// FA2_SM_PHASE_CTAS, FA2_SM_PHASE_SLOTS), else SM_STAMP is empty. Thread 0 of each of the first FA2_SM_PHASE_CTAS
+// CTAs (linear block index) writes its SM's id and clock64() at the top of each of its first FA2_SM_PHASE_SLOTS key
+// tiles: co-resident CTAs' loop tops, read on one SM's clock, tell whether they run in step or apart.
+#ifdef FA2_SM_PHASE
+__device__ long long fa2_sm_phase[FA2_SM_PHASE_CTAS][FA2_SM_PHASE_SLOTS + 1];
+__device__ __forceinline__ unsigned smid() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+#define SM_STAMP(j)                                                                                    \
+  do {                                                                                                 \
+    const int cta = blockIdx.y * gridDim.x + blockIdx.x;                                               \
+    if (threadIdx.x == 0 && cta < FA2_SM_PHASE_CTAS && (j) < FA2_SM_PHASE_SLOTS) {                     \
+      if ((j) == 0) fa2_sm_phase[cta][FA2_SM_PHASE_SLOTS] = static_cast<long long>(smid());            \
+      fa2_sm_phase[cta][(j)] = clock64();                                                              \
+    }                                                                                                  \
+  } while (0)
+#else
+#define SM_STAMP(j) \
+  do {              \
+  } while (0)
+#endif
+
 // One K/V tile for MGS m16 groups of a warp: S = Q K^T, mask, online softmax, O += P V.
 // `row0`: first row of these groups within the CTA's Q tile; `q_row0`/`k_col0`: global row of the Q tile and
 // column of the K tile. MASKED: this tile crosses the diagonal (causal) or the end of the sequence (a
@@ -236,6 +261,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 
   for (int j = 0; j < n_blocks; ++j) {
     STAMP(j * PASSES, PH_TOP);
+    SM_STAMP(j);
     cp_async_wait<STAGES - 2>();
     __syncthreads();
     STAMP(j * PASSES, PH_SYNCED);
