@@ -65,8 +65,9 @@ def all_reports() -> dict[Path, tuple[int, str]]:
 
 
 # Spill bytes per thread (stores and loads each) that a source's instantiations may take: the v2 forward shares each
-# K/V fragment between a warp's two m16 groups at d = 128, as FA2 does, and ptxas spills 52-76 bytes there (FA2's
-# own kernel runs 14 LDL and 14 STL per warp per key tile: validation/h200/torch_fa2_mix_h200.csv).
+# K/V fragment between a warp's two m16 groups at d = 128, as FA2 does, and ptxas spills 52-76 bytes there
+# (docs/results/v2_fwd_ptxas_2026-12-03.txt; FA2's own kernel runs 14 LDL and 14 STL per warp per key tile:
+# validation/h200/torch_fa2_mix_h200.csv).
 SPILL_BYTES_ALLOWED = {"v2/fwd.cu": 128}
 
 
