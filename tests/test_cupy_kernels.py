@@ -85,7 +85,10 @@ def test_every_launched_instantiation_compiles_within_its_spill_allowance(source
 
 PROBES = common.KERNEL_DIR.parent / "validation" / "probes"
 FA2_TRACE = "#define FA2_PHASE_TRACE\n#define FA2_TRACE_X 3\n#define FA2_TRACE_Y 40\n#define FA2_TRACE_SLOTS 128"
-FA2_SM_PHASE = "#define FA2_SM_PHASE\n#define FA2_SM_PHASE_CTAS 1024\n#define FA2_SM_PHASE_SLOTS 32"
+FA2_SM_PHASE = (
+    "#define FA2_SM_PHASE\n#define FA2_SM_PHASE_CTAS 1024\n#define FA2_SM_PHASE_SLOTS 32\n"
+    "#define FA2_SM_PHASE_DELAY 3000"
+)
 FA1_TRACE = "#define FA1_PHASE_TRACE\n#define FA1_TRACE_CTA 3\n#define FA1_TRACE_STEPS 2048"
 WGMMA_SHAPE_GROUPS = ((0, (4, 8)), (1, (4, 8)), (2, (4,)), (3, (4, 8)), (4, (4, 8)), *((p, (1,)) for p in range(5, 10)))
 PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate them
@@ -98,7 +101,7 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     "cp_async_stream": (PROBES / "cp_async_stream.cu", "", [f"cp_async_stream<{d}, {n}, {st}>"
                         for d, n, st in ((64, 128, 2), (128, 64, 2), (64, 128, 3))]
                         + [f"cp_async_issue<{c}>" for c in (2, 4, 8, 16, 32)]),
-    "smem_port": (PROBES / "smem_port.cu", "", [f"smem_port<{mode}>" for mode in range(4)]),
+    "smem_port": (PROBES / "smem_port.cu", "", [f"smem_port<{r}, {m}>" for r in range(4) for m in (0, 1, 2, 4)]),
     "dq_atomics": (PROBES / "dq_atomics.cu", "", [f"dq_atomics<{d}, {mode}>" for d in (64, 128) for mode in range(3)]),
     "tma_boxes": (PROBES / "tma_boxes.cu", "", ["tma_boxes"]),
     "tma_cold": (PROBES / "tma_cold.cu", "", ["tma_cold"]),

@@ -69,9 +69,15 @@ __device__ long long fa2_phase_trace[4][FA2_TRACE_SLOTS][PHASES];
 // SM phase trace, for validation/probes/v2_sm_phase.py only: compiled in with FA2_SM_PHASE (and
 // FA2_SM_PHASE_CTAS, FA2_SM_PHASE_SLOTS), else SM_STAMP is empty. Thread 0 of each of the first FA2_SM_PHASE_CTAS
 // CTAs (linear block index) writes its SM's id and clock64() at the top of each of its first FA2_SM_PHASE_SLOTS key
-// tiles: co-resident CTAs' loop tops, read on one SM's clock, tell whether they run in step or apart.
+// tiles: co-resident CTAs' loop tops, read on one SM's clock, tell whether they run in step or apart. With
+// FA2_SM_PHASE_DELAY > 0, the second CTA to reach each SM (counted in fa2_sm_arrivals) waits that many SM cycles
+// before its loop: whether CTAs started apart stay apart, or fall back in step.
 #ifdef FA2_SM_PHASE
+#ifndef FA2_SM_PHASE_DELAY
+#define FA2_SM_PHASE_DELAY 0
+#endif
 __device__ long long fa2_sm_phase[FA2_SM_PHASE_CTAS][FA2_SM_PHASE_SLOTS + 1];
+__device__ int fa2_sm_arrivals[1024];
 __device__ __forceinline__ unsigned smid() {
   unsigned id;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
@@ -85,9 +91,22 @@ __device__ __forceinline__ unsigned smid() {
       fa2_sm_phase[cta][(j)] = clock64();                                                              \
     }                                                                                                  \
   } while (0)
+#define SM_DELAY()                                                                                     \
+  do {                                                                                                 \
+    bool second = false;                                                                               \
+    if (FA2_SM_PHASE_DELAY > 0 && threadIdx.x == 0) second = atomicAdd(&fa2_sm_arrivals[smid()], 1) == 1; \
+    if (__syncthreads_or(second)) {                                                                    \
+      const long long t0 = clock64();                                                                  \
+      while (clock64() - t0 < FA2_SM_PHASE_DELAY) {                                                    \
+      }                                                                                                \
+    }                                                                                                  \
+  } while (0)
 #else
 #define SM_STAMP(j) \
   do {              \
+  } while (0)
+#define SM_DELAY() \
+  do {             \
   } while (0)
 #endif
 
@@ -259,6 +278,7 @@ __global__ void __launch_bounds__(WARPS * 32)
     }
   }
 
+  SM_DELAY();
   for (int j = 0; j < n_blocks; ++j) {
     STAMP(j * PASSES, PH_TOP);
     SM_STAMP(j);

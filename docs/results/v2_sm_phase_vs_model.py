@@ -4,7 +4,9 @@ exact mode (SM 0 traced, the H200 at the measured run's counted clock, the power
 at its S product). For every two CTAs on one SM whose tiles overlap, each tile start of the later one is placed
 within the earlier one's tile that holds it: its phase is (its time - that tile's start) / that tile's length,
 folded to [0, 0.5] (0: in step; 0.5: half a tile apart); per pair, the median over the tiles both ran (4 at least).
-Shape as the probe: B=4, H=2048/d, N=4096. Until the probe has run, the model alone at 1800 MHz. Run: `python
+Shape as the probe: B=4, H=2048/d, N=4096. Measured twice: as launched ("traced") and with the second CTA on each
+SM of the first wave held back 3000 cycles ("delayed"): if the phase were set by how CTAs start, not by how they
+share the SM, the two would differ. Until the probe has run, the model alone at 1800 MHz. Run: `python
 docs/results/v2_sm_phase_vs_model.py` (writes `v2_sm_phase_vs_model.txt`)."""
 
 from __future__ import annotations
@@ -49,10 +51,10 @@ def phases_of(groups: Sequence[Sequence[np.ndarray]]) -> list[float]:
     return out
 
 
-def measured(headdim: int) -> list[float]:
+def measured(headdim: int, build: str) -> list[float]:
     by_sm: dict[str, list[np.ndarray]] = {}
     for row in csv.DictReader(MEASURED.open(encoding="utf-8")):
-        if int(row["headdim"]) == headdim:
+        if int(row["headdim"]) == headdim and row["build"] == build:
             tops = np.array([float(v) for k, v in row.items() if k.startswith("top_")])
             by_sm.setdefault(row["sm"], []).append(tops[tops > 0])
     return phases_of(list(by_sm.values()))
@@ -90,8 +92,10 @@ def main() -> None:
         clock_mhz = float(row["traced_clock_mhz"])
         lines.append(f"d={headdim} ({clock_mhz:.0f} MHz)")
         if "plain_ms" in row:
-            lines.append(f"  measured: {describe(measured(headdim))}; traced {float(row['traced_ms']):.3f} ms, "
-                         f"plain {float(row['plain_ms']):.3f} ms")  # fmt: skip
+            lines.append(f"  plain build: {float(row['plain_ms']):.3f} ms at {float(row['plain_clock_mhz']):.0f} MHz")
+            for build in ("traced", "delayed"):
+                phases = describe(measured(headdim, build))
+                lines.append(f"  {build + ':':9s} {phases}; {float(row[build + '_ms']):.3f} ms")
         lines.append(f"  model:    {describe(modelled(headdim, clock_mhz * 1e6))}")
     text = "\n".join(lines) + "\n"
     print(text, end="")

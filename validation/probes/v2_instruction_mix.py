@@ -39,6 +39,8 @@ FORWARD_BUILDS = {
     "fwd128_noload": (128, 1),
     "fwd64_shared_ahead": (64, 0),  # the default build since the sixteenth session (validation/probes/torch_fa2_mix.sh)
     "fwd128_shared_ahead": (128, 0),
+    "fwd64_shared_noload": (64, 1),  # the default build less its K/V copies (validation/probes/v2_load_ncu.sh)
+    "fwd128_shared_noload": (128, 1),
     "torchfwd64": (64, 0),  # PyTorch's FA2 (flash backend): on sm90 the same 128 x 128 / 128 x 64 tiles, 4 warps
     "torchfwd128": (128, 0),
 }
