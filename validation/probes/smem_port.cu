@@ -16,8 +16,9 @@
 //   4: cp.async as fwd.cu issues a K/V tile: 16 per thread per round (32 KiB), two rounds in flight.
 // The writers count the bytes that landed; out[3 * cta] = reader cycles, out[3 * cta + 1] = bytes written,
 // out[3 * cta + 2] = writer cycles.
-#include "../../cupy_kernels/calibrate/bench.cuh"  // u32, u64, sm_cycles()
-#include "../../cupy_kernels/common.cuh"           // the products of fwd.cu
+// bench.cuh: u32, u64, sm_cycles(); common.cuh: the products of fwd.cu.
+#include "../../cupy_kernels/calibrate/bench.cuh"
+#include "../../cupy_kernels/common.cuh"
 
 constexpr int READ_BYTES = 16 * 1024;
 constexpr int WRITE_BYTES = 64 * 1024;
