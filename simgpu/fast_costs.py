@@ -2,15 +2,17 @@
 
 One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a row,
 alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (that the kernel can fill: no more than its
-tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. With every SM busy, a
-slot's first tiles, which start together and queue for the same loads, get an equal share of the bandwidth; further
-tiles, which that queue has staggered, get what the other SMs leave (processor sharing: each uses what it used alone),
-at least an equal share, and take no longer than alone: while an SM's copies are not in flight (its issue, its
-products) the busy SMs use its share, so only the bytes at an equal share bound it further (HBM-bound GEMMs whose
-2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's miss shares
-(`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses, and is at
-least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's cost is fitted from runs
-of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more.
+tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. In a kernel of
+unequal tiles (more than one cost class) the further tiles are timed with the SM's slots started a round's 1 / CTAs
+apart, as the list schedule hands them tiles at unrelated times; a kernel of one class keeps them in step, as its CTAs
+start and end together. With every SM busy, a slot's first tiles, which start together and queue for the same loads, get
+an equal share of the bandwidth; further tiles, which that queue has staggered, get what the other SMs leave (processor
+sharing: each uses what it used alone), at least an equal share, and take no longer than alone: while an SM's copies are
+not in flight (its issue, its products) the busy SMs use its share, so only the bytes at an equal share bound it further
+(HBM-bound GEMMs whose 2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's
+miss shares (`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses,
+and is at least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's cost is fitted from
+runs of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,8 +31,8 @@ from simgpu.arch import Arch
 from simgpu.engine import Engine, RunStats
 from simgpu.fast_plan import KernelPlan, solve_removed
 from simgpu.fold import FoldedTile
-from simgpu.kernel import with_programs
-from simgpu.ops import Load
+from simgpu.kernel import Kernel, with_programs
+from simgpu.ops import Delay, Load, Op
 from simgpu.units.fluid_l2 import MissShares
 
 MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average its spread misses over
@@ -92,6 +94,8 @@ def class_costs(
     the kernel. Returns the costs, in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the
     ops simulated."""
     representatives = {kind: plan.representative(kind) for kind in dict.fromkeys(plan.kinds)}
+    # Tiles of unequal cost reach their SMs at unrelated times (`Cost` classes: a kind and its removed iterations).
+    spread = len(set(zip(plan.kinds, plan.removed, strict=True))) > 1
     bounds = (
         tuple(2 + n for n, name in enumerate(names) if name.startswith("busy:")),
         tuple(2 + n for n, name in enumerate(names) if name.startswith("served:")),
@@ -110,7 +114,7 @@ def class_costs(
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
             setting = (ctas, first_share, share, traffic)
-            run = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names)
+            run = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names, spread)
             demand.setdefault(ctas, run.demand)
             ops += run.ops
             slopes = np.zeros((len(base.executed), len(run.vector)))
@@ -118,7 +122,15 @@ def class_costs(
                 deltas = []
                 for variant in variants:
                     more = _representative(
-                        arch, plan, variant, (ctas, share, share, traffic), clock_hz, event_budget, shares, names
+                        arch,
+                        plan,
+                        variant,
+                        (ctas, share, share, traffic),
+                        clock_hz,
+                        event_budget,
+                        shares,
+                        names,
+                        spread,
                     )
                     ops += more.ops
                     deltas.append(more.vector - run.vector)
@@ -172,18 +184,22 @@ def _representative(
     event_budget: int,
     shares: Mapping[str, MissShares],
     names: Sequence[str],
+    spread: bool = False,
 ) -> _Run:
     """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row with
     `share` of the chip's bandwidth, and once with `first_share` (unless equal), making `traffic` of the chip's HBM
     traffic, `setting = (ctas, first_share, share, traffic)`: the cost vector (time to the first tiles' end after
     the launch at `first_share`, time of a further tile, metrics per tile), the ops run and the bandwidth used. A
     further tile takes at least the time the chip's HBM and L2 need to serve its bytes at `share` (its write-backs
-    load HBM though no access waits for them)."""
+    load HBM though no access waits for them). With `spread` (a kernel of unequal tiles) the further tiles are
+    timed with the slots started a round's `1 / ctas` apart (`_staggered`)."""
     ctas, first_share, share, traffic = setting
     folded = with_programs(plan.kernel, tile.marked)
 
-    def run(rounds: int, bandwidth_share: float) -> RunStats:
+    def run(rounds: int, bandwidth_share: float, stagger_cycles: float = 0.0) -> RunStats:
         kernel = replace(folded, tiles=range(ctas * rounds))
+        if stagger_cycles:
+            kernel = _staggered(kernel, tile.marked, ctas, stagger_cycles)
         engine = Engine(
             arch,
             clock_hz,
@@ -198,15 +214,34 @@ def _representative(
         return engine.run([kernel])
 
     more = _rounds(tile, shares, ctas)
-    once, later = run(1, share), run(1 + more, share)
+    once = run(1, share)
+    stagger = once.cycles / ctas if spread and ctas > 1 else 0.0
+    start = run(1, share, stagger) if stagger else once
+    later = run(1 + more, share, stagger)
     first = once if first_share == share else run(1, first_share)
     launch = arch.kernel_launch_s * clock_hz
-    served = max(later.units[unit].busy_cycles - once.units[unit].busy_cycles for unit in ("hbm", "l2"))
-    period = max(later.cycles - once.cycles, served) / more
-    metrics = (metric_vector(later, names) - metric_vector(once, names)) / (ctas * more)
+    served = max(later.units[unit].busy_cycles - start.units[unit].busy_cycles for unit in ("hbm", "l2"))
+    period = max(later.cycles - start.cycles, served) / more
+    metrics = (metric_vector(later, names) - metric_vector(start, names)) / (ctas * more)
     vector = np.concatenate(([first.cycles - launch, period], metrics))
-    ops = once.ops + later.ops + (first.ops if first is not once else 0)
-    return _Run(vector, ops, _demand(arch, clock_hz, once, later))
+    ops = once.ops + later.ops + (start.ops if start is not once else 0) + (first.ops if first is not once else 0)
+    return _Run(vector, ops, _demand(arch, clock_hz, start, later))
+
+
+def _staggered(kernel: Kernel, programs: Sequence[Sequence[Op]], ctas: int, cycles: float) -> Kernel:
+    """`kernel` (its roles running `programs`) with the first CTA of slot s of the SM starting s x `cycles` late. The
+    engine gives an SM's slots their first tiles in tile order, so tiles 1 to `ctas` - 1 are those CTAs.
+    Why: in a kernel of unequal tiles the list schedule hands an SM's slots their tiles at unrelated times, so a
+    further tile meets the other CTAs of its SM at spread phases, its start-up (the first loads' latency) beside
+    their work; started in step, as the first tiles of a kernel of one class are, the representative's slots would
+    wait out their start-ups together (v2's causal forward at 16k tokens: 5-9% slower than exact mode)."""
+
+    def delayed(ops: Sequence[Op]) -> Callable[[Hashable], Sequence[Op]]:
+        body = tuple(ops)
+        return lambda t: (Delay(cycles * t), *body) if 0 < t < ctas else body  # type: ignore[operator]
+
+    roles = tuple(replace(role, program=delayed(ops)) for role, ops in zip(kernel.roles, programs, strict=True))
+    return replace(kernel, roles=roles)
 
 
 def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> int:
