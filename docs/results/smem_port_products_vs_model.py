@@ -32,33 +32,17 @@ WRITER_ROUNDS = 400  # more than the readers need: the writers run until the rea
 ROUND_BYTES = {1: 16 * 1024, 4: 32 * 1024}
 IN_FLIGHT = {1: 1, 4: 2}
 LDSM_BYTES_PER_ITER = WARPS * 8 * 512  # smem_port.cu READER 0: 8 ldmatrix.x4 of 512 bytes per warp
+
+
+def product(n: int, k: int, operand_smem_bytes: int) -> Mma:
+    """A product of fwd.cu as the v2 schedule charges it: mma.sync with its operands read by ldmatrix."""
+    return Mma(ROWS, n, k, "bf16", a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_smem_bytes)
+
+
+PRODUCT_FLOP = 2.0 * ROWS * KEYS * D
 READERS: dict[str, tuple[Op, float]] = {  # the op and the FLOP (or bytes) it stands for
-    "S = Q K^T, d = 128": (
-        Mma(
-            ROWS,
-            KEYS,
-            D,
-            "bf16",
-            a="reg",
-            b="reg",
-            instruction="mma_sync",
-            operand_smem_bytes=(ROWS + WARPS * KEYS) * D * ELEMENT_BYTES,
-        ),
-        2.0 * ROWS * KEYS * D,
-    ),
-    "O += P V, d = 128": (
-        Mma(
-            ROWS,
-            D,
-            KEYS,
-            "bf16",
-            a="reg",
-            b="reg",
-            instruction="mma_sync",
-            operand_smem_bytes=WARPS * KEYS * D * ELEMENT_BYTES,
-        ),
-        2.0 * ROWS * KEYS * D,
-    ),
+    "S = Q K^T, d = 128": (product(KEYS, D, (ROWS + WARPS * KEYS) * D * ELEMENT_BYTES), PRODUCT_FLOP),
+    "O += P V, d = 128": (product(D, KEYS, WARPS * KEYS * D * ELEMENT_BYTES), PRODUCT_FLOP),
     "ldmatrix.x4": (Smem(read_bytes=LDSM_BYTES_PER_ITER), float(LDSM_BYTES_PER_ITER)),
 }
 

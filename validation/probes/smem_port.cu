@@ -96,6 +96,28 @@ __device__ __forceinline__ void wait_stage(u32 bars, int c) {
       : "memory");
 }
 
+// Writer thread `t` of 128: rounds of COPIES 16-byte cp.async each (COPIES x 2 KiB per round over the writers, into
+// a ring of rounds filling WRITE_BYTES at `wbase`), IN_FLIGHT rounds in flight, until `done`; returns its bytes.
+template <int COPIES, int IN_FLIGHT>
+__device__ __forceinline__ u64 copy_rounds(const char* src, u32 src_mask, u32 wbase, int t, const volatile int* done) {
+  constexpr int ROUND_BYTES = COPIES * 128 * 16;
+  u64 bytes = 0;
+  for (int round = 0; !*done; ++round) {
+#pragma unroll
+    for (int k = 0; k < COPIES; ++k) {
+      const int slot = k * 128 + t;  // 16-byte slots
+      const u64 offset = (static_cast<u64>(round) * COPIES * 128 + slot) * 16 + blockIdx.x * 65536ull;
+      const char* from = src + (offset & src_mask);
+      const u32 to = wbase + ((round % (WRITE_BYTES / ROUND_BYTES)) * ROUND_BYTES + slot * 16);
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
+    }
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group %0;" ::"n"(IN_FLIGHT - 1) : "memory");
+    bytes += COPIES * 16;
+  }
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  return bytes;
+}
+
 template <int READER, int MODE>
 __global__ void __launch_bounds__(256, 1)
     smem_port(const char* __restrict__ src, u32 src_mask, int iters, u32* sink, u64* out) {
@@ -131,32 +153,9 @@ __global__ void __launch_bounds__(256, 1)
   const u32 wbase = base + READ_REGION;
   const int t = threadIdx.x - 128;
   if constexpr (MODE == 1) {
-    for (int round = 0; !done; ++round) {
-#pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        const int slot = k * 128 + t;  // 16-byte slots, 1024 per round: 16 KiB
-        const u64 offset = (static_cast<u64>(round) * 1024 + slot) * 16 + blockIdx.x * 65536ull;
-        const char* from = src + (offset & src_mask);
-        const u32 to = wbase + ((round % 4) * 16384 + slot * 16);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
-      }
-      asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
-      bytes += 8 * 16;
-    }
+    bytes = copy_rounds<8, 1>(src, src_mask, wbase, t, &done);
   } else if constexpr (MODE == 4) {
-    for (int round = 0; !done; ++round) {
-#pragma unroll
-      for (int k = 0; k < 16; ++k) {
-        const int slot = k * 128 + t;  // 16-byte slots, 2048 per round: 32 KiB
-        const u64 offset = (static_cast<u64>(round) * 2048 + slot) * 16 + blockIdx.x * 65536ull;
-        const char* from = src + (offset & src_mask);
-        const u32 to = wbase + ((round % 2) * 32768 + slot * 16);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(from) : "memory");
-      }
-      asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 1;" ::: "memory");
-      bytes += 16 * 16;
-    }
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    bytes = copy_rounds<16, 2>(src, src_mask, wbase, t, &done);
   } else if constexpr (MODE == 2) {
     if (t == 0) {
       auto issue = [&](int c) {
