@@ -4,7 +4,9 @@
 mma.sync, FA2's register-only inner loop, ex2 chains, FA's softmax mix, FFMA chains) alone and together, with fixed
 work per role; `validation/h200/overlap_h200.json` holds the SM cycles of each configuration. This experiment
 builds the same roles as model ops, with each role's iteration count taken from the measurement's own record, runs
-each configuration on one SM of the H200 model (exact mode, no memory traffic) and compares the cycles.
+each configuration on one SM of the H200 model (exact mode, no memory traffic) and compares the cycles. The
+seventeenth session's run (`overlap_2026-12-03_h200.json`) adds integer ALU chains alone and beside the tensor
+paths; its other configurations repeat the first run's, which are the ones replayed.
 
 The FA2 role is built from the v2 schedule's own pieces (`algorithms._schedule.softmax.online_softmax` between two
 mma.sync products), so its rows check the instruction mix and overlap rules that the v2 predictions rest on, with
@@ -20,15 +22,19 @@ import csv
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from algorithms._schedule.softmax import online_softmax
 from experiments._common import parse_args, save
 from simgpu.arch import load_arch
 from simgpu.engine import Engine
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Chain, Fma, Mma, Op, Repeat, Smem, Vector, Wait
+from simgpu.ops import Alu, Chain, Fma, Mma, Op, Repeat, Smem, Vector, Wait
 
 MEASURED = Path(__file__).resolve().parent.parent / "validation" / "h200" / "overlap_h200.json"
+# The seventeenth session's run of the same probe, which added integer ALU chains ("int"): its configurations that
+# the first run does not have are replayed from it.
+MEASURED_INT = MEASURED.with_name("overlap_2026-12-03_h200.json")
 WARPGROUP_THREADS = 128
 SMEM_BYTES = 120 * 1024  # overlap.py's DYNAMIC_SMEM: one CTA per SM
 REGISTERS_PER_THREAD = 168  # 3 warpgroups under __launch_bounds__(384, 1)
@@ -39,6 +45,7 @@ ALU_CHAIN_STEPS = 32  # each of a thread's 8 chains runs ALU_STEPS dependent ste
 WGMMA_K = 64  # K_STEPS = 4 wgmma m64n256k16 per commit group
 HMMA_K = 16 * 8  # HMMA_STEPS = 8 dependent k-steps into each of HMMA_CHAINS = 8 accumulators (n = 64)
 FA2_KEYS = 64  # one warp: 16 rows x 64 keys of S at d = 64
+INT_OPS_PER_STEP = 3
 
 
 def _wgmma_role(a: str, tag: str) -> Callable[[int], Sequence[Op]]:
@@ -78,6 +85,11 @@ def _ldsm(_: int) -> Sequence[Op]:
     return (Smem(read_bytes=4 * ALU_CHAIN_STEPS * 8 * 512),)
 
 
+def _int(_: int) -> Sequence[Op]:
+    # overlap.cu's INT: per element step a shift, an xor and an add, each waiting for the one before.
+    return (Alu(INT_OPS_PER_STEP * ALU_ELEMENTS, chain=Chain(alu=INT_OPS_PER_STEP * ALU_CHAIN_STEPS)),)
+
+
 def _fma(_: int) -> Sequence[Op]:
     return (Fma(ALU_ELEMENTS, chain=Chain(fma=ALU_CHAIN_STEPS)),)
 
@@ -95,6 +107,7 @@ BODIES: dict[str, Callable[[int], Sequence[Op]]] = {
     "ex2add": _ex2_mix(fma=1),
     "ldsm": _ldsm,
     "fma": _fma,
+    "int": _int,
 }
 
 
@@ -128,8 +141,15 @@ def model_cycles(roles: Sequence[str], tensor_iters: int, alu_iters: int, scale:
     return (stats.cycles - arch.kernel_launch_s * arch.clock_hz) * scale
 
 
+def measured_runs() -> dict[str, dict[str, dict[str, Any]]]:
+    """Per group ("alone", "together"), the measured configurations: the first run's, and the later run's others."""
+    first, later = json.loads(MEASURED.read_text()), json.loads(MEASURED_INT.read_text())
+    return {group: first[group] | {k: v for k, v in later[group].items() if k not in first[group]}
+            for group in ("alone", "together")}  # fmt: skip
+
+
 def rows(scale: int = SCALE) -> list[dict[str, object]]:
-    measured = json.loads(MEASURED.read_text())
+    measured = measured_runs()
     out: list[dict[str, object]] = []
     for group in ("alone", "together"):
         for name, run in measured[group].items():

@@ -24,6 +24,8 @@
 //   and before P V; FA2's `__syncthreads` around its cp.async waits).
 // - EX2FMA, EX2MAX, EX2ADD: the softmax mix taken apart: each ex2 chain step with only its FFMA, or only the
 //   FMNMX of the row max, or only the FADD of the row sum.
+// - INT: ALU_CHAINS independent integer chains per thread, each step a shift, an xor and an add (SHF, LOP3, IADD3:
+//   ALU-pipe instructions, as the address code of a cp.async copy), no floating point.
 // - LDSM: ALU_CHAINS independent ldmatrix.x4 per step from the shared tile (512 contiguous bytes per warp and
 //   instruction, conflict-free), folded into one register by XOR so none is dead: FA2's operand loads alone.
 // A warpgroup is 4 consecutive warps and warp w runs on sub-partition w % 4, so every role has one warp on each
@@ -51,7 +53,8 @@ enum Role : int {
   EX2FMA = 10,
   EX2MAX = 11,
   EX2ADD = 12,
-  LDSM = 13
+  LDSM = 13,
+  INT = 14
 };
 
 constexpr int MAX_WARPGROUPS = 3;
@@ -335,9 +338,11 @@ __device__ __forceinline__ int alu_loop(const float* __restrict__ seed, int iter
                                         const volatile int* tensor_warps_left, float* result) {
   const float b = seed[256];  // in [0.5, 1): one shared register operand, as fma_rate
   float x[ALU_CHAINS], m[ALU_CHAINS], s[ALU_CHAINS];
+  u32 w[ALU_CHAINS];
 #pragma unroll
   for (int c = 0; c < ALU_CHAINS; ++c) {
     x[c] = seed[(threadIdx.x + c) & 255];
+    w[c] = __float_as_uint(x[c]);
     m[c] = 0.0f;
     s[c] = 0.0f;
   }
@@ -359,6 +364,8 @@ __device__ __forceinline__ int alu_loop(const float* __restrict__ seed, int iter
           s[c] += x[c];
         } else if constexpr (ROLE == FMA) {
           x[c] = fmaf(x[c], 0.99951171875f, b);
+        } else if constexpr (ROLE == INT) {
+          w[c] = (w[c] ^ (w[c] >> 7)) + 0x6b43a9b5u;
         } else {
           // (0, 1) -> t in (0.5, 2) -> 2^-t in (0.25, 0.71): bounded, never denormal, as softmax's exponents.
           x[c] = ex2_neg(fmaf(x[c], 0.99951171875f, b));
@@ -371,7 +378,7 @@ __device__ __forceinline__ int alu_loop(const float* __restrict__ seed, int iter
   } while (fill ? *tensor_warps_left > 0 : n < iters);
   float acc = 0.0f;
 #pragma unroll
-  for (int c = 0; c < ALU_CHAINS; ++c) acc += x[c] + m[c] + s[c];
+  for (int c = 0; c < ALU_CHAINS; ++c) acc += x[c] + m[c] + s[c] + static_cast<float>(w[c] & 255u);
   *result = acc;
   return n;
 }
@@ -428,6 +435,7 @@ __global__ void __launch_bounds__(MAX_WARPGROUPS * 128, 1)
     if (role == EX2MAX) n = alu_loop<EX2MAX>(fseed, alu_iters, fill != 0, left, &result);
     if (role == EX2ADD) n = alu_loop<EX2ADD>(fseed, alu_iters, fill != 0, left, &result);
     if (role == LDSM) n = ldsm_loop(base, alu_iters, fill != 0, left, &result);
+    if (role == INT) n = alu_loop<INT>(fseed, alu_iters, fill != 0, left, &result);
   }
   const u64 end = sm_cycles();
   if (threadIdx.x % 32 == 0) {

@@ -44,10 +44,11 @@ ROLE_CODES = {
     "ex2max": 11,
     "ex2add": 12,
     "ldsm": 13,
+    "int": 14,
 }
 TENSOR_ROLES = ("ss", "rs", "hmma", "fa2", "fa2ld", "fa2bar")
 UNIT = {role: "flop" for role in TENSOR_ROLES} | {"ex2": "ex2", "softmax": "ex2", "fma": "ffma"}
-UNIT |= {"ex2ffma": "ex2", "ex2max": "ex2", "ex2add": "ex2", "ldsm": "smem_bytes"}
+UNIT |= {"ex2ffma": "ex2", "ex2max": "ex2", "ex2add": "ex2", "ldsm": "smem_bytes", "int": "int_steps"}
 # Work of one warp in one loop iteration: a quarter of a warpgroup's K_STEPS = 4 wgmma m64n256k16, or 32 threads x
 # ALU_CHAINS x ALU_STEPS = 8 x 32 elements (one ex2 per softmax element); hmma: HMMA_CHAINS x HMMA_STEPS = 64
 # mma.sync m16n8k16; fa2, fa2ld, fa2bar: 32 mma.sync for S and 32 for PV.
@@ -67,12 +68,13 @@ WORK_PER_WARP_ITER = {
     "ldsm": 32 * 8 * 512,  # ALU_STEPS x ALU_CHAINS ldmatrix.x4 of 512 bytes
     "softmax": 8192,
     "fma": 8192,
+    "int": 8192,  # shift, xor, add per step
 }
 MAX_WARPS, RECORD_WORDS = 12, 3  # overlap.cu's record layout
 DYNAMIC_SMEM = 120 * 1024  # over half of the SM's 228 KiB: exactly one CTA per SM
 TARGET_CYCLES = 4_000_000  # ~2 ms per unit alone at ~2 GHz: launch overhead and the ALU `fill` tail under 0.1%
 PROBE_ITERS = {role: 64 for role in TENSOR_ROLES} | {"ex2": 16, "softmax": 16, "fma": 64}
-PROBE_ITERS |= {"ex2ffma": 16, "ex2max": 16, "ex2add": 16, "ldsm": 16}
+PROBE_ITERS |= {"ex2ffma": 16, "ex2max": 16, "ex2add": 16, "ldsm": 16, "int": 64}
 REPEATS = 9
 
 # fa2 alone, twice and three times: one, two and three warps per scheduler (our FA2 kernel at d = 64 runs two).
@@ -100,6 +102,7 @@ ALONE = (
     ("ex2add",),
     ("ldsm",),
     ("fma",),
+    ("int",),
 )
 TOGETHER = (
     ("ss", "ex2"),
@@ -117,6 +120,9 @@ TOGETHER = (
     ("hmma", "ldsm"),
     ("ss", "ldsm"),
     ("rs", "ldsm"),
+    ("hmma", "int"),
+    ("ss", "int"),
+    ("hmma", "hmma", "int"),
 )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import itertools
-import json
 from pathlib import Path
 
 import pytest
@@ -135,14 +134,16 @@ def test_the_ncu_gemm_time_gives_its_throughput() -> None:
 
 def test_unit_overlap_replays_every_measured_configuration_and_lone_units_match(tmp_path: Path) -> None:
     rows = {r["config"]: r for r in _run(unit_overlap, "unit_overlap", tmp_path)}
-    measured = json.loads(unit_overlap.MEASURED.read_text())
+    measured = unit_overlap.measured_runs()
     assert set(rows) == set(measured["alone"]) | set(measured["together"])
     # Each unit alone runs at its calibrated rate, and so does FA's softmax mix with two warps per scheduler. The
     # pairwise rates come from the "fill" runs; the fixed-work runs, which no parameter was taken from, check them:
-    # ex2 beside either tensor path, FFMA and ldmatrix beside mma.sync. (FA2's loop, which mixes all of them in one
-    # role, is not among them: at two and three warps per scheduler the model is 10-20% too slow.)
-    lone = ("ss", "rs", "hmma", "ex2", "fma", "softmax+softmax")
+    # ex2 beside either tensor path, FFMA, ldmatrix and integer ALU chains beside mma.sync, integer chains beside
+    # wgmma (the last three from the seventeenth session's run). (FA2's loop, which mixes all of them in one role, is
+    # not among them: at two and three warps per scheduler the model is 10-30% too slow.)
+    lone = ("ss", "rs", "hmma", "ex2", "fma", "int", "softmax+softmax")
     beside = ("ss+ex2", "rs+ex2", "ss+ss+ex2", "hmma+ex2", "hmma+fma", "hmma+ldsm")
+    beside += ("hmma+int", "ss+int", "hmma+hmma+int")
     for config in lone + beside:
         assert abs(float(rows[config]["rel_error"])) < 0.05, config
 
