@@ -16,7 +16,7 @@ The K/V copies (cp.async) follow option `kv_layout`:
                issued and the softmax and P_j V_j run. Less smem, so more CTAs per SM where smem limits them: on
                the A100 two at d <= 128 (the ring: one), on the H100 two at d = 256 (the ring: one). Against
                PyTorch's FA2 on the H200 (`docs/results/torch_fa2_vs_model.txt`) its forward MAPE at d = 256 is
-               14.9% (the ring 64.3%), at d = 64 and 128 13.7% and 6.7% (the ring 8.9% and 6.1%). Not the
+               14.7% (the ring 64.3%), at d = 64 and 128 10.3% and 3.4% (the ring 9.1% and 4.3%). Not the
                default at d <= 128: with two CTAs per SM on the A100 the model gives 88-97% of peak at d = 64 and
                128, above FA2's published 73% at most (`docs/results/v2_kv_layout.txt`): the A100 file has no
                tensor-core / lane-pipe contention (not measured there; with the H200's rates, a what-if, 59-62%),
