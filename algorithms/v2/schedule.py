@@ -19,7 +19,7 @@ The K/V copies (cp.async) follow option `kv_layout`:
                14.7% (the ring 64.3%), at d = 64 and 128 10.3% and 3.4% (the ring 9.1% and 4.3%). Not the
                default at d <= 128: with two CTAs per SM on the A100 the model gives 88-97% of peak at d = 64 and
                128, above FA2's published 73% at most (`docs/results/v2_kv_layout.txt`): the A100 file has no
-               tensor-core / lane-pipe contention (not measured there; with the H200's rates, a what-if, 59-62%),
+               tensor-core / lane-pipe contention (not measured there; with the H200's rates, a what-if, 56-60%),
                and the ring is what we validated.
 The default tiles are FA2's launch choices (`flash_fwd_launch_template.h`): 128 x 128 at d <= 64, 128 x 64 at
 d <= 128, 4 warps; at d = 256, 128 x 64 with 8 warps where a CTA may take 128 KiB of smem and the SM has less
