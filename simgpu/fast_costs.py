@@ -192,7 +192,7 @@ def _representative(
     the launch at `first_share`, time of a further tile, metrics per tile), the ops run and the bandwidth used. A
     further tile takes at least the time the chip's HBM and L2 need to serve its bytes at `share` (its write-backs
     load HBM though no access waits for them). With `spread` (a kernel of unequal tiles) the further tiles are
-    timed with the slots started a round's `1 / ctas` apart (`_staggered`)."""
+    timed with the slots started `1 / ctas` of the single round's time (launch included) apart (`_staggered`)."""
     ctas, first_share, share, traffic = setting
     folded = with_programs(plan.kernel, tile.marked)
 
