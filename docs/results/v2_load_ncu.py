@@ -5,7 +5,9 @@
 Per pair of builds: elapsed cycles, the tensor pipe's utilization (ncu's SM Busy, which its rule names the tensor
 pipe's) and L1 throughput; the warps' stall samples (a sample is one warp's state, so shares are of warp time) in the
 load code (after the loop's BAR.SYNC up to its LDGDEPBAR, barrier stalls left out) and outside it, by stall reason;
-and the opcodes whose samples outside the load code grew most. Run: `python docs/results/v2_load_ncu.py` (writes
+and the opcodes whose samples outside the load code grew most. Then the model's side: the v2 schedule on the H200 file
+at 1800 MHz (the counted clock of these runs), exact mode, the same shapes: the tensor cores' busy share (busy time
+includes the slowing beside the lane pipes and ldmatrix). Run: `python docs/results/v2_load_ncu.py` (writes
 `v2_load_ncu.txt`)."""
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import re
 import tarfile
 from collections import Counter
 from pathlib import Path
+
+from simgpu import Problem, load_arch, simulate
 
 ARCHIVE = Path("validation/h200/v2_load_ncu.tgz")
 
@@ -85,6 +89,10 @@ def main() -> None:
             lines.append("  outside, grown most: " + ", ".join(f"{r} {n:+d}" for r, n in grown.most_common(4)))
             ops = Counter({o: parts[loaded][2][o] - parts[bare][2][o] for o in parts[loaded][2]})
             lines.append("  outside, by opcode: " + ", ".join(f"{o} {n:+d}" for o, n in ops.most_common(4)))
+    arch = load_arch("h200", {"clock_hz": 1.8e9, "power": None})
+    for d in (64, 128):
+        result = simulate(arch, "v2", Problem(4, 2048 // d, 4096, d), mode="exact")
+        lines.append(f"model d={d}: tensor cores busy {result.busy['tensor']:.1%} of the cycles")
     text = "\n".join(lines) + "\n"
     print(text, end="")
     Path("docs/results/v2_load_ncu.txt").write_text(text, encoding="utf-8")
