@@ -101,7 +101,7 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     "cp_async_stream": (PROBES / "cp_async_stream.cu", "", [f"cp_async_stream<{d}, {n}, {st}>"
                         for d, n, st in ((64, 128, 2), (128, 64, 2), (64, 128, 3))]
                         + [f"cp_async_issue<{c}>" for c in (2, 4, 8, 16, 32)]),
-    "smem_port": (PROBES / "smem_port.cu", "", [f"smem_port<{r}, {m}>" for r in range(4) for m in (0, 1, 2, 4)]),
+    "smem_port": (PROBES / "smem_port.cu", "", [f"smem_port<{r}, {m}>" for r in range(4) for m in range(5)]),
     "dq_atomics": (PROBES / "dq_atomics.cu", "", [f"dq_atomics<{d}, {mode}>" for d in (64, 128) for mode in range(3)]),
     "tma_boxes": (PROBES / "tma_boxes.cu", "", ["tma_boxes"]),
     "tma_cold": (PROBES / "tma_cold.cu", "", ["tma_cold"]),
