@@ -10,7 +10,10 @@ half the SMs. `--prefix` checks the replay of a prefix of one head's tiles that 
 (`simgpu.fast_bytes`), made to apply at a size exact mode affords (4,096 tokens on 4 SMs) by lowering
 `HEAD_PREFIX_TILES` to 8 tiles: fast mode with and without it against exact mode (`fast_vs_exact_prefix.csv`).
 `--whatif` compares arch what-ifs far from the shipped chips (a much slower HBM, a tiny L2 or none;
-`fast_vs_exact_whatif.csv`).
+`fast_vs_exact_whatif.csv`). `--causal` compares causal attention at full chip size, where causal kernels are too
+large to run whole and take the list schedule (16k tokens, 2,048 / d heads, d = 64 and 128, N = 1k and 4k: v1, v2
+and v3 on the H200, v4 on the B200, v2 on the A100, forward and backward; `fast_vs_exact_causal.csv`), two worker
+processes; with `--quick`, its first case at one sequence.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import argparse
 import csv
 import time
 from collections.abc import Mapping
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -74,6 +78,17 @@ WHATIF = (
 )
 
 
+# (arch, algo, pass, seqlen, headdim) of the --causal comparison, at 16k tokens and 2,048 / headdim heads.
+CAUSAL = [
+    (arch, algo, pass_, n, d)
+    for arch, algo in (("h200", "v2"), ("h200", "v3"), ("b200", "v4"), ("h200", "v1"), ("a100", "v2"))
+    for pass_ in ("fwd", "bwd")
+    for n in (1024, 4096)
+    for d in (64, 128)
+]
+CAUSAL_TOKENS = 16384
+
+
 # (arch, algo) of the --prefix check, each forward and backward, causal or not.
 PREFIX = (("h100", "standard"), ("h100", "v2"), ("h100", "v3"), ("b200", "v4"), ("a100", "v2"))
 
@@ -103,6 +118,12 @@ def compare_prefix(arch_name: str, algo: str, pass_: str, causal: bool) -> dict[
         row[f"{name}_prefix_over_exact"] = getattr(prefix, name) / getattr(exact, name)
         row[f"{name}_whole_over_exact"] = getattr(whole, name) / getattr(exact, name)
     return row
+
+
+def compare_causal(case: tuple[str, str, str, int, int], tokens: int = CAUSAL_TOKENS) -> dict[str, object]:
+    """A --causal case on the whole chip, `tokens` in all."""
+    arch, algo, pass_, n, d = case
+    return compare_on(arch, {}, algo, Problem(max(1, tokens // n), 2048 // d, n, d, causal=True, pass_=pass_))
 
 
 def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> dict[str, object]:
@@ -203,6 +224,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--large", action="store_true", help="full-size runs instead of the grid")
     parser.add_argument("--prefix", action="store_true", help="the prefix replay of long sequences, scaled down")
     parser.add_argument("--whatif", action="store_true", help="arch what-ifs far from the shipped chips")
+    parser.add_argument("--causal", action="store_true", help="causal attention at full chip size")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     args = parser.parse_args(argv)
     if args.prefix:
@@ -217,6 +239,14 @@ def main(argv: list[str] | None = None) -> None:
             for arch, overrides, algo, sizes in WHATIF
         ]
         save(rows, args.out, "fast_vs_exact_whatif", plot)
+        return
+    if args.causal:
+        if args.quick:
+            rows = [compare_causal(CAUSAL[0], tokens=CAUSAL[0][3])]
+        else:
+            with ProcessPoolExecutor(2) as pool:
+                rows = list(pool.map(compare_causal, CAUSAL))
+        save(rows, args.out, "fast_vs_exact_causal", plot)
         return
     if args.large:
         rows = [compare_on(arch, {}, algo, Problem(**sizes)) for arch, algo, sizes in LARGE]  # type: ignore[arg-type]

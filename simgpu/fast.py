@@ -12,7 +12,8 @@ Four reductions, checked against exact mode by the tests (`tests/core/test_fast.
    the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident (other counts interpolated), once
    and twice in a row, alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (every SM the kernel can
    fill: no more than its tiles): the class's time to a slot's first tile, per further tile (in a kernel of unequal
-   tiles, with the slots started apart), and its per-tile busy cycles and bytes. With every SM busy, a slot's first
+   tiles, with the slots started apart), the first tile's tail where no further tile hides it (short CTAs, many per
+   SM), and its per-tile busy cycles and bytes. With every SM busy, a slot's first
    tiles, which start together and queue for the same loads, get an equal share of the bandwidth; further tiles, which
    that queue has staggered, get what the other SMs leave (processor sharing: each uses what it used alone), at least an
    equal share. L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`), per kernel; a further tile's time
@@ -64,7 +65,7 @@ from simgpu.arch import Arch
 from simgpu.engine import RunStats, UnitTotals
 from simgpu.errors import ScheduleError
 from simgpu.fast_bytes import Shares, replayed_bytes
-from simgpu.fast_costs import class_costs, metric_names, metric_vector
+from simgpu.fast_costs import TIMES, class_costs, metric_names, metric_vector
 from simgpu.fast_plan import KernelPlan, plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fast_whole import run_whole
@@ -152,14 +153,14 @@ def run_fast(
         classes: dict[tuple[int, tuple[int, ...]], int] = {}
         shapes = zip(plan.kinds, plan.removed, strict=True)
         class_of_shape = np.array([classes.setdefault(shape, len(classes)) for shape in shapes])
-        vectors = np.zeros((len(classes), 2 * plan.fit, len(names) + 2))  # class, setting, cost vector
+        vectors = np.zeros((len(classes), 2 * plan.fit, len(names) + TIMES))  # class, setting, cost vector
         for (kind, removed), position in classes.items():
             vectors[position] = [cost.of(removed) for cost in costs[kind]]
         tile_class = class_of_shape[plan.index]
-        times = vectors[:, :, :2].reshape(len(classes), plan.fit, 2, 2)  # class, CTAs - 1, (busy, alone), column
+        times = vectors[:, :, :TIMES].reshape(len(classes), plan.fit, 2, TIMES)  # class, CTAs - 1, (busy, alone), time
         kernel_cycles.append(launch + shared_schedule(arch.sms, plan.fit, times, tile_class, sharers))
         tiles_per_class = np.bincount(tile_class, minlength=len(classes))
-        totals += tiles_per_class @ vectors[:, -2, 2:]  # all slots filled, all SMs busy
+        totals += tiles_per_class @ vectors[:, -2, TIMES:]  # all slots filled, all SMs busy
     cycles = sum(kernel_cycles)
     return _stats(arch, clock_hz, names, totals, bytes_full, cycles, tuple(kernel_cycles), plans, ops)
 

@@ -57,10 +57,15 @@ def replayed_bytes(
 
     When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
     heads replay, as many as fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2
-    pressure of the heads running beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow (fewer see their
-    share of L2), and their bytes scale by the number of heads. Between kernels their share of L2 stays
-    resident, as from one kernel to the next the whole run's data competes for it, but only what of theirs outlasts
-    the later heads' data can be hit (kernels take heads in order; L2 keeps the newest). Both are exact while
+    pressure of the heads running beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow, and their bytes
+    scale by the number of heads. In a kernel that runs more heads side by side than are replayed, the replayed
+    heads see their share of L2; in one that runs no more (FlashAttention's backward: a head's key blocks fill a
+    few SMs' slots, where its row-wise kernels fill 16 slots of each SM) they see all of it, as on the chip each
+    head runs beside the few that fill the slots with it (with one share for all kernels, the H200's v2 causal
+    backward at 16k tokens, 32 heads, N = 1k replayed its main kernel in 0.39 of L2 and read 1.72x exact mode's
+    HBM bytes). Between kernels their share of L2 stays resident, as from one kernel to the next the whole run's
+    data competes for it, but only what of theirs outlasts the later heads' data can be hit (kernels take heads in
+    order; L2 keeps the newest). Both are exact while
     the whole run fits in L2. One head too large to replay whole replays two prefixes of its tiles where that
     applies (`_head_prefixes`; the larger holds `prefix_tiles` tiles at least, `HEAD_PREFIX_TILES` by default:
     the tests raise it to replay heads whole). Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and
@@ -71,9 +76,10 @@ def replayed_bytes(
     if heads is not None:
         total, concurrent, replayed, tiles = heads
         least = HEAD_PREFIX_TILES if prefix_tiles is None else prefix_tiles
-        prefixes = _head_prefixes(arch, plans, tiles, least, known, concurrent) if replayed == 1 else None
+        head_share = tuple(1 / each for each in concurrent)  # one head's share of L2 in each kernel
+        prefixes = _head_prefixes(arch, plans, tiles, least, known, head_share) if replayed == 1 else None
         if prefixes is not None:
-            return _head_prefix_bytes(arch, plans, tiles, prefixes, concurrent, total, known)
+            return _head_prefix_bytes(arch, plans, tiles, prefixes, head_share, total, known)
         # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
         # pressure; between kernels the whole run's heads compete. The bytes of a removed iteration are fitted on
         # the first head alone, in its share of L2 (heads are alike).
@@ -85,7 +91,7 @@ def replayed_bytes(
         fitted = _Replayed(
             firsts,
             [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)],
-            1 / concurrent,
+            head_share,
             1 / total,
         )
         if replayed == 1:
@@ -99,7 +105,8 @@ def replayed_bytes(
             shares, some = _fold_replay(arch, plans, fitted, fit_done=(accesses, alone))
             return shares, some * total
         folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
-        replay_set = _Replayed(tiles, folded, replayed / concurrent, replayed / total)
+        replayed_share = tuple(min(1.0, replayed / each) for each in concurrent)
+        replay_set = _Replayed(tiles, folded, replayed_share, replayed / total)
         shares, some = _fold_replay(arch, plans, replay_set, fitted, (accesses, alone))
         return shares, some * total / replayed
     total_tiles = sum(len(plan.kernel.tiles) for plan in plans)
@@ -189,9 +196,10 @@ def _memory_ops(ops: Sequence[Op]) -> int:
 
 def _first_heads(
     arch: Arch, plans: Sequence[KernelPlan], known: Sequence[Mapping[int, FoldedTile]]
-) -> tuple[int, int, int, list[list[Hashable]]] | None:
-    """The number of heads, how many run side by side, how many to replay, and per kernel the replayed heads' tiles
-    in launch order; None unless every kernel has `head_axes` and the same heads, each with as many tiles."""
+) -> tuple[int, tuple[int, ...], int, list[list[Hashable]]] | None:
+    """The number of heads, per kernel how many run side by side (as many as fill the chip's CTA slots), how many
+    to replay, and per kernel the replayed heads' tiles in launch order; None unless every kernel has `head_axes`
+    and the same heads, each with as many tiles."""
     counts = set()
     firsts = set()
     per_head = []
@@ -216,7 +224,8 @@ def _first_heads(
     if total == 1:
         return None
     # Enough heads to fill the chip's slots in every kernel, within budgets of replayed tiles and accesses.
-    needed = max(-(-arch.sms * plan.fit // n) for plan, n in zip(plans, per_head, strict=True))
+    side_by_side = tuple(min(total, -(-arch.sms * plan.fit // n)) for plan, n in zip(plans, per_head, strict=True))
+    needed = max(side_by_side)
     accesses = sum(_planned_accesses(plan, folded) for plan, folded in zip(plans, known, strict=True))
     replayed = max(1, min(total, needed, REPLAY_TILES // sum(per_head), REPLAY_ACCESSES // max(1, accesses)))
     tiles: list[list[Hashable]] = []
@@ -231,7 +240,7 @@ def _first_heads(
                 continue
             chosen.setdefault(_head(tile, axes))
         tiles.append([tile for tile in kernel.tiles if _head(tile, axes) in chosen])
-    return total, min(total, needed), replayed, tiles
+    return total, side_by_side, replayed, tiles
 
 
 def _replay_folded(plan: KernelPlan) -> dict[int, FoldedTile]:
@@ -267,12 +276,13 @@ def _head_prefixes(
     tiles: Sequence[Sequence[Hashable]],
     prefix_tiles: int,
     known: Sequence[dict[int, FoldedTile]],
-    concurrent: int,
+    alone: Sequence[float],
 ) -> _Prefixes | None:
     """The prefix replays of a head too large to replay whole (`_shared_prefixes`, `_wave_prefixes`); None where
-    neither applies."""
-    shared = _shared_prefixes(arch, plans, tiles, prefix_tiles)
-    return shared or _wave_prefixes(arch, plans, tiles, prefix_tiles, known, arch.l2.capacity_bytes / concurrent)
+    neither applies. `alone`: per kernel, one head's share of L2."""
+    return _shared_prefixes(arch, plans, tiles, prefix_tiles) or _wave_prefixes(
+        arch, plans, tiles, prefix_tiles, known, alone
+    )
 
 
 def _shared_prefixes(
@@ -303,7 +313,7 @@ def _wave_prefixes(
     tiles: Sequence[Sequence[Hashable]],
     prefix_tiles: int,
     known: Sequence[dict[int, FoldedTile]],
-    capacity_bytes: float,
+    alone: Sequence[float],
 ) -> _Prefixes | None:
     """Where one kernel of uniform tiles folds loops and the others fold none (FlashAttention's backward: the
     main kernel between the loop-free preprocessing and dQ conversion): the looped kernel replays its first
@@ -324,7 +334,7 @@ def _wave_prefixes(
 
     That needs the waves past the smaller prefix to meet L2 in one state: it applies only where the smaller
     prefix's tiles of the looped kernel, at the base fold, touch more distinct bytes than the head's share of L2
-    (`capacity_bytes`) holds, so that L2 holds nothing from before them. Below that, the replay crosses from a
+    in it (`alone`, per kernel) holds, so that L2 holds nothing from before them. Below that, the replay crosses from a
     transient to its steady state late or from fitting in L2 to overflowing it (v2's backward at 8k tokens on an
     H100 cut to 3 SMs and a 2 MB L2: HBM reads 77% under the whole head's replay, below the compulsory bytes):
     the head replays whole. Ignored: that the condition is one of the base fold (the fitted removed iterations
@@ -343,7 +353,7 @@ def _wave_prefixes(
         return None
     firsts = _head_copies(plans[number], tiles[number][: sizes[0]], known[number])
     distinct = {key: nbytes for tile in firsts for _, _, key, nbytes in tile.records}
-    if sum(distinct.values()) <= capacity_bytes:
+    if sum(distinct.values()) <= arch.l2.capacity_bytes * alone[number]:
         return None
     small, large = ([size if k == number else len(ts) for k, ts in enumerate(tiles)] for size in sizes)
     return _Prefixes((tuple(small), tuple(large)), (sizes[0] / head, sizes[1] / head))
@@ -359,7 +369,7 @@ def _head_prefix_bytes(
     plans: Sequence[KernelPlan],
     tiles: Sequence[Sequence[Hashable]],
     prefixes: _Prefixes,
-    concurrent: int,
+    alone: Sequence[float],
     total: int,
     known: Sequence[dict[int, FoldedTile]],
 ) -> tuple[Shares, np.ndarray]:
@@ -372,7 +382,7 @@ def _head_prefix_bytes(
     for count in prefixes.counts:
         firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
         folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)]
-        replays.append(_fold_replay(arch, plans, _Replayed(firsts, folded, 1 / concurrent, 1 / total)))
+        replays.append(_fold_replay(arch, plans, _Replayed(firsts, folded, alone, 1 / total)))
     (_, small), (shares, large) = replays
     covered = prefixes.covered
     return shares, (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
@@ -390,17 +400,18 @@ def _prefix_bytes(
     folded = [
         [fold_tile(plan.kernel, tile, plan.replay_spec) for tile in ts] for plan, ts in zip(plans, tiles, strict=True)
     ]
-    return _fold_replay(arch, plans, _Replayed(tiles, folded, capacity_share))
+    return _fold_replay(arch, plans, _Replayed(tiles, folded, (capacity_share,) * len(plans)))
 
 
 @dataclass(frozen=True)
 class _Replayed:
-    """Tiles to replay: per kernel, the tiles in launch order and folded at the base; the share of L2 they see, and
-    the share of the run's heads they are, which is the share of L2 kept from one kernel to the next (None: all)."""
+    """Tiles to replay: per kernel, the tiles in launch order and folded at the base and the share of L2 they see
+    (as many heads as fill the chip's CTA slots in a kernel see it all); the share of the run's heads they are, which
+    is the share of L2 kept from one kernel to the next (None: all)."""
 
     tiles: Sequence[Sequence[Hashable]]
     folded: Sequence[Sequence[FoldedTile | _HeadCopy]]
-    capacity_share: float
+    capacity_share: Sequence[float]
     carry_share: float | None = None
 
     def accesses(self, arch: Arch, plans: Sequence[KernelPlan]) -> list[KernelAccesses]:
@@ -414,7 +425,7 @@ class _Replayed:
         keep: Collection[int] = (),
     ) -> ReplayBytes:
         """`simgpu.replay.replay` of `accesses` through these tiles' share of L2 (`start`, `keep`: as there)."""
-        capacity = arch.l2.capacity_bytes * self.capacity_share
+        capacity = [arch.l2.capacity_bytes * share for share in self.capacity_share]
         if self.carry_share is None:
             return replay(arch, accesses, capacity, start=start, keep=keep)
         # The replayed heads are the run's first: the others, launched after them, are newer in L2.

@@ -11,8 +11,11 @@ sharing: each uses what it used alone), at least an equal share, and take no lon
 not in flight (its issue, its products) the busy SMs use its share, so only the bytes at an equal share bound it further
 (HBM-bound GEMMs whose 2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's
 miss shares (`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses,
-and is at least the time HBM and L2 take to serve its bytes at the SM's share. A removed iteration's cost is fitted from
-runs of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more.
+and is at least the time HBM and L2 take to serve its bytes at the SM's share. Where the busiest unit's work per round
+exceeds the rounds' period (short CTAs, many per SM: the next round's work ran beside the first round's tail), a slot's
+first tile ends on the line of that work through the longest run, and a slot's only tile takes the rest, its tail.
+A removed iteration's cost is fitted from runs of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold
+periods more.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -35,6 +38,7 @@ from simgpu.kernel import Kernel, with_programs
 from simgpu.ops import Delay, Load, Op
 from simgpu.units.fluid_l2 import MissShares
 
+TIMES = 3  # the times that begin a cost vector: a slot's first tile, a further tile, a lone first tile's tail (`Cost`)
 MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average its spread misses over
 # Fold periods a fit variant keeps more than the base (fewer where fewer were removed). Where co-resident CTAs
 # contend for pipes their phases wander from one iteration to the next, and a removed iteration's cost fitted from
@@ -46,7 +50,8 @@ FIT_PERIODS = 2
 @dataclass(frozen=True)
 class Cost:
     """What a tile of a class costs, as a vector: time to the end of a slot's first tile, time of each further
-    tile, then the additive metrics (busy cycles, bytes, ops). `base` is the folded tile's; the rows of `slopes`
+    tile, the tail by which a slot's first tile outlasts the first time where no further tile follows it (`TIMES`
+    times), then the additive metrics (busy cycles, bytes, ops). `base` is the folded tile's; the rows of `slopes`
     are the cost of one removed top-level iteration and of one nested iteration of each kind
     (`FoldedTile.executed`). `ctas` tiles run at once; `bounds` are the positions of the per-tile busy cycles of
     the SM's units (`bounds[0]`) and of its HBM and L2 share (`bounds[1]`)."""
@@ -97,8 +102,8 @@ def class_costs(
     # Tiles of unequal cost reach their SMs at unrelated times (`Cost` classes: a kind and its removed iterations).
     spread = len(set(zip(plan.kinds, plan.removed, strict=True))) > 1
     bounds = (
-        tuple(2 + n for n, name in enumerate(names) if name.startswith("busy:")),
-        tuple(2 + n for n, name in enumerate(names) if name.startswith("served:")),
+        tuple(TIMES + n for n, name in enumerate(names) if name.startswith("busy:")),
+        tuple(TIMES + n for n, name in enumerate(names) if name.startswith("served:")),
     )
     simulated_costs: dict[tuple[int, int, bool], Cost] = {}
     ops = 0
@@ -136,8 +141,9 @@ def class_costs(
                     deltas.append(more.vector - run.vector)
                 slopes = solve_removed(added, deltas)
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
-                # further one.
+                # further one, and nothing of the first round's tail.
                 slopes[:, 0] = slopes[:, 1]
+                slopes[:, 2] = 0.0
             vector = run.vector
             if not alone:
                 # Processor sharing: while this SM's copies are not in flight (its issue, its products) the busy SMs
@@ -223,7 +229,17 @@ def _representative(
     served = max(later.units[unit].busy_cycles - start.units[unit].busy_cycles for unit in ("hbm", "l2"))
     period = max(later.cycles - start.cycles, served) / more
     metrics = (metric_vector(later, names) - metric_vector(start, names)) / (ctas * more)
-    vector = np.concatenate(([first.cycles - launch, period], metrics))
+    lone_cycles = first_cycles = first.cycles - launch
+    # Where the busiest unit's work per round exceeds the rounds' period, the runs had not reached their steady state:
+    # the first round's tail (its last loads' latency, its stores) ran beside the next round's work. A slot's first
+    # tile that a further one follows then ends where the line of the steady period through the longest run puts it;
+    # a slot's only tile takes the tail beside. The tail is the SM's (its units bind the period), so a first round at
+    # an equal share of the bandwidth hides as much of it; not where the further rounds ran with the slots started
+    # apart (their period is not that of rounds that follow a first one in step).
+    floor = ctas * max(metrics[n] for n, name in enumerate(names) if name.startswith("busy:"))
+    if period < floor and start is once:
+        first_cycles = max(lone_cycles - more * (floor - period), floor)
+    vector = np.concatenate(([first_cycles, period, lone_cycles - first_cycles], metrics))
     ops = once.ops + later.ops + (start.ops if start is not once else 0) + (first.ops if first is not once else 0)
     return _Run(vector, ops, _demand(arch, clock_hz, start, later))
 

@@ -25,12 +25,20 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
 
     `times[c, k - 1, a, f]`: the time of a tile of class c (`tile_class[t]` for tile t) with k CTAs resident on
     its SM, when `sharers` SMs are busy (a = 0; default all: a kernel of fewer tiles than SMs never has more busy)
-    or its SM is the only busy one (a = 1), as a slot's first tile (f = 0) or a further one (f = 1). With A SMs busy
+    or its SM is the only busy one (a = 1), as a slot's first tile (f = 0) or a further one (f = 1); f = 2: the tail
+    by which a slot's first tile outlasts its time where its SM takes no further tile (`simgpu.fast_costs.Cost`:
+    a further tile hides it), so that the kernel ends that much later if that SM ends last. With A SMs busy
     the time is interpolated linearly in A between the two, A rounded to a 64th of the sharers (each change moves
     every SM's rates); a tile advances at 1/time per cycle while k and A hold. Each busy SM counts as one sharer
     however many CTAs it holds (see the module docstring).
     """
     sharers = sms if sharers is None else sharers
+    if len(tile_class) <= sms * fit:
+        # One tile per slot at most: no first tile is followed, each takes its tail, and its SM's share of the
+        # bandwidth stays taken meanwhile.
+        times = times.copy()
+        times[..., 0] += times[..., 2]
+        times[..., 2] = 0.0
     table = times.tolist()  # plain lists: indexing numpy arrays element by element is slow
     if times.shape[0] == 1:
         return _uniform_schedule(sms, fit, table[0], len(tile_class), sharers)
@@ -50,6 +58,10 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     weight = 1.0  # (busy SMs - 1) / (SMs - 1), rounded: 1 when all are busy
 
     times_now: dict[tuple[int, int, int], float] = {}  # duration's answers at the present weight
+
+    def tail(tile_class: int, ctas: int) -> float:
+        settings = table[tile_class][ctas - 1]
+        return float(settings[1][2] + (settings[0][2] - settings[1][2]) * weight)
 
     def duration(group: tuple[int, int], ctas: int) -> float:
         key = (group[0], ctas, group[1])
@@ -104,18 +116,22 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
             started[sm] += 1
             position += 1
 
-    def finish(sm: int) -> int:
-        """Remove the SM's tiles that have ended; return how many."""
+    def finish(sm: int) -> tuple[int, float]:
+        """Remove the SM's tiles that have ended; return how many, and the longest tail of the first tiles among
+        them (what they outlast their time by unless a further tile follows on the SM)."""
         done = 0
+        longest = 0.0
         for key, group in list(groups[sm].items()):
             ends = group.ends
             while ends and ends[0] - group.progress <= 1e-9:
                 ends.popleft()
                 done += 1
+                if not key[1]:
+                    longest = max(longest, tail(key[0], resident[sm]))
             if not ends:
                 del groups[sm][key]
         resident[sm] -= done
-        return done
+        return done, longest
 
     for _ in range(fit):
         for sm in range(sms):
@@ -135,15 +151,20 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
             _, other, other_seen = heapq.heappop(events)
             if other_seen == version[other]:
                 ending.append(other)
-        freed = []
+        freed, tails = [], []
         for each in ending:
             advance(each, now)
-            freed.append(finish(each))
+            done, longest = finish(each)
+            freed.append(done)
+            tails.append(longest)
         end = max(end, now)
         for turn in range(max(freed)):
             for each, done in zip(ending, freed, strict=True):
                 if turn < done:
                     start(each)
+        for each, longest in zip(ending, tails, strict=True):
+            if not resident[each]:
+                end = max(end, now + longest)
         busy -= sum(1 for each in ending if not resident[each])  # only an SM's own events change whether it is busy
         if share_weight(busy) != weight:
             # The chip's bandwidth is now shared by a different number of SMs: every SM's rates change.
@@ -171,7 +192,7 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
         per_sm, more = divmod(tiles, sms)
         runs = [_Run(count, ctas, 0) for count, ctas in ((more, per_sm + 1), (sms - more, per_sm)) if count and ctas]
     position = min(tiles, slots)
-    now = 0.0
+    now = end = 0.0
     while runs:
         busy = sum(run.sms for run in runs)
         weight = round(steps * (busy - 1) / (sharers - 1)) / steps if sharers > 1 else 1.0
@@ -199,6 +220,9 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
             taken = min(tiles - position, run.sms * fit)
             per_sm, more = divmod(taken, run.sms)
             position += taken
+            if not run.further and taken < run.sms:  # an SM of the run takes no further tile: its tail shows
+                settings = times[run.ctas - 1]
+                end = max(end, now + settings[1][2] + (settings[0][2] - settings[1][2]) * weight)
             for count, ctas in ((more, per_sm + 1), (run.sms - more, per_sm)):
                 if count and ctas:
                     last = following[-1] if following else None
@@ -207,7 +231,7 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
                     else:
                         following.append(_Run(count, ctas, 1))
         runs = following
-    return now
+    return max(now, end)
 
 
 class _Run:

@@ -256,14 +256,15 @@ class ReplayState:
 def replay(
     arch: Arch,
     kernels: Sequence[KernelAccesses],
-    capacity_bytes: float | None = None,
+    capacity_bytes: float | Sequence[float] | None = None,
     carry_bytes: float | None = None,
     later_heads: float | None = None,
     start: tuple[int, ReplayState] | None = None,
     keep: Collection[int] = (),
 ) -> ReplayBytes:
-    """Replay `kernels` in order through an L2 of the arch's capacity (or `capacity_bytes`); between two kernels
-    at most `carry_bytes` (the most recently used) stay resident. With `later_heads`, the replayed tiles are the
+    """Replay `kernels` in order through an L2 of the arch's capacity (or `capacity_bytes`, one for all kernels or
+    one per kernel: a kernel of a smaller one starts with the least recently used lines past it evicted); between two
+    kernels at most `carry_bytes` (the most recently used) stay resident. With `later_heads`, the replayed tiles are the
     first heads of a run with that many more heads, launched after them, per replayed head: each kernel's later
     heads touch as many bytes as the replayed ones did, after them, and the arch's L2 keeps the newest; a line
     those would have pushed out stays resident (it stands for theirs: it takes room and is written back when
@@ -274,13 +275,20 @@ def replay(
     The L2 is `simgpu.units.l2.L2`'s without its timing, inlined (this walk is fast mode's hottest loop): LRU
     over whole tiles (a `Piece` hitting while its wholes are resident), write-back of dirty tiles on eviction and at
     the end, tiles larger than the capacity bypassing it (`tests/core/test_fast.py` holds the two to the same bytes)."""
-    capacity = int(arch.l2.capacity_bytes if capacity_bytes is None else capacity_bytes)
+    if capacity_bytes is None:
+        capacity_bytes = arch.l2.capacity_bytes
+    capacities = (
+        [int(capacity_bytes)] * len(kernels)
+        if isinstance(capacity_bytes, (int, float))
+        else [int(each) for each in capacity_bytes]
+    )
     first, state = (0, ReplayState()) if start is None else (start[0], start[1].copy())
     states: dict[int, ReplayState] = {}
     for number in range(first, len(kernels)):
         if number in keep:
             states[number] = state.copy()
-        _walk(arch, state, number, kernels[number], number + 1 < len(kernels), capacity, carry_bytes, later_heads)
+        more = number + 1 < len(kernels)
+        _walk(arch, state, number, kernels[number], more, capacities[number], carry_bytes, later_heads)
     return _totals(state, len(kernels), states)
 
 
@@ -303,9 +311,11 @@ def _walk(
     if later_heads is not None and touched:
         named = _newest_kept(lines, touched, arch.l2.capacity_bytes, later_heads)
     kept = None if carry_bytes is None else max(carry_bytes, named or 0.0)  # a line that the run keeps stays
-    if number and kept is not None and used > kept:
-        # What the run's other tiles would have pushed out while the previous kernel ran: its write-backs are
-        # that kernel's (on the tensor it accessed; untimed otherwise).
+    kept = capacity if kept is None else min(kept, capacity)
+    if number and used > kept:
+        # What the run's other tiles would have pushed out while the previous kernel ran, or what this kernel's
+        # share of L2 has no room for: its write-backs are that kernel's (on the tensor it accessed; untimed
+        # otherwise).
         evicted = True
         previous = {tensor for n, tensor, _ in l2_bytes if n == number - 1}
         while lines and used > kept:

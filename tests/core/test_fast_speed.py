@@ -139,15 +139,16 @@ def test_the_first_head_stands_for_all_when_l2_holds_their_share(
     sms=st.integers(1, 40),
     fit=st.integers(1, 5),
     waves=st.floats(0.05, 12.0),
-    factors=st.lists(st.floats(0.5, 2.0), min_size=20, max_size=20),
+    factors=st.lists(st.floats(0.5, 2.0), min_size=30, max_size=30),
 )
 def test_the_schedule_of_one_class_walks_runs_of_sms_as_the_sms_walk(
     sms: int, fit: int, waves: float, factors: list[float]
 ) -> None:
-    # Times of one class: more CTAs take longer, a first tile more than a further one, every SM busy more than alone.
-    times = np.zeros((1, fit, 2, 2))
+    # Times of one class: more CTAs take longer, every SM busy more than alone; a first tile, a further one and the
+    # first tile's tail where no further tile follows.
+    times = np.zeros((1, fit, 2, 3))
     for k in range(fit):
-        times[0, k] = 100.0 * (1 + k) * np.reshape(factors[4 * (k % 5) : 4 * (k % 5) + 4], (2, 2))
+        times[0, k] = 100.0 * (1 + k) * np.reshape(factors[6 * (k % 5) : 6 * (k % 5) + 6], (2, 3))
     tiles = np.zeros(max(1, round(waves * sms * fit)), dtype=int)
     # The same class twice over takes the schedule's general path, SM by SM.
     general = shared_schedule(sms, fit, np.concatenate([times, times]), tiles)
@@ -169,13 +170,14 @@ def test_a_fast_plan_reused_at_another_clock_gives_a_fresh_runs_answer() -> None
 
 
 def test_a_round_of_tiles_takes_at_least_its_busiest_units_time() -> None:
-    # Vector: first tile, further tile, then busy cycles of two SM units and the HBM share, per tile. Two CTAs.
-    base = np.array([100.0, 90.0, 40.0, 30.0, 60.0])
-    slopes = np.array([[5.0, 5.0, 4.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0]])
-    cost = Cost(base, slopes, 2, ((2, 3), (4,)))
-    assert list(cost.of((0, 0))) == [100.0, 120.0, 40.0, 30.0, 60.0]  # further tiles: 2 x the HBM share's 60
+    # Vector: first tile, further tile, a lone first tile's tail, then busy cycles of two SM units and the HBM
+    # share, per tile. Two CTAs.
+    base = np.array([100.0, 90.0, 10.0, 40.0, 30.0, 60.0])
+    slopes = np.array([[5.0, 5.0, 0.0, 4.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
+    cost = Cost(base, slopes, 2, ((3, 4), (5,)))
+    assert list(cost.of((0, 0))) == [100.0, 120.0, 10.0, 40.0, 30.0, 60.0]  # further tiles: 2 x the HBM share's 60
     # 20 removed iterations: 2 x (40 + 80) of the first unit bounds both; the fit's 5 per iteration would give 200.
-    assert list(cost.of((20, 0))[:3]) == [240.0, 240.0, 120.0]
+    assert list(cost.of((20, 0))[:4]) == [240.0, 240.0, 10.0, 120.0]
 
 
 @pytest.mark.parametrize("causal", [False, True])

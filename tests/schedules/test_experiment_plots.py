@@ -116,6 +116,16 @@ def test_fast_vs_exact_quick_run_compares_every_a100_case(tmp_path: Path) -> Non
     assert all(float(r["fast_over_exact"]) == float(r["cycles_fast"]) / float(r["cycles_exact"]) for r in rows)
 
 
+def test_fast_vs_exact_causal_quick_run_takes_the_list_schedule_on_the_whole_chip(tmp_path: Path) -> None:
+    # The H200's v2 causal forward, one sequence of 1k tokens, 32 heads: 256 tiles of unequal length on 132 SMs,
+    # too many ops to run whole, so fast mode's list schedule is what this compares.
+    (row,) = _run(fast_vs_exact, "fast_vs_exact_causal", tmp_path, "--causal")
+    assert (row["arch"], row["algo"], row["pass"], row["causal"], row["sms"]) == ("h200", "v2", "fwd", "True", "132")
+    assert (row["batch"], row["heads"], row["seqlen_q"], row["kernels_run_whole"]) == ("1", "32", "1024", "0")
+    assert row["bytes_equal"] == "True"
+    assert float(row["fast_over_exact"]) == pytest.approx(1.0, abs=0.03)
+
+
 def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm_in_both_power_states(tmp_path: Path) -> None:
     short, sustained = _run(gemm_ceiling, "gemm_ceiling_h200", tmp_path)
     assert (short["arch"], sustained["arch"]) == ("h200", "h200_sustained")
