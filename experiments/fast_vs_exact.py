@@ -8,7 +8,8 @@ whole (small kernels of unequal tiles, `simgpu.fast_whole`) (CSV, then a PNG fro
 A100 (forward and backward, 1,024 heads), standard attention whose S overflows L2, and v1 on the H100 as one wave on
 half the SMs. `--prefix` checks the replay of a prefix of one head's tiles that long sequences take
 (`simgpu.fast_bytes`), made to apply at a size exact mode affords (4,096 tokens on 4 SMs) by lowering
-`HEAD_PREFIX_TILES` to 8 tiles: fast mode with and without it against exact mode (`fast_vs_exact_prefix.csv`).
+`HEAD_PREFIX_TILES` to 8 tiles: fast mode with and without it against exact mode (`fast_vs_exact_prefix.csv`; it
+patches fast mode's module, so it runs with `SIMGPU_NATIVE=0`).
 `--whatif` compares arch what-ifs far from the shipped chips (a much slower HBM, a tiny L2 or none;
 `fast_vs_exact_whatif.csv`). `--causal` compares causal attention at full chip size, where causal kernels are too
 large to run whole and take the list schedule (16k tokens, 2,048 / d heads, d = 64 and 128, N = 1k and 4k: v1, v2
@@ -29,7 +30,7 @@ from unittest import mock
 
 import simgpu.fast_bytes
 from experiments._common import OUT_DIR, save
-from simgpu import Problem, load_arch, simulate
+from simgpu import Problem, load_arch, native, simulate
 from simgpu.api import schedule
 from simgpu.fast_plan import plan_kernel
 from simgpu.result import BYTE_FIELDS
@@ -228,6 +229,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     args = parser.parse_args(argv)
     if args.prefix:
+        if native.compiled():
+            # Compiled code calls `_head_prefix_bytes` directly: the count of prefix replays would read 0.
+            parser.error("--prefix patches fast mode's functions: run it with SIMGPU_NATIVE=0")
         prefix_cases = [
             (arch, algo, pass_, causal) for arch, algo in PREFIX for pass_ in ("fwd", "bwd") for causal in (False, True)
         ]

@@ -3,7 +3,15 @@ replayed through the L2 model (`simgpu.replay`) at the base fold and at each fit
 added back and the heads scaled up.
 
 Exact (equal to exact mode's bytes) while the whole run fits in L2. Ignored: for runs that overflow L2, that the
-replay sees the pressure of fewer heads, in their share of L2, than run side by side. A head too large to replay
+replay sees the pressure of fewer heads, in their share of L2, than run side by side; that a folded top-level loop
+touches fewer distinct bytes than the whole one, so where a wave's sweep of the whole loop overflows its share of
+L2 the replay, and the removed iterations fitted from it, hit where the run misses (FlashAttention's backward: each
+key block sweeps every query block's Q, dO and dQ; on an H100 cut to 8 SMs and 2 MB of L2, v2's backward at 8k
+tokens reads 42 MB from HBM folded, 160 MB with its loops whole, as exact mode; sampling the middle of top-level
+loops, as `FoldSpec.sampled` does nested ones, would keep the working set); and that the replay walks a wave's CTAs
+in step, where the run's drift apart and reach further back, so near L2's capacity exact mode misses more (v2's
+backward at 16k tokens on the A100 and 32k on the H100: HBM reads 26% and 42% under exact mode's, loops whole or
+folded; `docs/results/bwd_bytes_full_chip.txt`). A head too large to replay
 whole (long sequences) replays two prefixes of its tiles, extrapolated linearly (`_shared_prefixes`: all kernels
 looped, a share of each; `_wave_prefixes`: FlashAttention's backward, whole waves of its main kernel beside its
 loop-free kernels whole, where the smaller prefix turns L2 over); what each ignores is said there.
