@@ -281,53 +281,40 @@ __device__ __forceinline__ void gemm_abt_ss(float (&c)[MG][N / 8][4], u32 a_base
 // C[MG][N/8][4] += A B with A already in registers as packed 16-bit A fragments a[MG][K/16][4] (see
 // `acc_to_a`: packing right after the softmax halves the registers P occupies during this product) and
 // B all K rows of a tile stored [k][n] with row stride N + SMEM_PAD. Used for O += P V (and dV += P^T dO,
-// dK += dS^T Q in the backward).
-template <int MG, int K, int N, bool IS_BF16>
+// dK += dS^T Q in the backward). With AHEAD, software-pipelined as gemm_abt_ss: the B fragment of the next n16 tile
+// (or of the next k step's first) is loaded before the current mmas are issued, so that no ldmatrix latency sits
+// between two mmas of a warp, as FA2's gemm_rs does. The v2 forward takes it: with it and the shared K/V fragments
+// (fwd.cu) the warps' samples stalled on the short scoreboard at d = 128 fell from 24% to 9% (PyTorch's FA2: 7.5%;
+// validation/h200/torch_fa2_mix_h200.csv); its own share of the time gained is within the noise
+// (validation/h200/v2_shared_fragments_h200.csv: shared_plain against shared_ahead). Without it each fragment is
+// loaded just before its mmas.
+template <int MG, int K, int N, bool IS_BF16, bool AHEAD = false>
 __device__ __forceinline__ void gemm_ab_rs(float (&c)[MG][N / 8][4], const u32 (&a)[MG][K / 16][4],
                                            u32 b_base, int lane) {
   constexpr int LDB = N + SMEM_PAD;
-#pragma unroll
-  for (int k0 = 0; k0 < K; k0 += 16) {
-#pragma unroll
-    for (int n0 = 0; n0 < N; n0 += 16) {
-      u32 b[4];
-      load_b_trans(b, b_base, LDB, n0, k0, lane);
-#pragma unroll
-      for (int mg = 0; mg < MG; ++mg) {
-        mma16816<IS_BF16>(c[mg][n0 / 8], a[mg][k0 / 16], b[0], b[1]);
-        mma16816<IS_BF16>(c[mg][n0 / 8 + 1], a[mg][k0 / 16], b[2], b[3]);
-      }
-    }
-  }
-}
-
-// gemm_ab_rs software-pipelined as gemm_abt_ss: the V fragment of the next n16 tile (or of the next k step's first)
-// is loaded before the current mmas are issued, so that no ldmatrix latency sits between two mmas of a warp, as
-// FA2's gemm_rs does. Used by the v2 forward: with it and the shared K/V fragments (fwd.cu) the warps' samples
-// stalled on the short scoreboard at d = 128 fell from 24% to 9% (PyTorch's FA2: 7.5%;
-// validation/h200/torch_fa2_mix_h200.csv); its own share of the time gained is within the noise
-// (validation/h200/v2_shared_fragments_h200.csv: shared_plain against shared_ahead).
-template <int MG, int K, int N, bool IS_BF16>
-__device__ __forceinline__ void gemm_ab_rs_ahead(float (&c)[MG][N / 8][4], const u32 (&a)[MG][K / 16][4],
-                                                 u32 b_base, int lane) {
-  constexpr int LDB = N + SMEM_PAD;
   u32 b[4];
-  load_b_trans(b, b_base, LDB, 0, 0, lane);
+  if constexpr (AHEAD) load_b_trans(b, b_base, LDB, 0, 0, lane);
 #pragma unroll
   for (int k0 = 0; k0 < K; k0 += 16) {
 #pragma unroll
     for (int n0 = 0; n0 < N; n0 += 16) {
       const bool last = k0 + 16 == K && n0 + 16 == N;
       u32 b_next[4];
-      if (!last) load_b_trans(b_next, b_base, LDB, n0 + 16 < N ? n0 + 16 : 0, n0 + 16 < N ? k0 : k0 + 16, lane);
+      if constexpr (AHEAD) {
+        if (!last) load_b_trans(b_next, b_base, LDB, n0 + 16 < N ? n0 + 16 : 0, n0 + 16 < N ? k0 : k0 + 16, lane);
+      } else {
+        load_b_trans(b, b_base, LDB, n0, k0, lane);
+      }
 #pragma unroll
       for (int mg = 0; mg < MG; ++mg) {
         mma16816<IS_BF16>(c[mg][n0 / 8], a[mg][k0 / 16], b[0], b[1]);
         mma16816<IS_BF16>(c[mg][n0 / 8 + 1], a[mg][k0 / 16], b[2], b[3]);
       }
-      if (!last) {
+      if constexpr (AHEAD) {
+        if (!last) {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) b[e] = b_next[e];
+          for (int e = 0; e < 4; ++e) b[e] = b_next[e];
+        }
       }
     }
   }

@@ -34,7 +34,7 @@ enum Phase { PH_TOP = 0, PH_SYNCED, PH_S_ISSUED, PH_MAX_DONE, PH_EXP_DONE, PH_PV
 // where the next part needs them (an empty asm keeps them live).
 // Builds of the kernel before the sixteenth session, for validation/probes/v2_shared_fragments.py:
 // FA2_SHARED_FRAGMENTS=0 re-reads K/V per m16 group (top of file); FA2_PV_AHEAD=0 loads each V fragment of O += P V
-// just before its mmas (gemm_ab_rs) rather than one step ahead (gemm_ab_rs_ahead).
+// just before its mmas (gemm_ab_rs) rather than one step ahead (gemm_ab_rs with AHEAD).
 #ifndef FA2_SHARED_FRAGMENTS
 #define FA2_SHARED_FRAGMENTS 1
 #endif
@@ -209,7 +209,7 @@ __device__ __forceinline__ void attend_tile(float (&o_acc)[MGS][D / 8][4], float
     for (int mg = 0; mg < MGS; ++mg) pin(p[mg]);
   } else {
     if constexpr (FA2_PV_AHEAD) {
-      gemm_ab_rs_ahead<MGS, BLOCK_N, D, IS_BF16>(o_acc, p, v_base, lane);
+      gemm_ab_rs<MGS, BLOCK_N, D, IS_BF16, true>(o_acc, p, v_base, lane);
     } else {
       gemm_ab_rs<MGS, BLOCK_N, D, IS_BF16>(o_acc, p, v_base, lane);
     }

@@ -6,7 +6,7 @@
 //      region;
 //   1: `iters` x S = Q K^T of fwd.cu at d = 128 (gemm_abt_ss: a warp's two m16 groups, 64 keys, sharing each
 //      K fragment) over a padded 128 x 128 Q tile and 64 x 128 K tile;
-//   2: `iters` x O += P V of fwd.cu at d = 128 (gemm_ab_rs_ahead: P in registers, a 64 x 128 V tile);
+//   2: `iters` x O += P V of fwd.cu at d = 128 (gemm_ab_rs with AHEAD: P in registers, a 64 x 128 V tile);
 //   3: nothing for `iters` SM cycles (the writers alone).
 // Warps 4-7 write, until the readers are done, into a separate 64 KiB region from an L2-resident buffer, by MODE:
 //   0: nothing (the readers alone);
@@ -71,7 +71,7 @@ __device__ __forceinline__ u32 read_loop(u32 base, int iters, int warp, int lane
       for (int dt = 0; dt < PRODUCT_D / 8; ++dt) zero_acc(o[mg][dt]);
     }
 #pragma unroll 1
-    for (int it = 0; it < iters; ++it) gemm_ab_rs_ahead<2, PRODUCT_KEYS, PRODUCT_D, true>(o, p, base, lane);
+    for (int it = 0; it < iters; ++it) gemm_ab_rs<2, PRODUCT_KEYS, PRODUCT_D, true, true>(o, p, base, lane);
     float sum = 0.0f;
 #pragma unroll
     for (int dt = 0; dt < PRODUCT_D / 8; ++dt) sum += o[0][dt][0] + o[1][dt][3];
