@@ -30,9 +30,10 @@ Four reductions, checked against exact mode by the tests (`tests/core/test_fast.
    accesses miss moves those phases); a later one takes the replay's miss shares (`simgpu.units.fluid_l2`).
 
 HBM and L2 bytes (`simgpu.fast_bytes`) come from replaying the memory accesses of the first heads through the L2 model
-(`simgpu.replay`), at the base fold (nested loops not folded, long ones sampled: `FoldSpec.sampled`) and at each fit
-variant, extrapolated the same way and scaled by heads (none of this depends on the clock: `plan_fast` does it once for
-a run re-timed at another clock): equal to exact mode's while the run fits in L2 (the sampled loops aside: v1's forward
+(`simgpu.replay`), at the base fold (nested loops not folded, long ones sampled: `FoldSpec.sampled`; in a kernel of
+equal tiles, the middles of the top-level loops sampled too: `FoldSpec.sampled_top`) and at each fit variant,
+extrapolated the same way and scaled by heads (none of this depends on the clock: `plan_fast` does it once for a run
+re-timed at another clock): equal to exact mode's while the run fits in L2 (the sampled loops aside: v1's forward
 on cut chips reads 0.25% more, `docs/results/v1_sampled_replay.txt`). Heads beyond the first replay the first head's
 folded tiles with their own keys (unless the first head alone, in its share of L2, never runs out of room: then it
 stands for all); a head too large to replay whole (long sequences) replays two prefixes of its tiles and extrapolates

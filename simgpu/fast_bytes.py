@@ -5,13 +5,12 @@ added back and the heads scaled up.
 Exact (equal to exact mode's bytes) while the whole run fits in L2. Ignored: for runs that overflow L2, that the
 replay sees the pressure of fewer heads, in their share of L2, than run side by side; that a folded top-level loop
 touches fewer distinct bytes than the whole one, so where a wave's sweep of the whole loop overflows its share of
-L2 the replay, and the removed iterations fitted from it, hit where the run misses (FlashAttention's backward: each
-key block sweeps every query block's Q, dO and dQ; on an H100 cut to 8 SMs and 2 MB of L2, v2's backward at 8k
-tokens reads 42 MB from HBM folded, 160 MB with its loops whole, as exact mode; sampling the middle of top-level
-loops, as `FoldSpec.sampled` does nested ones, would keep the working set); and that the replay walks a wave's CTAs
-in step, where the run's drift apart and reach further back, so near L2's capacity exact mode misses more (v2's
-backward at 16k tokens on the A100 and 32k on the H100: HBM reads 26% and 42% under exact mode's, loops whole or
-folded; `docs/results/bwd_bytes_full_chip.txt`). A head too large to replay
+L2 the replay, and the removed iterations fitted from it, hit where the run misses: only in kernels of unequal tiles
+(causal), as the replay samples the loops of a kernel of equal tiles (`KernelPlan.replay_spec`; FlashAttention's
+backward, causal, on an H100 cut to 8 SMs and 2 MB of L2 at 8k tokens: HBM reads 13% under exact mode's); and that
+the replay walks a wave's CTAs in step, where the run's drift apart and reach further back, so near L2's capacity
+exact mode misses more (v2's backward at 16k tokens on the A100 and 32k on the H100: HBM reads 20% and 42% under
+exact mode's; `docs/results/bwd_bytes_full_chip.txt`). A head too large to replay
 whole (long sequences) replays two prefixes of its tiles, extrapolated linearly (`_shared_prefixes`: all kernels
 looped, a share of each; `_wave_prefixes`: FlashAttention's backward, whole waves of its main kernel beside its
 loop-free kernels whole, where the smaller prefix turns L2 over); what each ignores is said there.
@@ -253,7 +252,7 @@ def _first_heads(
 
 def _replay_folded(plan: KernelPlan) -> dict[int, FoldedTile]:
     """The plan's folded shapes by position, folded as the replay folds them (`KernelPlan.replay_spec`)."""
-    if not plan.nested:
+    if not plan.nested and not plan.sampled_top:
         return dict(plan.folded)
     return {n: fold_tile(plan.kernel, plan.sources[n], plan.replay_spec) for n in plan.folded}
 
@@ -304,7 +303,7 @@ def _shared_prefixes(
     overflow L2, are far from linear in a prefix of them, so are those of causal tiles (a prefix holds the longest
     or the shortest rows)."""
     per_head = [len(ts) for ts in tiles]
-    if not all(plan.replay_sides and _uniform(plan) for plan in plans):
+    if not all(plan.looped and _uniform(plan) for plan in plans):
         return None
     waves = [arch.sms * plan.fit / n for plan, n in zip(plans, per_head, strict=True)]
     share = max(prefix_tiles / sum(per_head), *waves)
@@ -349,7 +348,7 @@ def _wave_prefixes(
     touch more), and that a removed iteration's data re-read by later waves makes waves differ in ways the two
     prefixes do not show. Miss shares are the larger prefix's (`_head_prefix_bytes`). None also unless the
     larger prefix is under `HEAD_PREFIX_SHARE` of the looped kernel's tiles; causal tiles are not uniform."""
-    looped = [k for k, plan in enumerate(plans) if plan.replay_sides]
+    looped = [k for k, plan in enumerate(plans) if plan.looped]
     if len(looped) != 1 or len(plans) < 2 or not _uniform(plans[looped[0]]):
         return None
     number = looped[0]

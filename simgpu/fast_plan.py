@@ -24,6 +24,7 @@ from simgpu.ops import Op, Repeat
 
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
 REPLAY_NESTED_PERIODS = 64  # periods of a nested loop's uniform middle the L2 replay builds at most (`replay_spec`)
+REPLAY_TOP_PERIODS = 8  # periods of a top-level loop's removed middle the L2 replay builds at most (`replay_spec`)
 OUTLINED_SHAPES = 64  # shapes a kernel folds one by one at most; more are grouped by outline first
 
 
@@ -37,6 +38,7 @@ class KernelPlan:
     sides: tuple[str, ...]  # the fit variants: one period more next to the head, the tail or in nested loops
     nested: bool  # whether nested loops were folded (then the L2 replay folds its tiles without: `replay_spec`)
     replay_sides: tuple[str, ...]  # the fit variants of the replay's folds
+    sampled_top: bool  # whether the replay samples the top-level loops' middles rather than fold them (`replay_spec`)
     sources: tuple[Hashable, ...]  # one tile per shape key, in launch order of first appearance
     kinds: tuple[int, ...]  # per shape, the number of its signature (shapes of one kind cost alike)
     removed: tuple[tuple[int, ...], ...]  # per shape, the iterations its fold removes (`FoldedTile.removed`)
@@ -54,8 +56,23 @@ class KernelPlan:
         keys than the whole one, so the replay would see its working set fit in L2 where the whole run's does not.
         Where the plan folded them, their uniform middles are sampled (`FoldSpec.sampled`): at most
         `REPLAY_NESTED_PERIODS` periods built, each access carrying the bytes of the periods it stands for, so that
-        the working set keeps its bytes (v1's query steps: 8,192 per key block at 128k tokens)."""
-        return replace(self.spec, nested=False, sampled=REPLAY_NESTED_PERIODS if self.nested else 0)
+        the working set keeps its bytes (v1's query steps: 8,192 per key block at 128k tokens). Where every tile runs
+        the same top-level iterations and they hold no loop (`sampled_top`), their middles are sampled likewise, at
+        most `REPLAY_TOP_PERIODS` periods built (FlashAttention's backward: a key block sweeps every query block's Q,
+        dO and dQ, and folded, the sweep fit in an L2 that the whole one overflows: on an H100 cut to 8 SMs and
+        2 MB of L2, v2's backward at 8k tokens read 42 MB from HBM against exact mode's 160 MB); nothing is removed
+        then, and the replay needs no fit."""
+        return replace(
+            self.spec,
+            nested=False,
+            sampled=REPLAY_NESTED_PERIODS if self.nested else 0,
+            sampled_top=REPLAY_TOP_PERIODS if self.sampled_top else 0,
+        )
+
+    @property
+    def looped(self) -> bool:
+        """Whether the kernel's tiles have top-level loops long enough to fold."""
+        return bool(self.replay_sides) or self.sampled_top
 
     def representative(self, kind: int) -> FoldedTile:
         """The folded shape of `kind` with the most iterations removed (the first such)."""
@@ -126,12 +143,15 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         like.pop(n, None)
     top_removed = any(shape[0] for shape in removed)
     has_nested = any(sum(shape.full[NESTED:]) for shape in folded.values())
+    # Tiles of one kind and removal run the same top-level iterations: the replay samples their loops where those
+    # hold no loop (`replay_spec`); otherwise it folds them and fits the removed iterations.
+    sampled_top = top_removed and not has_nested and len(set(zip(kinds, removed, strict=True))) == 1
     replay_sides: tuple[str, ...] = ()
-    if top_removed:
+    if top_removed and not sampled_top:
         replay_sides = ("head", "tail") if has_nested else ("head",)
     kinds_folded = [any(shape.nested_removed[k] for shape in folded.values()) for k in range(len(NESTED_SIDES))]
     nested = any(kinds_folded)
-    sides = replay_sides
+    sides = ("head",) if sampled_top else replay_sides
     if nested:  # one more period in the folded nested loops of each kind tells their iterations' cost apart
         sides = ("head",) * top_removed + ("tail",) * (top_removed and not kinds_folded[0])
         sides += tuple(side for side, folds in zip(NESTED_SIDES, kinds_folded, strict=True) if folds)
@@ -143,6 +163,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         sides,
         nested,
         replay_sides,
+        sampled_top,
         tuple(sources),
         tuple(kinds),
         tuple(removed),

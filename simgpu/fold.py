@@ -17,7 +17,9 @@ either end unlike its middle (the causal diagonal's masked steps). The L2 replay
 L2 where the real one does not. It samples them instead where they are long (`FoldSpec.sampled`, `_sampling`):
 of runs of alike iterations in a nested loop's middle one period is built, its memory ops carrying the bytes of the
 whole run, so the working set keeps its bytes at a coarser grain (v1's query steps at long sequences; not its
-causal ones, whose loops start at the diagonal).
+causal ones, whose loops start at the diagonal). Where a kernel's tiles all run the same top-level iterations and
+those hold no loop, the replay samples the middle of the top-level loops likewise instead of folding it
+(`FoldSpec.sampled_top`, `_sampled_middle`): FlashAttention's backward sweeps every query block from each key block.
 
 What a folded tile reports is enough to extrapolate back: the iterations executed at the top level and inside
 nested loops, in the folded and in the full program. A removed top-level iteration costs `a + b x` its nested
@@ -96,6 +98,9 @@ class FoldSpec:
     # Where nested loops are not folded: the periods of a nested loop's uniform middle built at most (0: all), each
     # standing for a run of periods (`_sampling`, `_expand_sampled`: the L2 replay of long loops).
     sampled: int = 0
+    # The periods of a top-level loop's middle (the iterations a fold would remove) built, each standing for a run of
+    # periods, in loops whose iterations hold no loop (0: folded instead; `_sampled_middle`: the L2 replay).
+    sampled_top: int = 0
 
     def variant(self, side: str) -> FoldSpec:
         """This fold with one more period kept next to its head or its tail, or (`NESTED_SIDES`) next to the head
@@ -352,17 +357,22 @@ def fold_tile(
             if not isinstance(op, Repeat):
                 out.append(op)
                 continue
-            executed[TOP] += op.count - removed
+            sample = spec.sampled_top > 0 and removed > 0 and not _has_loop(op.body(first))
+            executed[TOP] += op.count - (0 if sample else removed)
             full[TOP] += op.count
             if role in bodiless:
-                role_gaps.append((len(out), op))
+                if not sample:
+                    role_gaps.append((len(out), op))
                 continue
             looped = False
             references = _references(op, nested_spec)
             sampling = _sampling(op, spec) if nested_spec is None else None
             for i in (*range(first), -1, *range(first + removed, op.count)):
                 if i < 0:
-                    role_gaps.append((len(out), op))
+                    if sample:
+                        _sampled_middle(op, first, removed, spec, out)
+                    else:
+                        role_gaps.append((len(out), op))
                     continue
                 (ran, held), loops = _expand_folded(op.body(i), out, nested_spec, references, sampling)
                 looped = looped or loops
@@ -471,6 +481,25 @@ def _expand_folded(
             held[kind] += inside
         held[kind] += _count_between(loop, first, end)
     return (tuple(ran), tuple(held)), looped
+
+
+def _sampled_middle(loop: Repeat, first: int, removed: int, spec: FoldSpec, out: list[Op]) -> None:
+    """Append iterations `[first, first + removed)` of `loop` (a whole number of periods; its iterations hold no
+    loop) as at most `spec.sampled_top` runs of nearly equal numbers of periods, of which each builds its first
+    period, its memory ops carrying the bytes of the run (`_expand_weighted`): the L2 replay sees the whole loop's
+    working set in bytes, at that grain, where a fold would shrink it to the kept iterations' (FlashAttention's
+    backward: a key block's sweep of every query block's Q, dO and dQ, which overflows L2 at long sequences). The
+    replay samples only loops whose tiles all run the same iterations (`simgpu.fast_plan`): a causal loop starts
+    elsewhere in each tile, and its runs would stand for other keys in each."""
+    period = spec.period
+    periods = removed // period
+    runs = min(spec.sampled_top, periods)
+    start = first
+    for run in range(runs):
+        weight = periods // runs + (run < periods % runs)
+        for j in range(start, start + period):
+            _expand_weighted(loop.body(j), out, weight)
+        start += weight * period
 
 
 @dataclass(frozen=True)

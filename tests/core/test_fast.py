@@ -132,6 +132,33 @@ def test_the_replay_samples_long_nested_loops_in_runs_that_carry_their_bytes() -
     assert fold_tile(shrinking, 0, replace(spec, sampled=4)).programs == fold_tile(shrinking, 0, spec).programs
 
 
+def test_the_replay_samples_a_top_level_loops_middle_in_runs_that_carry_their_bytes() -> None:
+    # A loop of 20 iterations keeping 2 at each end: its middle [2, 18) is 8 periods of 2. At most 3 periods built:
+    # runs of 3, 3 and 2 periods at 2, 8 and 14, the first period of each built, its accesses carrying the run's
+    # bytes; nothing is removed. A loop whose iterations hold a loop folds instead.
+    story = kernel([Role("r", 4, lambda tile: (Load("Q", 0, 64), Repeat(20, lambda i: (Load("K", i, 100),))))])
+    spec = FoldSpec(keep=2, period=2)
+    sampled = fold_tile(story, 0, replace(spec, sampled_top=3))
+    weights = [(0, 1), (1, 1), (2, 3), (3, 3), (8, 3), (9, 3), (14, 2), (15, 2), (18, 1), (19, 1)]
+    assert sampled.programs[0] == (Load("Q", 0, 64), *(Load("K", i, 100 * w) for i, w in weights))
+    assert sampled.executed == sampled.full and sampled.removed[0] == 0
+    assert sum(r[3] for r in sampled.records if r[1] == "K") == 20 * 100
+    assert fold_tile(story, 0, spec).removed[0] == 16
+    nested = kernel([Role("r", 4, lambda tile: (Repeat(20, lambda i: (Repeat(3, lambda j: (Fma(1),)),)),))])
+    assert fold_tile(nested, 0, replace(spec, sampled_top=3)).removed[0] == 16
+
+
+def test_a_sampled_replay_keeps_a_sweep_that_overflows_l2() -> None:
+    # v2's backward on an H100 cut to 8 SMs and 2 MB of L2, 2 heads of 8k tokens: each key block sweeps all 64 query
+    # blocks' Q, dO and dQ (8 MB a head), so every wave reads them again. Folded, a tile's sweep kept 8 query blocks,
+    # which L2 held from wave to wave: HBM reads 42 MB against exact mode's 160 MB.
+    arch = load_arch("h100", {"sms": 8, "l2.capacity_bytes": 2 * 2**20})
+    problem = Problem(1, 2, 8192, 128, pass_="bwd")
+    assert plan_kernel(arch, schedule(arch, "v2", problem, {})[1]).sampled_top
+    exact, fast = (simulate(arch, "v2", problem, mode=mode) for mode in ("exact", "fast"))
+    assert all(getattr(fast, name) == pytest.approx(getattr(exact, name), abs=0.5) for name in BYTE_FIELDS)
+
+
 def test_sampled_replay_of_v1_keeps_its_bytes_against_exact_mode() -> None:
     # v1 at 4k tokens on an H100 cut to 8 SMs: 256 query steps per key block, sampled in the replay (runs of 2
     # periods). Byte totals stay exact; HBM reads come out 0.25% over exact mode's (a key read whole by the step

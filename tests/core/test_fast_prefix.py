@@ -49,7 +49,7 @@ def test_backward_prefix_replay_extrapolates_to_the_whole_heads_bytes(
     assert len(taken) == 1
     # The main kernel replays whole waves and the head's partial one, the others every tile of the head.
     (small, large), heads = taken[0].counts, 2
-    main = next(k for k, plan in enumerate(plans) if plan.replay_sides)
+    main = next(k for k, plan in enumerate(plans) if plan.looped)
     per_head, slots = len(kernels[main].tiles) // heads, arch.sms * plans[main].fit
     assert small[main] % slots == large[main] % slots == per_head % slots
     assert large[main] < per_head / 2
@@ -63,9 +63,11 @@ def test_backward_prefix_replay_extrapolates_to_the_whole_heads_bytes(
 def test_a_head_whose_prefix_leaves_room_in_l2_replays_whole(
     monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
-    # A 2 MB L2: the smaller prefix (7 key blocks) does not turn it over, and its waves are not yet those that follow
-    # (extrapolated, HBM reads came out 77% under the whole head's replay, below the compulsory bytes).
-    arch = load_arch("h100", {"sms": 3, "l2.capacity_bytes": 2_000_000})
+    # A 16 MB L2: the smaller prefix (7 key blocks, each sweeping the head's 64 query blocks) does not turn it over,
+    # and its waves are not yet those that follow. (With the replay's loops folded, a 2 MB L2 was not turned over
+    # either, and extrapolated, HBM reads came out 77% under the whole head's replay; sampled, the sweeps keep their
+    # bytes and 2 MB is turned over.)
+    arch = load_arch("h100", {"sms": 3, "l2.capacity_bytes": 16_000_000})
     plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "v2", BACKWARD, {})]
     taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
     replayed_bytes = fast_bytes_source.replayed_bytes
