@@ -9,7 +9,7 @@ L2 the replay, and the removed iterations fitted from it, hit where the run miss
 (causal), as the replay samples the loops of a kernel of equal tiles (`KernelPlan.replay_spec`; FlashAttention's
 backward, causal, on an H100 cut to 8 SMs and 2 MB of L2 at 8k tokens: HBM reads 13% under exact mode's); and that
 the replay walks a wave's CTAs in step, where the run's drift apart and reach further back, so near L2's capacity
-exact mode misses more (v2's backward at 16k tokens on the A100 and 32k on the H100: HBM reads 20% and 42% under
+exact mode misses more (v2's backward at 16k tokens on the A100 and 32k on the H100: HBM reads 11% and 42% under
 exact mode's; `docs/results/bwd_bytes_full_chip.txt`). A head too large to replay
 whole (long sequences) replays two prefixes of its tiles, extrapolated linearly (`_shared_prefixes`: all kernels
 looped, a share of each; `_wave_prefixes`: FlashAttention's backward, whole waves of its main kernel beside its

@@ -24,7 +24,7 @@ from simgpu.ops import Op, Repeat
 
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
 REPLAY_NESTED_PERIODS = 64  # periods of a nested loop's uniform middle the L2 replay builds at most (`replay_spec`)
-REPLAY_TOP_PERIODS = 8  # periods of a top-level loop's removed middle the L2 replay builds at most (`replay_spec`)
+REPLAY_TOP_PERIODS = 4  # periods of a top-level loop's removed middle the L2 replay builds at most (`replay_spec`)
 OUTLINED_SHAPES = 64  # shapes a kernel folds one by one at most; more are grouped by outline first
 
 
