@@ -1,8 +1,9 @@
 """Fast mode's HBM bytes against exact mode's for FlashAttention's backward on whole chips, where the replay's L2
 share matters: the main kernel runs a few heads side by side (a head's key blocks fill the chip), its row-wise
 kernels many (16 CTAs per SM); at 64k tokens and more, fast mode only. Run:
-`python docs/results/bwd_bytes_full_chip.py [--fast-only] OUT.txt` (the eighteenth session ran it at 9a5be2c and,
-`--fast-only`, with PYTHONPATH at 9a5be2c~1 for the bytes before).
+`python docs/results/bwd_bytes_full_chip.py [--fast-only] OUT.txt` (the eighteenth session ran it at c667698 and,
+`--fast-only`, with PYTHONPATH at 9a5be2c~1, before the per-kernel L2 shares, and at 8d5c5d7, with them but the
+replay's loops folded).
 """
 
 from __future__ import annotations
