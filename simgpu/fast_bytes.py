@@ -288,12 +288,12 @@ def _head_prefixes(
     tiles: Sequence[Sequence[Hashable]],
     prefix_tiles: int,
     known: Sequence[dict[int, FoldedTile]],
-    alone: Sequence[float],
+    head_share: Sequence[float],
 ) -> _Prefixes | None:
     """The prefix replays of a head too large to replay whole (`_shared_prefixes`, `_wave_prefixes`); None where
-    neither applies. `alone`: per kernel, one head's share of L2."""
+    neither applies. `head_share`: per kernel, one head's share of L2."""
     return _shared_prefixes(arch, plans, tiles, prefix_tiles) or _wave_prefixes(
-        arch, plans, tiles, prefix_tiles, known, alone
+        arch, plans, tiles, prefix_tiles, known, head_share
     )
 
 
@@ -325,7 +325,7 @@ def _wave_prefixes(
     tiles: Sequence[Sequence[Hashable]],
     prefix_tiles: int,
     known: Sequence[dict[int, FoldedTile]],
-    alone: Sequence[float],
+    head_share: Sequence[float],
 ) -> _Prefixes | None:
     """Where one kernel of uniform tiles folds loops and the others fold none (FlashAttention's backward: the
     main kernel between the loop-free preprocessing and dQ conversion): the looped kernel replays its first
@@ -346,9 +346,9 @@ def _wave_prefixes(
 
     That needs the waves past the smaller prefix to meet L2 in one state: it applies only where the smaller
     prefix's tiles of the looped kernel, at the base fold, touch more distinct bytes than the head's share of L2
-    in it (`alone`, per kernel) holds, so that L2 holds nothing from before them. Below that, the replay crosses from a
-    transient to its steady state late or from fitting in L2 to overflowing it (v2's backward at 8k tokens on an
-    H100 cut to 3 SMs and a 2 MB L2: HBM reads 77% under the whole head's replay, below the compulsory bytes):
+    in it (`head_share`, per kernel) holds, so that L2 holds nothing from before them. Below that, the replay
+    crosses from a transient to its steady state late or from fitting in L2 to overflowing it (v2's backward at 8k
+    tokens on an H100 cut to 3 SMs and a 2 MB L2, its loops folded: HBM reads 77% under the whole head's replay):
     the head replays whole. Ignored: that the condition is one of the base fold (the fitted removed iterations
     touch more), and that a removed iteration's data re-read by later waves makes waves differ in ways the two
     prefixes do not show. Miss shares are the larger prefix's (`_head_prefix_bytes`). None also unless the
@@ -365,7 +365,7 @@ def _wave_prefixes(
         return None
     firsts = _head_copies(plans[number], tiles[number][: sizes[0]], known[number])
     distinct = {key: nbytes for tile in firsts for _, _, key, nbytes in tile.records}
-    if sum(distinct.values()) <= arch.l2.capacity_bytes * alone[number]:
+    if sum(distinct.values()) <= arch.l2.capacity_bytes * head_share[number]:
         return None
     small, large = ([size if k == number else len(ts) for k, ts in enumerate(tiles)] for size in sizes)
     return _Prefixes((tuple(small), tuple(large)), (sizes[0] / head, sizes[1] / head))
@@ -381,7 +381,7 @@ def _head_prefix_bytes(
     plans: Sequence[KernelPlan],
     tiles: Sequence[Sequence[Hashable]],
     prefixes: _Prefixes,
-    alone: Sequence[float],
+    head_share: Sequence[float],
     total: int,
     known: Sequence[dict[int, FoldedTile]],
 ) -> tuple[Shares, np.ndarray]:
@@ -394,7 +394,7 @@ def _head_prefix_bytes(
     for count in prefixes.counts:
         firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
         folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)]
-        replays.append(_fold_replay(arch, plans, _Replayed(firsts, folded, alone, 1 / total)))
+        replays.append(_fold_replay(arch, plans, _Replayed(firsts, folded, head_share, 1 / total)))
     (_, small), (shares, large) = replays
     covered = prefixes.covered
     return shares, (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total

@@ -16,6 +16,7 @@ from collections import deque
 import numpy as np
 
 SHARE_STEPS = 64  # busy-SM counts the bandwidth share distinguishes
+TAIL = 2  # the column of `shared_schedule`'s times that holds a first tile's tail
 
 
 def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarray, sharers: int | None = None) -> float:
@@ -37,8 +38,8 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
         # One tile per slot at most: no first tile is followed, each takes its tail, and its SM's share of the
         # bandwidth stays taken meanwhile.
         times = times.copy()
-        times[..., 0] += times[..., 2]
-        times[..., 2] = 0.0
+        times[..., 0] += times[..., TAIL]
+        times[..., TAIL] = 0.0
     table = times.tolist()  # plain lists: indexing numpy arrays element by element is slow
     if times.shape[0] == 1:
         return _uniform_schedule(sms, fit, table[0], len(tile_class), sharers)
@@ -60,16 +61,13 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     times_now: dict[tuple[int, int, int], float] = {}  # duration's answers at the present weight
 
     def tail(tile_class: int, ctas: int) -> float:
-        settings = table[tile_class][ctas - 1]
-        return float(settings[1][2] + (settings[0][2] - settings[1][2]) * weight)
+        return _at_weight(table[tile_class][ctas - 1], TAIL, weight)
 
     def duration(group: tuple[int, int], ctas: int) -> float:
         key = (group[0], ctas, group[1])
         time = times_now.get(key)
         if time is None:
-            settings = table[group[0]][ctas - 1]
-            busy, alone = settings[0][group[1]], settings[1][group[1]]
-            time = times_now[key] = float(alone + (busy - alone) * weight)
+            time = times_now[key] = _at_weight(table[group[0]][ctas - 1], group[1], weight)
         return time
 
     def share_weight(busy: int) -> float:
@@ -196,10 +194,7 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
     while runs:
         busy = sum(run.sms for run in runs)
         weight = round(steps * (busy - 1) / (sharers - 1)) / steps if sharers > 1 else 1.0
-        durations = []
-        for run in runs:
-            busy_time, alone_time = times[run.ctas - 1][0][run.further], times[run.ctas - 1][1][run.further]
-            durations.append(alone_time + (busy_time - alone_time) * weight)
+        durations = [_at_weight(times[run.ctas - 1], run.further, weight) for run in runs]
         first = runs[0]
         if len(runs) == 1 and first.sms == sms and first.ctas == fit and first.further and tiles - position >= slots:
             # Every slot holds a further tile just started and a wave more is queued: the waves repeat.
@@ -221,8 +216,7 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
             per_sm, more = divmod(taken, run.sms)
             position += taken
             if not run.further and taken < run.sms:  # an SM of the run takes no further tile: its tail shows
-                settings = times[run.ctas - 1]
-                end = max(end, now + settings[1][2] + (settings[0][2] - settings[1][2]) * weight)
+                end = max(end, now + _at_weight(times[run.ctas - 1], TAIL, weight))
             for count, ctas in ((more, per_sm + 1), (run.sms - more, per_sm)):
                 if count and ctas:
                     last = following[-1] if following else None
@@ -232,6 +226,13 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
                         following.append(_Run(count, ctas, 1))
         runs = following
     return max(now, end)
+
+
+def _at_weight(settings: list[list[float]], column: int, weight: float) -> float:
+    """Time `column` (first tile, further tile or `TAIL`) of a class at one occupancy (`settings[a]`: every SM busy,
+    a = 0, or its SM alone, a = 1) with the busy SMs' `weight` (0: this SM alone, 1: all busy): linear between."""
+    busy, alone = settings[0][column], settings[1][column]
+    return float(alone + (busy - alone) * weight)
 
 
 class _Run:
