@@ -42,6 +42,7 @@ ALGORITHM_KERNELS: Mapping[str, str] = {"standard": "standard", "v1": "v1", "v2"
 KERNEL_OPTIONS: Mapping[str, Mapping[str, object]] = {
     "standard": {"softmax_passes": 2},
     "v1": {"variant": "algorithm1"},
+    "v2": {"bwd_layout": "ring"},
     "v3": {"persistent": False, "epilogue": "registers"},
 }
 # Options read from the CSV when the algorithm accepts them: tile sizes, then switches written True/False.

@@ -27,16 +27,10 @@ than 192 KiB (A100), else 64 x 64 with 4 warps.
 Causal: key tiles wholly above the diagonal are skipped. Outputs: O in the input dtype, LSE in fp32.
 HBM bytes by the loop structure: Q once, K and V once per visited key tile, O and LSE once.
 
-Backward (Algorithm 2; the same program as `cupy_kernels/v2/bwd.cu`): three kernels.
-  preprocess  Delta = rowsum(dO * O) in fp32, and the fp32 dQ accumulator zeroed;
-  main        one CTA of `warps` warps per `block_n` = 16 x warps keys of one head (K/V outer): K_j, V_j stay in
-              smem while the Q blocks (Q_i, dO_i, LSE_i, Delta_i) stream through a `stages`-deep cp.async ring;
-              per Q block five mma.sync products (S^T = K Q^T, dV += P^T dO, dP^T = V dO^T, dK += dS^T Q,
-              dQ = dS K), P^T and dS^T elementwise, dS^T through smem (dQ's rows are spread over all warps),
-              and dQ_i added to the accumulator with fp32 atomics (a read-modify-write in L2);
-  convert     the fp32 dQ accumulator to the input dtype.
-Causal: Q blocks wholly above the diagonal are skipped. In every kernel the CTAs of one head run next to each
-other (the fastest-varying block index), which is what lets K/V (forward) and dQ (backward) re-use hit in L2.
+Backward (Algorithm 2): FA2's three kernels, or our CUDA kernel's main one (option `bwd_layout`), in
+`algorithms.v2.bwd_schedule`.
+In the forward the CTAs of one head run next to each other (the fastest-varying block index), which is what lets
+K/V re-use hit in L2.
 Ignored: the __syncthreads per tile (the role's warps are modelled in lockstep). Dependency latencies follow the
 arch's `latency:` section (`simgpu.latency`; the softmax's chains in `algorithms._schedule.softmax`).
 """
@@ -48,25 +42,31 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
 from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.softmax import online_softmax
 from algorithms._schedule.tiling import (
     HEAD_AXES,
     ceil_div,
-    first_query_block,
     key_blocks,
     rows_in_block,
-    tile_needs_mask,
 )
+from algorithms.v2.bwd_schedule import ATOM_OPTIONS, backward_config, backward_kernels
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
-from simgpu.ops import Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
+from simgpu.ops import Load, Mma, Op, Repeat, Store, Vector, Wait
 from simgpu.problem import Problem
 
 PROBLEM = "attention"
-OPTIONS: dict[str, Any] = {"block_m": None, "block_n": None, "warps": None, "stages": None, "kv_layout": None}
+OPTIONS: dict[str, Any] = {
+    "block_m": None,
+    "block_n": None,
+    "warps": None,
+    "stages": None,
+    "kv_layout": None,
+    "bwd_layout": None,
+    **dict.fromkeys(ATOM_OPTIONS),
+}
 TILE_OPTIONS = ("block_m", "block_n", "warps", "stages")
 KV_LAYOUTS = ("ring", "split")
 MAX_HEADDIM = 256  # FA2's kernels are instantiated up to d = 256 (flash_fwd_launch_template.h)
@@ -100,15 +100,9 @@ def default_config(headdim: int, arch: Arch | None = None) -> Config:
     return Config(64, 64, 4, 2, "split")
 
 
-def default_backward_config(headdim: int) -> Config:
-    """The backward kernel's configuration: 64 query rows per step, 16 keys per warp (cupy_kernels/v2)."""
-    if headdim <= 128:
-        return Config(64, 128, 8, 2)
-    return Config(64, 64, 4, 2)
-
-
-def config(problem: Problem, options: dict[str, Any], backward: bool = False, arch: Arch | None = None) -> Config:
-    base = default_backward_config(problem.headdim) if backward else default_config(problem.headdim, arch)
+def config(problem: Problem, options: dict[str, Any], arch: Arch | None = None) -> Config:
+    """The forward kernel's configuration: FA2's defaults (`default_config`), overridden by the options given."""
+    base = default_config(problem.headdim, arch)
     values = {
         name: options.get(name) if options.get(name) is not None else getattr(base, name) for name in TILE_OPTIONS
     }
@@ -119,31 +113,31 @@ def config(problem: Problem, options: dict[str, Any], backward: bool = False, ar
     if layout not in KV_LAYOUTS:
         raise OptionError(f"v2 option kv_layout must be one of {', '.join(KV_LAYOUTS)}, got {layout!r}")
     cfg = Config(**values, kv_layout=layout)
-    if backward and cfg.block_m % MMA_ROWS:
-        raise OptionError(f"v2 backward: block_m ({cfg.block_m}) must be a multiple of 16")
-    if not backward and cfg.block_m % (MMA_ROWS * cfg.warps):
+    if cfg.block_m % (MMA_ROWS * cfg.warps):
         raise OptionError(f"v2: block_m ({cfg.block_m}) must be a multiple of 16 x warps ({MMA_ROWS * cfg.warps})")
     if cfg.block_n % 16:
         raise OptionError(f"v2: block_n ({cfg.block_n}) must be a multiple of 16")
     if cfg.stages < 2:
         raise OptionError(f"v2: stages must be at least 2, got {cfg.stages}")
-    if backward and cfg.block_n != MMA_ROWS * cfg.warps:
-        raise OptionError(f"v2 backward: block_n ({cfg.block_n}) must be 16 x warps ({MMA_ROWS * cfg.warps})")
+    return cfg
+
+
+def check_problem(problem: Problem) -> None:
     if problem.headdim % 16:
         raise ProblemError(f"v2: headdim must be a multiple of 16 for mma.sync, got {problem.headdim}")
     if problem.headdim > MAX_HEADDIM:
         raise ProblemError(f"v2: FlashAttention-2 takes head dimensions up to {MAX_HEADDIM}, got {problem.headdim}")
     if problem.dtype not in ("bf16", "fp16"):
         raise ProblemError(f"v2: FlashAttention-2 takes 16-bit inputs (bf16, fp16), got {problem.dtype}")
-    return cfg
 
 
 def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]:
+    check_problem(problem)
     kernels: tuple[Kernel, ...] = ()
     if problem.pass_ in ("fwd", "fwd_bwd"):
         kernels += (forward_kernel(problem, config(problem, options, arch=arch)),)
     if problem.pass_ in ("bwd", "fwd_bwd"):
-        kernels += backward_kernels(problem, config(problem, options, backward=True))
+        kernels += backward_kernels(problem, backward_config(problem, options, arch))
     return kernels
 
 
@@ -225,101 +219,4 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
         cta=CtaResources(cfg.warps * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=barriers,
-    )
-
-
-def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, ...]:
-    d, eb = problem.headdim, problem.element_bytes
-    r, c = cfg.block_m, cfg.block_n
-    n_q_blocks = ceil_div(problem.seqlen_q, r)
-
-    # ldmatrix traffic per Q block (see the kernel's product list): K and V once (each warp its 16 keys), Q and
-    # dO once per warp per product that reads them, dS^T and K for the dQ tasks (16 x 32 outputs per task).
-    q_frag = cfg.warps * r * d * eb
-    s_t_smem = c * d * eb + q_frag  # S^T = K Q^T
-    dv_smem = q_frag  # dV += P^T dO (dO via ldmatrix.trans)
-    dp_smem = c * d * eb + q_frag  # dP^T = V dO^T
-    dk_smem = q_frag  # dK += dS^T Q (Q via ldmatrix.trans)
-    dq_smem = r * d * c * eb // 32 + r * d * c * eb // 16  # dS rows and K columns of every dQ task
-
-    @functools.cache
-    def compute(masked: bool) -> tuple[Op, ...]:
-        """A Q block's ops that name no tile, built once (long sequences fold thousands of tiles)."""
-        scores = r * c
-        mma = {"a": "reg", "b": "reg", "instruction": "mma_sync"}
-        return (
-            Mma(c, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]
-            # P^T = exp2(S^T * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
-            Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
-            Mma(c, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]
-            Mma(c, r, d, problem.dtype, operand_smem_bytes=dp_smem, **mma),  # type: ignore[arg-type]
-            Vector(fma=2 * scores, alu=scores / 2),  # dS^T = P^T (dP^T - Delta); pack to 16 bits
-            Mma(c, d, r, problem.dtype, operand_smem_bytes=dk_smem, **mma),  # type: ignore[arg-type]
-            Smem(write_bytes=scores * eb),  # dS^T to smem for the dQ product
-            Mma(r, d, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
-            Vector(fma=r * d),  # scale dQ before the atomics
-        )
-
-    def main(tile: Hashable) -> Sequence[Op]:
-        b, h, j = tile  # type: ignore[misc]
-        cols = rows_in_block(problem.nk, c, j)
-        first = first_query_block(problem, j * c, r)
-        visited = n_q_blocks - first
-
-        def q_loads(i: int) -> tuple[Load, ...]:
-            rows = rows_in_block(problem.seqlen_q, r, i)
-            slot = ("q", (i - first) % cfg.stages)
-            return (
-                tile_copy("Q", (b, h, i), rows * d * eb, slot),
-                tile_copy("dO", (b, h, i), rows * d * eb, slot),
-                Load("LSE", (b, h, i), rows * LSE_BYTES, engine="cp_async", arrive=slot),
-                Load("Delta", (b, h, i), rows * ACC_BYTES, engine="cp_async", arrive=slot),
-            )
-
-        def step(n: int) -> Sequence[Op]:
-            i = first + n
-            rows = rows_in_block(problem.seqlen_q, r, i)
-            ahead = i + cfg.stages - 1
-            masked = tile_needs_mask(problem, i * r, rows, j * c, cols) or rows < r or cols < c
-            return (
-                Wait(("q", n % cfg.stages)),
-                *(q_loads(ahead) if ahead < n_q_blocks else ()),
-                *compute(masked),
-                # One fp32 RED per thread per element, from the dQ product's fragments.
-                Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True, fragment_lane_bytes=ACC_BYTES),
-            )
-
-        prologue = [
-            tile_copy("K", (b, h, j), cols * d * eb, "kv"),
-            tile_copy("V", (b, h, j), cols * d * eb, "kv"),
-        ]
-        prologue += [op for i in range(first, min(first + cfg.stages - 1, n_q_blocks)) for op in q_loads(i)]
-        return (
-            *prologue,
-            Wait("kv"),
-            Repeat(visited, step),
-            Vector(fma=cols * d),  # dK * scale
-            Store("dK", (b, h, j), cols * d * eb, fragment_lane_bytes=4),  # packed pairs from the fragments
-            Store("dV", (b, h, j), cols * d * eb, fragment_lane_bytes=4),
-        )
-
-    smem = (
-        2 * c * (d + SMEM_PAD_ELEMENTS) * eb  # K_j, V_j
-        + 2 * cfg.stages * r * (d + SMEM_PAD_ELEMENTS) * eb  # Q and dO ring
-        + c * (r + SMEM_PAD_ELEMENTS) * eb  # dS^T
-        + 2 * cfg.stages * r * ACC_BYTES  # LSE and Delta ring
-    )
-    registers = 255 if d > 64 else 196  # ptxas report of cupy_kernels/v2/bwd.cu
-    main_kernel = Kernel(
-        name="v2_bwd",
-        tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
-        head_axes=HEAD_AXES,
-        cta=CtaResources(cfg.warps * 32, registers, smem),
-        roles=(Role("warps", cfg.warps, main),),
-        barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q", arrivals=4, slots=cfg.stages)),
-    )
-    return (
-        preprocess_kernel("v2_bwd_preprocess", problem, r),
-        main_kernel,
-        convert_kernel("v2_bwd_convert_dq", problem, r),
     )

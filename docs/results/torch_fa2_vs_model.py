@@ -1,7 +1,8 @@
 """PyTorch's FlashAttention-2 (its flash backend, a production kernel) on the H200 against the v2 schedule, fast mode
 on the H200 file at each run's SM clock as counted on the SM (the power model off: the clock is known, as `simgpu
 validate` does): the forward with both K/V layouts (`kv_layout`: "ring", our CUDA kernel's and the default; "split",
-FA2's one K and one V buffer), the backward as scheduled. Measured by `validation/probes/torch_fa2.py`
+FA2's one K and one V buffer), the backward with both main kernels (`bwd_layout`: "fa2", FA2's own and the default;
+"ring", our CUDA kernel's). Measured by `validation/probes/torch_fa2.py`
 (`validation/h200/torch_fa2_h200.csv`, `torch_fa2_bwd_h200.csv`). Errors are predicted time over measured, minus 1.
 Run: `python docs/results/torch_fa2_vs_model.py`."""
 
@@ -26,10 +27,10 @@ def main() -> None:
                               pass_=pass_)  # fmt: skip
             arch = load_arch("h200", {"clock_hz": float(row["sm_clock_mhz_counted"]) * 1e6, "power": None})
             measured_ms = float(row["median_ms"])
-            layouts = ("ring", "split") if pass_ == "fwd" else ("ring",)
+            option, layouts = ("kv_layout", ("ring", "split")) if pass_ == "fwd" else ("bwd_layout", ("fa2", "ring"))
             cells = []
             for layout in layouts:
-                predicted_ms = simulate(arch, "v2", problem, {"kv_layout": layout}).time_s * 1e3
+                predicted_ms = simulate(arch, "v2", problem, {option: layout}).time_s * 1e3
                 error = predicted_ms / measured_ms - 1
                 errors[pass_, layout, headdim].append(error)
                 cells.append(f"{layout} {error:+.3f}")

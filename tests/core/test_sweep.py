@@ -279,7 +279,7 @@ def test_a_failing_point_is_a_row_not_a_crash(tmp_path: Path) -> None:
         ({"algos": ["v2", "v9"]}, "algos[1]: unknown algorithm 'v9'"),
         ({"archs": ["h100", "h9"]}, "archs[1]: unknown arch 'h9'"),
         ({"archs": ["missing.yaml"]}, "archs[0]: missing.yaml: no such arch file"),
-        ({"options": {"block_q": [64]}}, "options.block_q: no listed algorithm accepts it (v2: block_m, block_n"),
+        ({"options": {"block_q": [64]}}, "options.block_q: no listed algorithm accepts it (v2: atom_dkv, atom_dq"),
         ({"set": {"hbm.foo": [1]}}, "set (arch h100): hbm.foo: no such key"),
         ({"set": {"mufu.ex2_per_cycle": [16, -1]}}, "set (arch h100): mufu.ex2_per_cycle: Input should be greater"),
         ({"set": {"smem.per_cta_bytes": [10**9]}}, "smem.per_cta_bytes (1000000000) exceeds smem.capacity_bytes"),

@@ -13,7 +13,7 @@ from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.errors import OptionError, ProblemError
 from tests.schedules._helpers import no_l2
-from tests.schedules.test_v2 import closed_form_backward
+from tests.schedules.test_v2_backward import closed_form_backward
 
 SHAPES = [Problem(1, 2, 300, 64), Problem(2, 1, 333, 128, causal=True), Problem(1, 2, 200, 128, seqlen_k=333)]
 

@@ -10,6 +10,11 @@
 // `red.global.add.v2.f32` (sm_90): the same bytes in half the instructions, to tell a per-instruction cost from a
 // per-byte one. MODE 2 writes plain 4-byte stores in the pattern of the forward kernels' epilogues (a bf16 pair per
 // thread, 16 contiguous bytes per row and quad: `st.global.b32`), one per (row, column tile), into a bf16 tile.
+// MODE 3 adds the same elements with the same number of scalar REDs in FA2's own order (`flash_bwd_kernel.h`, its
+// accumulator kept in thread-fragment order so that the adds coalesce): thread t of the CTA's 8 x 32 grid adds
+// element (8 v + t / 32, 32 w + t % 32) for each of its steps (v, w), so each warp instruction adds 32 consecutive
+// floats of one row (128 bytes, 4 sectors) where MODE 0's touches 8 rows (8 sectors). MODE 4 is MODE 3 with each
+// warp instruction covering 4 rows of 8 consecutive floats (4 sectors, as MODE 3, in 4 rows, as neither).
 //
 // Records per CTA the cycles of the whole loop, and per warp the cycles its atomics of each tile took to issue
 // (the warp's own stall: the hold the model must give a role while its warps issue REDs).
@@ -47,7 +52,17 @@ __global__ void __launch_bounds__(256) dq_atomics(float* __restrict__ dq, int ti
     }
     float* tile = region + static_cast<long long>(i) * BLOCK_M * D;
     const long long t0 = dq_clock();
-    for (int task = warp; task < TASKS; task += WARPS) {
+    if constexpr (MODE >= 3) {
+      constexpr int ROWS = MODE == 3 ? 1 : 4;  // rows one warp instruction covers
+      constexpr int WIDTH = 32 / ROWS;          // consecutive floats per row
+#pragma unroll 4
+      for (int step = 0; step < BLOCK_M * D / (WARPS * 32); ++step) {
+        const int row = (step / (D / WIDTH)) * WARPS * ROWS + warp * ROWS + lane / WIDTH;
+        const int col = (step % (D / WIDTH)) * WIDTH + lane % WIDTH;
+        atomicAdd(tile + row * D + col, base * static_cast<float>(i + step + 1));
+      }
+    }
+    for (int task = warp; MODE < 3 && task < TASKS; task += WARPS) {
       const int m0 = (task % ROW_GROUPS) * 16;
       const int n0 = (task / ROW_GROUPS) * 32;
 #pragma unroll

@@ -34,13 +34,16 @@ SOURCE = Path(__file__).resolve().parent / "dq_atomics.cu"
 BLOCK_M, WARPS, TILES = 64, 8, 32
 GROUPS = (1, 16)
 GAPS = (0, 3000)
-MODES = {0: "red", 1: "red_vec2", 2: "store"}
+MODES = {0: "red", 1: "red_vec2", 2: "store", 3: "red_rows", 4: "red_rows4"}
 CTAS_PER_SM = (1.0, 2.0, 0.25)  # 0.25: one CTA on a quarter of the SMs
 
 
 def instructions_per_tile(d: int, mode: int) -> int:
     """Warp-level RED or STG instructions per tile and CTA: 16 per task (2 rows x 4 column tiles x 2 scalar adds),
-    tasks = 4 x d / 32; half as many with the vector atomics and with the stores (one per row and column tile)."""
+    tasks = 4 x d / 32; half as many with the vector atomics and with the stores (one per row and column tile); FA2's
+    order (`red_rows`, and `red_rows4` with 4 rows per instruction) one per 32 elements, as many as `red`."""
+    if mode >= 3:  # one per 32 elements
+        return BLOCK_M * d // 32
     per_task = 16 if mode == 0 else 8
     return (BLOCK_M // 16) * (d // 32) * per_task
 

@@ -1,0 +1,382 @@
+"""FlashAttention-2's backward as the GPU runs it: three kernels, the main one with K/V outer per CTA.
+
+  preprocess  Delta = rowsum(dO * O) in fp32, and the fp32 dQ accumulator zeroed;
+  main        one CTA of `warps` warps per `block_n` keys of one head (K/V outer): K_j and V_j stay in smem while
+              the Q blocks stream through; per Q block five mma.sync products (S = Q K^T, dP = dO V^T,
+              dV += P^T dO, dK += dS^T Q, dQ = dS K), P and dS elementwise, and dQ_i added to the accumulator
+              with fp32 atomics (a read-modify-write in L2);
+  convert     the fp32 dQ accumulator to the input dtype.
+The main kernel's program follows option `bwd_layout`:
+  "fa2"   FA2's own (FA-repo `csrc/flash_attn/src/flash_bwd_kernel.h`, `compute_dq_dk_dv_1colblock`, with its
+          launch choices of `flash_bwd_launch_template.h`), the default: the Q blocks from the last down; Q in two
+          smem buffers (one on chips whose CTA may take under 176 KiB at d > 192: the A100), its next copy issued
+          once dP is computed; dO in one, its next copy issued after dV; LSE and Delta read straight into
+          registers; P and dS stored to smem, where the dV, dK and dQ products read them; dK and dV leave through
+          smem. Each product's warps form an `atom` x (warps / `atom`) grid over its output (FA2's
+          `AtomLayoutMSdP`, `AtomLayoutNdKV`, `AtomLayoutMdQ`: options `atom_sdp`, `atom_dkv`, `atom_dq`), and each
+          warp reads its rows of A and its columns of B from smem once per product (ldmatrix), so a product of
+          M x N x K moves (N-warps x M + M-warps x N) x K elements; where FA2 keeps V in registers (d = 96, or
+          small smem) dP reads only dO.
+  "ring"  our CUDA kernel (`cupy_kernels/v2/bwd.cu`, which `simgpu validate` times): the Q blocks in order
+          through a `stages`-deep cp.async ring of (Q_i, dO_i, LSE_i, Delta_i); every warp owns 16 keys, so S^T
+          = K Q^T leaves P^T and dS^T in its registers as the A operands of dV and dK; dS^T goes through smem for
+          dQ = dS K, whose 16 x 32 output tasks are spread over all warps; dK and dV leave from the fragments.
+Causal: Q blocks wholly above the diagonal are skipped. The CTAs of one head run next to each other (the
+fastest-varying block index), which is what lets dQ re-use hit in L2.
+Ignored: the __syncthreads per Q block (the role's warps are modelled in lockstep); FA2's padding of the head
+dimension to its template's (80 runs as 96) and of partial blocks.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
+from algorithms._schedule.copies import tile_copy
+from algorithms._schedule.tiling import (
+    HEAD_AXES,
+    ceil_div,
+    first_query_block,
+    rows_in_block,
+    tile_needs_mask,
+)
+from simgpu.arch import Arch
+from simgpu.errors import OptionError
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
+from simgpu.ops import Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
+from simgpu.problem import Problem
+
+BWD_LAYOUTS = ("fa2", "ring")
+ATOM_OPTIONS = ("atom_sdp", "atom_dkv", "atom_dq")
+SMEM_PAD_ELEMENTS = 8  # the ring kernel's 16 bytes per smem row against bank conflicts (FA2 swizzles instead)
+LSE_BYTES = 4
+MMA_ROWS = 16  # rows of one mma.sync m16 group
+FA2_WARPS = 8
+# FA2 double-buffers Q where a CTA may take this much smem (`flash_bwd_launch_template.h`, d = 256: "H100").
+FA2_DOUBLE_BUFFER_SMEM_BYTES = 176 * 1024
+FA2_REGISTERS = 255  # FA2's backward kernels are register-bound: 8 warps, one CTA per SM
+
+
+@dataclass(frozen=True)
+class BackwardConfig:
+    """The main kernel's tiles and layout. `stages`: the ring's depth, or FA2's Q buffers (2 or 1). `atoms`: FA2's
+    warps along the first output dimension of (S and dP, dK and dV, dQ); `v_in_regs`: FA2 keeps V's fragments
+    in registers for dP (then K and V share their smem with dS and P)."""
+
+    block_m: int
+    block_n: int
+    warps: int
+    stages: int
+    layout: str = "fa2"
+    atoms: tuple[int, int, int] = (1, 1, 1)
+    v_in_regs: bool = False
+
+
+def default_backward_config(headdim: int, arch: Arch | None = None) -> BackwardConfig:
+    """FA2's launch choice by head dimension (`flash_bwd_launch_template.h`, on chips whose CTA may take 144 KiB of
+    smem or more: the A100, H100 and later; without a chip, the H100's)."""
+    per_cta = arch.smem.per_cta_bytes if arch is not None else FA2_DOUBLE_BUFFER_SMEM_BYTES
+    stages = 2 if headdim <= 192 or per_cta >= FA2_DOUBLE_BUFFER_SMEM_BYTES else 1
+    if headdim <= 64:
+        return BackwardConfig(128, 128, FA2_WARPS, stages, atoms=(4, 4, 4))
+    if headdim <= 96:
+        return BackwardConfig(64, 128, FA2_WARPS, stages, atoms=(2, 4, 4), v_in_regs=True)
+    if headdim <= 128:
+        return BackwardConfig(64, 128, FA2_WARPS, stages, atoms=(2, 4, 2))
+    if headdim <= 160:
+        return BackwardConfig(64, 64, FA2_WARPS, stages, atoms=(4, 4, 4))
+    return BackwardConfig(64, 64, FA2_WARPS, stages, atoms=(4, 2, 2))
+
+
+def ring_config(headdim: int) -> BackwardConfig:
+    """Our CUDA kernel's configuration: 64 query rows per step, 16 keys per warp (`cupy_kernels/v2`)."""
+    if headdim <= 128:
+        return BackwardConfig(64, 128, 8, 2, "ring")
+    return BackwardConfig(64, 64, 4, 2, "ring")
+
+
+def backward_config(problem: Problem, options: dict[str, object], arch: Arch | None) -> BackwardConfig:
+    """The main kernel's configuration: the layout's defaults, overridden by the options given."""
+    layout = options.get("bwd_layout") if options.get("bwd_layout") is not None else "fa2"
+    if layout not in BWD_LAYOUTS:
+        raise OptionError(f"v2 option bwd_layout must be one of {', '.join(BWD_LAYOUTS)}, got {layout!r}")
+    base = default_backward_config(problem.headdim, arch) if layout == "fa2" else ring_config(problem.headdim)
+    values = {}
+    for name in ("block_m", "block_n", "warps", "stages", *ATOM_OPTIONS):
+        value = options.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise OptionError(f"v2 option {name} must be a positive integer, got {value!r}")
+        if name in ATOM_OPTIONS and layout != "fa2":
+            raise OptionError(f"v2 option {name} applies to bwd_layout=fa2 only")
+        values[name] = value
+    atoms = tuple(values.get(name, base.atoms[n]) for n, name in enumerate(ATOM_OPTIONS))
+    cfg = BackwardConfig(
+        values.get("block_m", base.block_m),
+        values.get("block_n", base.block_n),
+        values.get("warps", base.warps),
+        values.get("stages", base.stages),
+        layout,
+        (atoms[0], atoms[1], atoms[2]),
+        base.v_in_regs,
+    )
+    _check(cfg)
+    return cfg
+
+
+def _check(cfg: BackwardConfig) -> None:
+    if cfg.block_m % MMA_ROWS or cfg.block_n % MMA_ROWS:
+        raise OptionError(f"v2 backward: block_m and block_n must be multiples of 16, got {cfg.block_m}, {cfg.block_n}")
+    if cfg.layout == "ring":
+        if cfg.block_n != MMA_ROWS * cfg.warps:
+            raise OptionError(f"v2 backward: block_n ({cfg.block_n}) must be 16 x warps ({MMA_ROWS * cfg.warps})")
+        if cfg.stages < 2:
+            raise OptionError(f"v2: stages must be at least 2, got {cfg.stages}")
+        return
+    if cfg.stages > 2:
+        raise OptionError(f"v2 backward with bwd_layout=fa2: stages (Q buffers) must be 1 or 2, got {cfg.stages}")
+    sdp, dkv, dq = cfg.atoms
+    for name, atom in zip(ATOM_OPTIONS, cfg.atoms, strict=True):
+        if cfg.warps % atom:
+            raise OptionError(f"v2 backward: {name} ({atom}) must divide warps ({cfg.warps})")
+    tiled = (
+        ("block_m", cfg.block_m, sdp),
+        ("block_n", cfg.block_n, cfg.warps // sdp),
+        ("block_n", cfg.block_n, dkv),
+        ("block_m", cfg.block_m, dq),
+    )
+    for name, extent, warps in tiled:
+        if extent % (MMA_ROWS * warps):
+            raise OptionError(f"v2 backward: {name} ({extent}) must be a multiple of 16 x {warps} warps")
+
+
+def backward_kernels(problem: Problem, cfg: BackwardConfig) -> tuple[Kernel, ...]:
+    main = _fa2_kernel(problem, cfg) if cfg.layout == "fa2" else _ring_kernel(problem, cfg)
+    return (
+        preprocess_kernel("v2_bwd_preprocess", problem, cfg.block_m),
+        main,
+        convert_kernel("v2_bwd_convert_dq", problem, cfg.block_m),
+    )
+
+
+def _operand_bytes(m: int, n: int, k: int, atom: int, warps: int, eb: int, a: bool = True) -> float:
+    """ldmatrix bytes of an M x N x K product whose warps form an `atom` x (warps / `atom`) grid over its output:
+    each warp reads its M / atom rows of A (unless `a` is False: A in registers) and N / (warps / atom) columns of
+    B, once."""
+    return ((warps // atom) * m * a + atom * n) * k * eb
+
+
+def _masked(problem: Problem, cfg: BackwardConfig, i: int, rows: int, j: int, cols: int) -> bool:
+    return (
+        tile_needs_mask(problem, i * cfg.block_m, rows, j * cfg.block_n, cols)
+        or rows < cfg.block_m
+        or (cols < cfg.block_n)
+    )
+
+
+def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
+    d, eb = problem.headdim, problem.element_bytes
+    r, c, w = cfg.block_m, cfg.block_n, cfg.warps
+    sdp, dkv, dq = cfg.atoms
+    n_q_blocks = ceil_div(problem.seqlen_q, r)
+    double = cfg.stages == 2
+    sdp_smem = _operand_bytes(r, c, d, sdp, w, eb)
+    dp_smem = _operand_bytes(r, c, d, sdp, w, eb) - (sdp * c * d * eb if cfg.v_in_regs else 0)
+    dkv_smem = _operand_bytes(c, d, r, dkv, w, eb)
+    dq_smem = _operand_bytes(r, d, c, dq, w, eb)
+
+    @functools.cache
+    def products(masked: bool) -> tuple[tuple[Op, ...], tuple[Op, ...], tuple[Op, ...], Op, Op]:
+        """A Q block's ops that name no tile, in the kernel's order around its copies: (S, P), dP and dS, dV, dQ,
+        dK. Built once (long sequences fold thousands of blocks)."""
+        scores = r * c
+        mma = {"a": "reg", "b": "reg", "instruction": "mma_sync"}
+        return (
+            (
+                Mma(r, c, d, problem.dtype, operand_smem_bytes=sdp_smem, **mma),  # type: ignore[arg-type]
+                Wait("lse"),
+                # P = exp2(S * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
+                Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
+                Smem(write_bytes=scores * eb),  # P to smem
+            ),
+            (
+                Mma(r, c, d, problem.dtype, operand_smem_bytes=dp_smem, **mma),  # type: ignore[arg-type]
+                Wait("delta"),
+                Vector(fma=2 * scores, alu=scores / 2),  # dS = P (dP - Delta); pack to 16 bits
+            ),
+            (
+                Smem(write_bytes=scores * eb),  # dS to smem
+                Mma(c, d, r, problem.dtype, operand_smem_bytes=dkv_smem, **mma),  # type: ignore[arg-type]
+            ),
+            Mma(r, d, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
+            Mma(c, d, r, problem.dtype, operand_smem_bytes=dkv_smem, **mma),  # type: ignore[arg-type]
+        )
+
+    def main(tile: Hashable) -> Sequence[Op]:
+        b, h, j = tile  # type: ignore[misc]
+        cols = rows_in_block(problem.nk, c, j)
+        first = first_query_block(problem, j * c, r)
+        visited = n_q_blocks - first
+
+        def block(n: int) -> int:  # FA2 walks the Q blocks from the last down
+            return n_q_blocks - 1 - n
+
+        def q_copy(n: int) -> Load:
+            i = block(n)
+            return tile_copy("Q", (b, h, i), rows_in_block(problem.seqlen_q, r, i) * d * eb, ("q", n % cfg.stages))
+
+        def do_copy(n: int) -> Load:
+            i = block(n)
+            return tile_copy("dO", (b, h, i), rows_in_block(problem.seqlen_q, r, i) * d * eb, "do")
+
+        def stat(tensor: str, n: int, barrier: str) -> Load:
+            i = block(n)
+            nbytes = rows_in_block(problem.seqlen_q, r, i) * (LSE_BYTES if tensor == "LSE" else ACC_BYTES)
+            return Load(tensor, (b, h, i), nbytes, engine="ldg", arrive=barrier)
+
+        def step(n: int) -> Sequence[Op]:
+            i = block(n)
+            rows = rows_in_block(problem.seqlen_q, r, i)
+            more = n + 1 < visited
+            s_p, dp_ds, dv, dq_mma, dk = products(_masked(problem, cfg, i, rows, j, cols))
+            return (
+                Wait(("q", n % cfg.stages)),
+                Wait("do"),
+                stat("Delta", n, "delta"),
+                *s_p,
+                *dp_ds,
+                *((q_copy(n + 1),) if more and double else ()),
+                *dv,
+                *((do_copy(n + 1),) if more else ()),
+                dq_mma,
+                *((stat("LSE", n + 1, "lse"),) if more else ()),
+                # One fp32 RED per thread per element, from the dQ product's fragments.
+                Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True, fragment_lane_bytes=ACC_BYTES),
+                dk,
+                *((q_copy(n + 1),) if more and not double else ()),
+            )
+
+        kv_bytes = cols * d * eb
+        return (
+            do_copy(0),
+            q_copy(0),
+            stat("LSE", 0, "lse"),
+            tile_copy("K", (b, h, j), kv_bytes, "kv"),
+            tile_copy("V", (b, h, j), kv_bytes, "kv"),
+            Wait("kv"),
+            Repeat(visited, step),
+            Vector(fma=cols * d),  # dK * scale
+            # dK and dV through smem (over K and V), then 16-byte stores.
+            Smem(write_bytes=2 * kv_bytes, read_bytes=2 * kv_bytes),
+            Store("dK", (b, h, j), kv_bytes),
+            Store("dV", (b, h, j), kv_bytes),
+        )
+
+    q_do = (cfg.stages + 1) * r * d * eb
+    kv, p_ds = 2 * c * d * eb, 2 * r * c * eb
+    smem = q_do + (max(kv, kv // 2 + p_ds) if cfg.v_in_regs else kv + p_ds)
+    return Kernel(
+        name="v2_bwd",
+        tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
+        head_axes=HEAD_AXES,
+        cta=CtaResources(w * 32, FA2_REGISTERS, smem),
+        roles=(Role("warps", w, main),),
+        barriers=(
+            BarrierSpec("kv", arrivals=2),
+            BarrierSpec("q", slots=cfg.stages),
+            BarrierSpec("do"),
+            BarrierSpec("lse"),
+            BarrierSpec("delta"),
+        ),
+    )
+
+
+def _ring_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
+    d, eb = problem.headdim, problem.element_bytes
+    r, c = cfg.block_m, cfg.block_n
+    n_q_blocks = ceil_div(problem.seqlen_q, r)
+
+    # ldmatrix traffic per Q block (see the kernel's product list): K and V once (each warp its 16 keys), Q and
+    # dO once per warp per product that reads them, dS^T and K for the dQ tasks (16 x 32 outputs per task).
+    s_t_smem = _operand_bytes(c, r, d, cfg.warps, cfg.warps, eb)  # S^T = K Q^T
+    dv_smem = _operand_bytes(c, d, r, cfg.warps, cfg.warps, eb, a=False)  # dV += P^T dO (dO via ldmatrix.trans)
+    dq_smem = r * d * c * eb // 32 + r * d * c * eb // 16  # dS rows and K columns of every dQ task
+
+    @functools.cache
+    def compute(masked: bool) -> tuple[Op, ...]:
+        """A Q block's ops that name no tile, built once (long sequences fold thousands of tiles)."""
+        scores = r * c
+        mma = {"a": "reg", "b": "reg", "instruction": "mma_sync"}
+        return (
+            Mma(c, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]
+            # P^T = exp2(S^T * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
+            Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
+            Mma(c, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]
+            Mma(c, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]  # dP^T = V dO^T
+            Vector(fma=2 * scores, alu=scores / 2),  # dS^T = P^T (dP^T - Delta); pack to 16 bits
+            Mma(c, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]  # dK += dS^T Q
+            Smem(write_bytes=scores * eb),  # dS^T to smem for the dQ product
+            Mma(r, d, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
+            Vector(fma=r * d),  # scale dQ before the atomics
+        )
+
+    def main(tile: Hashable) -> Sequence[Op]:
+        b, h, j = tile  # type: ignore[misc]
+        cols = rows_in_block(problem.nk, c, j)
+        first = first_query_block(problem, j * c, r)
+        visited = n_q_blocks - first
+
+        def q_loads(i: int) -> tuple[Load, ...]:
+            rows = rows_in_block(problem.seqlen_q, r, i)
+            slot = ("q", (i - first) % cfg.stages)
+            return (
+                tile_copy("Q", (b, h, i), rows * d * eb, slot),
+                tile_copy("dO", (b, h, i), rows * d * eb, slot),
+                Load("LSE", (b, h, i), rows * LSE_BYTES, engine="cp_async", arrive=slot),
+                Load("Delta", (b, h, i), rows * ACC_BYTES, engine="cp_async", arrive=slot),
+            )
+
+        def step(n: int) -> Sequence[Op]:
+            i = first + n
+            rows = rows_in_block(problem.seqlen_q, r, i)
+            ahead = i + cfg.stages - 1
+            return (
+                Wait(("q", n % cfg.stages)),
+                *(q_loads(ahead) if ahead < n_q_blocks else ()),
+                *compute(_masked(problem, cfg, i, rows, j, cols)),
+                # One fp32 RED per thread per element, from the dQ product's fragments.
+                Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True, fragment_lane_bytes=ACC_BYTES),
+            )
+
+        prologue = [
+            tile_copy("K", (b, h, j), cols * d * eb, "kv"),
+            tile_copy("V", (b, h, j), cols * d * eb, "kv"),
+        ]
+        prologue += [op for i in range(first, min(first + cfg.stages - 1, n_q_blocks)) for op in q_loads(i)]
+        return (
+            *prologue,
+            Wait("kv"),
+            Repeat(visited, step),
+            Vector(fma=cols * d),  # dK * scale
+            Store("dK", (b, h, j), cols * d * eb, fragment_lane_bytes=4),  # packed pairs from the fragments
+            Store("dV", (b, h, j), cols * d * eb, fragment_lane_bytes=4),
+        )
+
+    smem = (
+        2 * c * (d + SMEM_PAD_ELEMENTS) * eb  # K_j, V_j
+        + 2 * cfg.stages * r * (d + SMEM_PAD_ELEMENTS) * eb  # Q and dO ring
+        + c * (r + SMEM_PAD_ELEMENTS) * eb  # dS^T
+        + 2 * cfg.stages * r * ACC_BYTES  # LSE and Delta ring
+    )
+    registers = 255 if d > 64 else 196  # ptxas report of cupy_kernels/v2/bwd.cu
+    return Kernel(
+        name="v2_bwd",
+        tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
+        head_axes=HEAD_AXES,
+        cta=CtaResources(cfg.warps * 32, registers, smem),
+        roles=(Role("warps", cfg.warps, main),),
+        barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q", arrivals=4, slots=cfg.stages)),
+    )
