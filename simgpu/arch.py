@@ -78,8 +78,10 @@ class SmSpec(_Node):
     cp_async_issue_cycles: NonNegativeFloat | None = None
     # Cycles the SM's store path spends on each warp-level 4- or 8-byte store or fp32 reduction (RED) issued from an
     # MMA accumulator's register fragments (8 rows of 16-32 contiguous bytes: 8 sectors per instruction); the issuing
-    # warps wait until the path has taken their instructions (None: such stores cost issue slots only).
+    # warps wait until the path has taken their instructions (None: such stores cost issue slots only). An
+    # instruction over fewer rows costs its share of rows, and at least `fragment_store_min_cycles`.
     fragment_store_cycles: PositiveFloat | None = None
+    fragment_store_min_cycles: NonNegativeFloat = 0.0
 
 
 class TensorCoreSpec(_Node):

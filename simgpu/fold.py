@@ -686,6 +686,7 @@ def _shape(op: Op) -> Hashable:
             store.arrive,
             store.release,
             store.fragment_lane_bytes,
+            store.fragment_rows,
         )
     getter = _FIELDS.get(kind)
     return op if getter is None else (kind, getter(op))

@@ -103,10 +103,13 @@ class Store:
     wait: bool = False
     arrive: BarrierRef | None = None
     release: bool = False  # a semaphore release: `(tensor, tile)`'s counter goes up by one when this store completes
-    # Bytes per thread per instruction when the warps store straight from an MMA accumulator's register fragments
-    # (4: a packed 16-bit pair or one fp32 atomic; 8: an fp32 pair), each warp instruction covering 8 rows; 0: the
-    # copy engine's own granularity (16 bytes per thread for ldg, a bulk copy for TMA).
+    # Bytes per thread per instruction when the warps store straight from registers (4: a packed 16-bit pair or one
+    # fp32 atomic; 8: an fp32 pair), each warp instruction covering `fragment_rows` rows; 0: the copy engine's own
+    # granularity (16 bytes per thread for ldg, a bulk copy for TMA).
     fragment_lane_bytes: int = 0
+    # Rows one such instruction covers: 8 from an MMA accumulator's fragments; 1 where the 32 lanes hold consecutive
+    # elements of one row (FA2's dQ accumulator, kept in the fragments' order so that its adds coalesce).
+    fragment_rows: int = 8
 
 
 @slot_init

@@ -16,10 +16,12 @@ at `tma.bytes_per_cycle` (where the arch gives them): its data is ready one memo
 pass. Its role waits while its warps issue it (`copy_issued`):
 each warp goes through its copies one after the other, per copy its `Load.address_instructions` at the ALU latency
 and `sm.cp_async_issue_cycles` on the load path (our FA2 kernel's executed SASS and a probe, both on the H200).
-Stores and fp32 reductions issued straight from MMA accumulator fragments (`Store.fragment_lane_bytes`) pass the
-SM's store path at `sm.fragment_store_cycles` per warp instruction, and their role waits until the path has taken
-them (`copy_issued`): on the H200 every such instruction (8 rows of 16-32 bytes) costs the SM 16 cycles, plain store
-or RED alike (validation/h200/dq_atomics_h200.csv).
+Stores and fp32 reductions issued straight from registers (`Store.fragment_lane_bytes`) pass the SM's store path
+at `sm.fragment_store_cycles` per warp instruction over 8 rows (an MMA accumulator's fragments), in proportion to the
+rows it covers (`Store.fragment_rows`) but at least `sm.fragment_store_min_cycles`, and their role waits until the
+path has taken them (`copy_issued`): on the H200 an instruction over 8 rows of 16-32 bytes costs the SM 16 cycles,
+plain store or RED alike, over 4 rows of 32 bytes 8, over one row of 128 bytes 5 (validation/h200/dq_atomics_h200.csv,
+dq_atomics_rows_h200.csv).
 Bytes an `Smem` op copies to a peer CTA of the cluster (`dsmem_bytes`) pass the SM's link to the SM-to-SM network at
 `dsmem.bandwidth_bytes_per_cycle` and land `dsmem.latency_cycles` after the last one (a unit of its own, "dsmem").
 On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
@@ -62,6 +64,7 @@ from simgpu.units.tmem import TensorMemory
 WARP_LANES = 32
 VECTOR_BYTES_PER_LANE = 16  # 128-bit ld/st.shared, cp.async and ld.global per thread
 TMEM_BYTES_PER_INSTRUCTION = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
+FRAGMENT_ROWS = 8  # rows of an MMA accumulator's fragments one warp-level store instruction covers (m16n8: 8 per half)
 
 # mma.sync's shape is fixed by the PTX ISA (m16n8k16 for 16-bit inputs: K is 32 bytes), whatever the chip.
 MMA_SYNC_SHAPE = (16, 8, 32)
@@ -116,6 +119,7 @@ class Sm:
         self.tma_ingest = Server("tma_ingest", tma_rate, rec) if tma_rate is not None else None
         self._ingest = {"cp_async": self.cp_async_ingest, "tma": self.tma_ingest}
         self._fragment_store_cycles = arch.sm.fragment_store_cycles
+        self._fragment_store_min_cycles = arch.sm.fragment_store_min_cycles
         self.store_path = Server("store_path", 1.0, rec) if self._fragment_store_cycles is not None else None
         dsmem = arch.dsmem
         self.dsmem = Server("dsmem", dsmem.bandwidth_bytes_per_cycle, rec) if dsmem is not None else None
@@ -322,7 +326,7 @@ class Sm:
     def _store(self, op: Store, now: float, warps: int) -> float:
         key = (op.tensor, op.tile)
         if op.fragment_lane_bytes:
-            issued = self._fragment_store_issue(now, op.nbytes, op.fragment_lane_bytes, warps)
+            issued = self._fragment_store_issue(now, op, warps)
             # L2 and HBM are booked when the stores start: they serve every SM first come, first served in booking
             # order, so a booking at the issue's end (thousands of cycles ahead) would hold back the traffic other
             # SMs book meanwhile. The write is done no sooner than one L2 latency after its last instruction.
@@ -349,15 +353,20 @@ class Sm:
         cta.tensor_maps.add(op.tensor)
         return self.l2.hit_latency
 
-    def _fragment_store_issue(self, now: float, nbytes: float, lane_bytes: int, warps: int) -> float:
-        """One instruction per thread per `lane_bytes`; the role goes on once the store path has taken them."""
+    def _fragment_store_issue(self, now: float, op: Store, warps: int) -> float:
+        """One instruction per thread per `op.fragment_lane_bytes`; the role goes on once the store path has taken
+        them."""
+        lane_bytes, rows = op.fragment_lane_bytes, op.fragment_rows
         if lane_bytes < 0:
             raise ScheduleError(f"fragment_lane_bytes must be >= 0, got {lane_bytes}")
-        stores = nbytes / lane_bytes
+        if not 1 <= rows <= FRAGMENT_ROWS:
+            raise ScheduleError(f"fragment_rows must be 1 to {FRAGMENT_ROWS}, got {rows}")
+        stores = op.nbytes / lane_bytes
         issued = self._lanes(now, stores, warps)
         if self.store_path is not None:
             assert self._fragment_store_cycles is not None  # set together in __init__
-            issued = max(issued, self.store_path.reserve(now, stores / WARP_LANES * self._fragment_store_cycles))
+            per_instruction = max(self._fragment_store_cycles * rows / FRAGMENT_ROWS, self._fragment_store_min_cycles)
+            issued = max(issued, self.store_path.reserve(now, stores / WARP_LANES * per_instruction))
         self.copy_issued = issued
         return issued
 

@@ -11,29 +11,39 @@ The main kernel's program follows option `bwd_layout`:
           launch choices of `flash_bwd_launch_template.h`), the default: the Q blocks from the last down; Q in two
           smem buffers (one on chips whose CTA may take under 176 KiB at d > 192: the A100), its next copy issued
           once dP is computed; dO in one, its next copy issued after dV; LSE and Delta read straight into
-          registers; P and dS stored to smem, where the dV, dK and dQ products read them; dK and dV leave through
-          smem. Each product's warps form an `atom` x (warps / `atom`) grid over its output (FA2's
+          registers; P and dS stored to smem, where the dV, dK and dQ products read them; dQ_i's atomics over 32
+          consecutive elements per warp instruction (FA2 keeps the accumulator in its fragments' order); dK and dV
+          leave through smem. Each product's warps form an `atom` x (warps / `atom`) grid over its output (FA2's
           `AtomLayoutMSdP`, `AtomLayoutNdKV`, `AtomLayoutMdQ`: options `atom_sdp`, `atom_dkv`, `atom_dq`), and each
           warp reads its rows of A and its columns of B from smem once per product (ldmatrix), so a product of
           M x N x K moves (N-warps x M + M-warps x N) x K elements; where FA2 keeps V in registers (d = 96, or
-          small smem) dP reads only dO.
+          small smem) dP reads only dO. FA2's 8 warps are two per scheduler and run on their own between the
+          kernel's three __syncthreads per Q block (after the copies land, after dS is stored, after dV), so the
+          model runs the CTA as two roles of one warp per scheduler (`FA2_HALVES`), each half of every product,
+          meeting at those barriers; each half copies, reads and adds its half of every tile, under names
+          `(b, h, i, half)` that the preprocess and convert kernels give the halves of Delta and dQ too.
   "ring"  our CUDA kernel (`cupy_kernels/v2/bwd.cu`, which `simgpu validate` times): the Q blocks in order
           through a `stages`-deep cp.async ring of (Q_i, dO_i, LSE_i, Delta_i); every warp owns 16 keys, so S^T
           = K Q^T leaves P^T and dS^T in its registers as the A operands of dV and dK; dS^T goes through smem for
-          dQ = dS K, whose 16 x 32 output tasks are spread over all warps; dK and dV leave from the fragments.
+          dQ = dS K, whose 16 x 32 output tasks are spread over all warps; dK and dV leave from the fragments. Its
+          warps are one role, in lockstep.
 Causal: Q blocks wholly above the diagonal are skipped. The CTAs of one head run next to each other (the
 fastest-varying block index), which is what lets dQ re-use hit in L2.
-Ignored: the __syncthreads per Q block (the role's warps are modelled in lockstep); FA2's padding of the head
-dimension to its template's (80 runs as 96) and of partial blocks.
+Against PyTorch's FA2 on the H200, kernel by kernel (`docs/results/torch_fa2_bwd_kernels_vs_model.txt`), "fa2"'s
+main kernel has MAPE 6.7 / 6.0 / 5.0% at d = 64 / 128 / 256 over seqlen 512-16k (ring: 66-92%, all slow).
+Ignored: FA2's padding of the head dimension to its template's (80 runs as 96) and of partial blocks; the L2-side
+limit on atomics with every SM adding at once (FA2's order reaches about 60% of it, `sm.fragment_store_min_cycles`);
+in a forward and backward pass, that the backward's halves of Q, K, V and LSE are parts of the forward's tiles (its
+names do not find them in L2).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
-from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
+from algorithms._schedule.backward import ACC_BYTES, convert_kernel, part_bytes, preprocess_kernel
 from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.tiling import (
     HEAD_AXES,
@@ -45,7 +55,7 @@ from algorithms._schedule.tiling import (
 from simgpu.arch import Arch
 from simgpu.errors import OptionError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
-from simgpu.ops import Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
+from simgpu.ops import Arrive, BarrierRef, Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
 BWD_LAYOUTS = ("fa2", "ring")
@@ -57,6 +67,12 @@ FA2_WARPS = 8
 # FA2 double-buffers Q where a CTA may take this much smem (`flash_bwd_launch_template.h`, d = 256: "H100").
 FA2_DOUBLE_BUFFER_SMEM_BYTES = 176 * 1024
 FA2_REGISTERS = 255  # FA2's backward kernels are register-bound: 8 warps, one CTA per SM
+# FA2's 8 warps are two per scheduler; between its __syncthreads each runs on its own, so one scheduler's two warps
+# drift apart (one's softmax beside the other's products). The model runs them as two roles of one warp per
+# scheduler each: warps 0-3, which FA2's warp grids give the first half of the keys of S and dP and of the head
+# dimension of dV, dQ and dK, and warps 4-7, the second half.
+FA2_HALVES = 2
+SYNC = (Arrive("sync"), Wait("sync"))  # a __syncthreads between the halves
 
 
 @dataclass(frozen=True)
@@ -154,11 +170,14 @@ def _check(cfg: BackwardConfig) -> None:
 
 
 def backward_kernels(problem: Problem, cfg: BackwardConfig) -> tuple[Kernel, ...]:
-    main = _fa2_kernel(problem, cfg) if cfg.layout == "fa2" else _ring_kernel(problem, cfg)
+    if cfg.layout == "ring":
+        main, parts = _ring_kernel(problem, cfg), 1
+    else:
+        main, parts = _fa2_kernel(problem, cfg), FA2_HALVES
     return (
-        preprocess_kernel("v2_bwd_preprocess", problem, cfg.block_m),
+        preprocess_kernel("v2_bwd_preprocess", problem, cfg.block_m, parts),
         main,
-        convert_kernel("v2_bwd_convert_dq", problem, cfg.block_m),
+        convert_kernel("v2_bwd_convert_dq", problem, cfg.block_m, parts),
     )
 
 
@@ -178,102 +197,121 @@ def _masked(problem: Problem, cfg: BackwardConfig, i: int, rows: int, j: int, co
 
 
 def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
+    """FA2's main kernel as `FA2_HALVES` roles of warps / 2 warps, each running half of every product, meeting at the
+    kernel's three __syncthreads per Q block (module docstring)."""
     d, eb = problem.headdim, problem.element_bytes
     r, c, w = cfg.block_m, cfg.block_n, cfg.warps
     sdp, dkv, dq = cfg.atoms
+    halves = FA2_HALVES
     n_q_blocks = ceil_div(problem.seqlen_q, r)
     double = cfg.stages == 2
-    sdp_smem = _operand_bytes(r, c, d, sdp, w, eb)
-    dp_smem = _operand_bytes(r, c, d, sdp, w, eb) - (sdp * c * d * eb if cfg.v_in_regs else 0)
-    dkv_smem = _operand_bytes(c, d, r, dkv, w, eb)
-    dq_smem = _operand_bytes(r, d, c, dq, w, eb)
+    dp_v_bytes = sdp * c * d * eb if cfg.v_in_regs else 0  # V's ldmatrix, where FA2 holds V in registers
 
     @functools.cache
-    def products(masked: bool) -> tuple[tuple[Op, ...], tuple[Op, ...], tuple[Op, ...], Op, Op]:
-        """A Q block's ops that name no tile, in the kernel's order around its copies: (S, P), dP and dS, dV, dQ,
-        dK. Built once (long sequences fold thousands of blocks)."""
-        scores = r * c
+    def products(masked: bool) -> tuple[tuple[Op, ...], ...]:
+        """A half's ops of one Q block that name no tile, in the kernel's order around its copies and barriers:
+        (S, P), (dP, dS), dS to smem, dV, dQ, dK. Each half takes half the keys of S and dP and half the head
+        dimension of dV, dQ and dK, and half of each product's operand reads. Built once (long sequences fold
+        thousands of blocks)."""
+        scores = r * c // halves
         mma = {"a": "reg", "b": "reg", "instruction": "mma_sync"}
+
+        def product(m: int, n: int, k: int, smem_bytes: float) -> Mma:
+            return Mma(m, n, k, problem.dtype, operand_smem_bytes=smem_bytes / halves, **mma)  # type: ignore[arg-type]
+
         return (
             (
-                Mma(r, c, d, problem.dtype, operand_smem_bytes=sdp_smem, **mma),  # type: ignore[arg-type]
+                product(r, c // halves, d, _operand_bytes(r, c, d, sdp, w, eb)),
                 Wait("lse"),
                 # P = exp2(S * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
                 Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
                 Smem(write_bytes=scores * eb),  # P to smem
             ),
             (
-                Mma(r, c, d, problem.dtype, operand_smem_bytes=dp_smem, **mma),  # type: ignore[arg-type]
+                product(r, c // halves, d, _operand_bytes(r, c, d, sdp, w, eb) - dp_v_bytes),
                 Wait("delta"),
                 Vector(fma=2 * scores, alu=scores / 2),  # dS = P (dP - Delta); pack to 16 bits
             ),
-            (
-                Smem(write_bytes=scores * eb),  # dS to smem
-                Mma(c, d, r, problem.dtype, operand_smem_bytes=dkv_smem, **mma),  # type: ignore[arg-type]
-            ),
-            Mma(r, d, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
-            Mma(c, d, r, problem.dtype, operand_smem_bytes=dkv_smem, **mma),  # type: ignore[arg-type]
+            (Smem(write_bytes=scores * eb),),  # dS to smem
+            (product(c, d // halves, r, _operand_bytes(c, d, r, dkv, w, eb)),),  # dV += P^T dO
+            (product(r, d // halves, c, _operand_bytes(r, d, c, dq, w, eb)),),  # dQ = dS K
+            (product(c, d // halves, r, _operand_bytes(c, d, r, dkv, w, eb)),),  # dK += dS^T Q
         )
 
-    def main(tile: Hashable) -> Sequence[Op]:
-        b, h, j = tile  # type: ignore[misc]
-        cols = rows_in_block(problem.nk, c, j)
-        first = first_query_block(problem, j * c, r)
-        visited = n_q_blocks - first
+    def program(half: int) -> Callable[[Hashable], Sequence[Op]]:
+        def main(tile: Hashable) -> Sequence[Op]:
+            b, h, j = tile  # type: ignore[misc]
+            cols = rows_in_block(problem.nk, c, j)
+            first = first_query_block(problem, j * c, r)
+            visited = n_q_blocks - first
 
-        def block(n: int) -> int:  # FA2 walks the Q blocks from the last down
-            return n_q_blocks - 1 - n
+            def block(n: int) -> tuple[int, int, tuple[int, ...]]:
+                """The n-th Q block visited (FA2 walks them from the last down), its rows and its half's name."""
+                i = n_q_blocks - 1 - n
+                return i, rows_in_block(problem.seqlen_q, r, i), (b, h, i, half)
 
-        def q_copy(n: int) -> Load:
-            i = block(n)
-            return tile_copy("Q", (b, h, i), rows_in_block(problem.seqlen_q, r, i) * d * eb, ("q", n % cfg.stages))
+            def copies(n: int, tensor: str, barrier: BarrierRef) -> Load:
+                _, rows, key = block(n)
+                return tile_copy(tensor, key, part_bytes(rows * d * eb, halves), barrier)
 
-        def do_copy(n: int) -> Load:
-            i = block(n)
-            return tile_copy("dO", (b, h, i), rows_in_block(problem.seqlen_q, r, i) * d * eb, "do")
+            def stat(n: int, tensor: str, barrier: str) -> Load:
+                _, rows, key = block(n)
+                nbytes = part_bytes(rows * (LSE_BYTES if tensor == "LSE" else ACC_BYTES), halves)
+                return Load(tensor, key, nbytes, engine="ldg", arrive=barrier)
 
-        def stat(tensor: str, n: int, barrier: str) -> Load:
-            i = block(n)
-            nbytes = rows_in_block(problem.seqlen_q, r, i) * (LSE_BYTES if tensor == "LSE" else ACC_BYTES)
-            return Load(tensor, (b, h, i), nbytes, engine="ldg", arrive=barrier)
+            def step(n: int) -> Sequence[Op]:
+                i, rows, key = block(n)
+                more = n + 1 < visited
+                s_p, dp_ds, ds_out, dv, dq_mma, dk = products(_masked(problem, cfg, i, rows, j, cols))
+                return (
+                    Wait(("q", n % cfg.stages)),
+                    Wait("do"),
+                    *SYNC,
+                    Load("Delta", key, part_bytes(rows * ACC_BYTES, halves), engine="ldg", arrive="delta"),
+                    *s_p,
+                    *dp_ds,
+                    *((copies(n + 1, "Q", ("q", (n + 1) % cfg.stages)),) if more and double else ()),
+                    *ds_out,
+                    *SYNC,
+                    *dv,
+                    *SYNC,
+                    *((copies(n + 1, "dO", "do"),) if more else ()),
+                    *dq_mma,
+                    *((stat(n + 1, "LSE", "lse"),) if more else ()),
+                    # One fp32 RED per thread per element, 32 consecutive elements per warp instruction: FA2 keeps
+                    # the accumulator in the fragments' order (its convert kernel reads it back in that order).
+                    Store(
+                        "dQacc",
+                        key,
+                        part_bytes(rows * d * ACC_BYTES, halves),
+                        atomic=True,
+                        fragment_lane_bytes=4,
+                        fragment_rows=1,
+                    ),
+                    *dk,
+                    *((copies(n + 1, "Q", ("q", 0)),) if more and not double else ()),
+                )
 
-        def step(n: int) -> Sequence[Op]:
-            i = block(n)
-            rows = rows_in_block(problem.seqlen_q, r, i)
-            more = n + 1 < visited
-            s_p, dp_ds, dv, dq_mma, dk = products(_masked(problem, cfg, i, rows, j, cols))
+            kv_bytes = part_bytes(cols * d * eb, halves)
+            kv_key = (b, h, j, half)
             return (
-                Wait(("q", n % cfg.stages)),
-                Wait("do"),
-                stat("Delta", n, "delta"),
-                *s_p,
-                *dp_ds,
-                *((q_copy(n + 1),) if more and double else ()),
-                *dv,
-                *((do_copy(n + 1),) if more else ()),
-                dq_mma,
-                *((stat("LSE", n + 1, "lse"),) if more else ()),
-                # One fp32 RED per thread per element, from the dQ product's fragments.
-                Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True, fragment_lane_bytes=ACC_BYTES),
-                dk,
-                *((q_copy(n + 1),) if more and not double else ()),
+                copies(0, "dO", "do"),
+                copies(0, "Q", ("q", 0)),
+                stat(0, "LSE", "lse"),
+                tile_copy("K", kv_key, kv_bytes, "kv"),
+                tile_copy("V", kv_key, kv_bytes, "kv"),
+                Wait("kv"),
+                Repeat(visited, step),
+                Vector(fma=cols * d / halves),  # dK * scale
+                # dK and dV through smem (over K and V), then 16-byte stores of each half's columns.
+                Smem(write_bytes=2 * kv_bytes),
+                *SYNC,
+                Smem(read_bytes=2 * kv_bytes),
+                Store("dK", kv_key, kv_bytes),
+                Store("dV", kv_key, kv_bytes),
             )
 
-        kv_bytes = cols * d * eb
-        return (
-            do_copy(0),
-            q_copy(0),
-            stat("LSE", 0, "lse"),
-            tile_copy("K", (b, h, j), kv_bytes, "kv"),
-            tile_copy("V", (b, h, j), kv_bytes, "kv"),
-            Wait("kv"),
-            Repeat(visited, step),
-            Vector(fma=cols * d),  # dK * scale
-            # dK and dV through smem (over K and V), then 16-byte stores.
-            Smem(write_bytes=2 * kv_bytes, read_bytes=2 * kv_bytes),
-            Store("dK", (b, h, j), kv_bytes),
-            Store("dV", (b, h, j), kv_bytes),
-        )
+        return main
 
     q_do = (cfg.stages + 1) * r * d * eb
     kv, p_ds = 2 * c * d * eb, 2 * r * c * eb
@@ -283,13 +321,14 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
         head_axes=HEAD_AXES,
         cta=CtaResources(w * 32, FA2_REGISTERS, smem),
-        roles=(Role("warps", w, main),),
+        roles=tuple(Role(f"warps {half}", w // halves, program(half)) for half in range(halves)),
         barriers=(
-            BarrierSpec("kv", arrivals=2),
-            BarrierSpec("q", slots=cfg.stages),
-            BarrierSpec("do"),
-            BarrierSpec("lse"),
-            BarrierSpec("delta"),
+            BarrierSpec("kv", arrivals=2 * halves),
+            BarrierSpec("q", arrivals=halves, slots=cfg.stages),
+            BarrierSpec("do", arrivals=halves),
+            BarrierSpec("lse", arrivals=halves),
+            BarrierSpec("delta", arrivals=halves),
+            BarrierSpec("sync", arrivals=halves, named=True),
         ),
     )
 

@@ -386,6 +386,20 @@ def test_fragment_stores_hold_their_warps_while_the_store_path_takes_them(toy_ho
         run(Store("O", 0, 65536, fragment_lane_bytes=-4))
 
 
+def test_a_store_instruction_over_fewer_rows_costs_its_share_of_rows_but_at_least_the_floor(toy_hopper: Arch) -> None:
+    # The H200's store path: 16 cycles per warp instruction over 8 rows, 8 over 4, 5 over one row of 128 bytes
+    # (validation/h200/dq_atomics_rows_h200.csv). 512 instructions as above.
+    arch = toy_hopper.with_overrides({"sm.fragment_store_cycles": 16.0, "sm.fragment_store_min_cycles": 5.0})
+
+    def run(rows: int) -> float:
+        store = Store("dQ", 0, 65536, atomic=True, fragment_lane_bytes=4, fragment_rows=rows)
+        return Engine(arch).run([one_cta([fixed(store, Fma(128 * 100))])]).cycles
+
+    assert [run(rows) for rows in (8, 4, 1)] == pytest.approx([512 * 16 + 100, 512 * 8 + 100, 512 * 5 + 100])
+    with pytest.raises(ScheduleError, match="fragment_rows must be 1 to 8, got 16"):
+        run(16)
+
+
 def test_a_wait_takes_its_round_trip_even_when_the_phase_has_completed(toy_hopper: Arch) -> None:
     # A wait returns no sooner than `latency.wait_cycles` after its role reaches it (an mbarrier try_wait, a
     # wgmma.wait_group); a wait that blocks returns when the phase completes, if that is later.

@@ -152,11 +152,20 @@ def test_a_sampled_replay_keeps_a_sweep_that_overflows_l2() -> None:
     # v2's backward on an H100 cut to 8 SMs and 2 MB of L2, 2 heads of 8k tokens: each key block sweeps all 64 query
     # blocks' Q, dO and dQ (8 MB a head), so every wave reads them again. Folded, a tile's sweep kept 8 query blocks,
     # which L2 held from wave to wave: HBM reads 42 MB against exact mode's 160 MB.
+    # With our CUDA kernel's main kernel every byte count agrees; with FA2's, whose two halves of a CTA the replay
+    # interleaves access by access where timing staggers them, the reads do and the writes (dirty lines evicted at
+    # wave edges) within 0.05%.
     arch = load_arch("h100", {"sms": 8, "l2.capacity_bytes": 2 * 2**20})
     problem = Problem(1, 2, 8192, 128, pass_="bwd")
-    assert plan_kernel(arch, schedule(arch, "v2", problem, {})[1]).sampled_top
-    exact, fast = (simulate(arch, "v2", problem, mode=mode) for mode in ("exact", "fast"))
-    assert all(getattr(fast, name) == pytest.approx(getattr(exact, name), abs=0.5) for name in BYTE_FIELDS)
+    for layout in ("ring", "fa2"):
+        options = {"bwd_layout": layout}
+        assert plan_kernel(arch, schedule(arch, "v2", problem, options)[1]).sampled_top
+        exact, fast = (simulate(arch, "v2", problem, options, mode=mode) for mode in ("exact", "fast"))
+        assert fast.hbm_read_bytes == pytest.approx(exact.hbm_read_bytes, abs=0.5)
+        if layout == "ring":
+            assert all(getattr(fast, name) == pytest.approx(getattr(exact, name), abs=0.5) for name in BYTE_FIELDS)
+        else:
+            assert fast.hbm_write_bytes == pytest.approx(exact.hbm_write_bytes, rel=5e-4)
 
 
 def test_sampled_replay_of_v1_keeps_its_bytes_against_exact_mode() -> None:

@@ -4,6 +4,7 @@ saw PyTorch's FA2 run them on the H200) and our CUDA kernel's, both moving the c
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from algorithms.v2.bwd_schedule import backward_config, default_backward_config
 from simgpu import Problem, load_arch, simulate
 from simgpu.errors import OptionError
 from simgpu.kernel import Kernel
-from simgpu.ops import Load, Mma, Repeat, Smem, Store
+from simgpu.ops import Load, Mma, Op, Repeat, Smem, Store
 from tests.schedules._helpers import inputs, no_l2
 
 SHAPES = [
@@ -53,6 +54,10 @@ def main_kernel(problem: Problem, arch: str = "h200", **options: object) -> Kern
     return kernel
 
 
+def loop_of(program: Sequence[Op]) -> Repeat:
+    return next(op for op in program if isinstance(op, Repeat))
+
+
 @pytest.mark.parametrize("layout", ["fa2", "ring"])
 @pytest.mark.parametrize("problem", SHAPES, ids=str)
 def test_hbm_bytes_with_l2_off_equal_the_closed_form_and_the_numerics(problem: Problem, layout: str) -> None:
@@ -79,7 +84,7 @@ def test_fa2s_ldmatrix_bytes_per_q_block_are_what_its_kernel_executes(headdim: i
     # every product) and at d = 128 (64 x 128, warps 2 x 4 for S, dP and dQ, 4 x 2 for dK and dV) 576 KiB per Q
     # block, FA2's 0.45 ldmatrix.x4 per mma.sync as Nsight Compute counted them.
     problem = Problem(1, 1, 1024, headdim, pass_="bwd")
-    body = next(op for op in main_kernel(problem).roles[0].program((0, 0, 0)) if isinstance(op, Repeat)).body(1)
+    body = [op for role in main_kernel(problem).roles for op in loop_of(role.program((0, 0, 0))).body(1)]
     products = [op for op in body if isinstance(op, Mma)]
     mma_syncs = sum(op.flops for op in products) / MMA_SYNC_FLOP
     per_mma = fa2_executed(f"torchbwd{headdim}", "LDSM") / fa2_executed(f"torchbwd{headdim}", "HMMA")
@@ -107,19 +112,37 @@ def test_fa2_buffers_q_once_where_a_cta_may_take_less_than_176_kib_at_d256() -> 
     assert default_backward_config(256, load_arch("h100")).stages == 2
 
 
+def block_of(op: Load | Store) -> int:
+    return op.tile[2]  # type: ignore[index, no-any-return]
+
+
 def test_fa2_walks_the_q_blocks_from_the_last_and_issues_each_copy_where_its_kernel_does() -> None:
-    program = main_kernel(Problem(1, 1, 512, 128, pass_="bwd")).roles[0].program((0, 0, 0))
-    prologue = [(op.tensor, op.tile[2]) for op in program[:5] if isinstance(op, Load)]
+    kernel = main_kernel(Problem(1, 1, 512, 128, pass_="bwd"))
+    assert [(role.name, role.warps) for role in kernel.roles] == [("warps 0", 4), ("warps 1", 4)]
+    program = kernel.roles[1].program((0, 0, 0))
+    prologue = [(op.tensor, block_of(op)) for op in program[:5] if isinstance(op, Load)]
     assert prologue == [("dO", 7), ("Q", 7), ("LSE", 7), ("K", 0), ("V", 0)]
-    loop = next(op for op in program if isinstance(op, Repeat))
+    loop = loop_of(program)
     names = [type(op).__name__ if not isinstance(op, Load) else op.tensor for op in loop.body(0)]
-    # Delta read at the top; S, P; dP, dS; Q_{i-1} copied; dV; dO_{i-1} copied; dQ; LSE_{i-1}; atomics; dK.
+    # Both halves wait for Q_i and dO_i and meet (FA2's __syncthreads); Delta read; S, P to smem; dP, dS; Q_{i-1}
+    # copied; dS to smem; they meet; dV; they meet; dO_{i-1} copied; dQ; LSE_{i-1}; the atomics; dK.
     assert names == [
-        "Wait", "Wait", "Delta", "Mma", "Wait", "Vector", "Smem", "Mma", "Wait", "Vector", "Q", "Smem", "Mma",
-        "dO", "Mma", "LSE", "Store", "Mma",
+        "Wait", "Wait", "Arrive", "Wait", "Delta", "Mma", "Wait", "Vector", "Smem", "Mma", "Wait", "Vector", "Q",
+        "Smem", "Arrive", "Wait", "Mma", "Arrive", "Wait", "dO", "Mma", "LSE", "Store", "Mma",
     ]  # fmt: skip
-    assert [op.tile[2] for op in loop.body(0) if isinstance(op, Load | Store)] == [7, 6, 6, 6, 7]
+    assert [block_of(op) for op in loop.body(0) if isinstance(op, Load | Store)] == [7, 6, 6, 6, 7]
     assert not any(isinstance(op, Load) and op.tensor != "Delta" for op in loop.body(loop.count - 1))
+    # Each half copies its half of each tile and adds its half of dQ_i, under the names the preprocess and convert
+    # kernels give the halves of Delta and of the accumulator.
+    q_copy = next(op for op in program if isinstance(op, Load) and op.tensor == "Q")
+    assert (q_copy.tile, q_copy.nbytes) == ((0, 0, 7, 1), 64 * 128 * 2 // 2)
+    preprocess, _, convert = v2.schedule(load_arch("h200"), Problem(1, 1, 512, 128, pass_="bwd"))
+    halves = [((0, 0, 1, 0), 64 * 128 * 4 // 2), ((0, 0, 1, 1), 64 * 128 * 4 // 2)]
+    zeroed = [op for op in preprocess.roles[0].program((0, 0, 0)) if isinstance(op, Store) and op.tensor == "dQacc"]
+    converted = [op for op in convert.roles[0].program((0, 0, 0)) if isinstance(op, Load)]
+    assert [(op.tile, op.nbytes) for op in zeroed][-2:] == [(op.tile, op.nbytes) for op in converted][-2:] == halves
+    atomics = next(op for op in loop.body(0) if isinstance(op, Store))
+    assert (atomics.tile, atomics.nbytes, atomics.fragment_rows) == ((0, 0, 7, 1), 64 * 128 * 4 // 2, 1)
 
 
 @pytest.mark.parametrize("causal", [False, True])
