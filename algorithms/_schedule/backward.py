@@ -3,10 +3,9 @@
   preprocess  Delta = rowsum(dO * O) in fp32, and the fp32 dQ accumulator zeroed;
   convert     the fp32 dQ accumulator to the input dtype once every key block has added its part.
 Both walk the query rows in the backward's Q blocks (`block_m` rows), so their Delta and dQ tiles carry the same L2
-names as the main kernel's; where the main kernel's warps read and add them in `parts` (FA2's two halves of a CTA),
-each block's tile is named in as many parts, `(b, h, i, part)`, each its share of the bytes. The real launches use
-4-row CTAs; one simulated CTA of 4 warps stands for the CTAs covering `ELEMENTWISE_ROWS` rows (same bytes and lane
-ops; 16 such CTAs fit on an SM), so the event count follows the data, not the tiny CTAs.
+names as the main kernel's. The real launches use 4-row CTAs; one simulated CTA of 4 warps stands for the CTAs
+covering `ELEMENTWISE_ROWS` rows (same bytes and lane ops; 16 such CTAs fit on an SM), so the event count follows
+the data, not the tiny CTAs.
 """
 
 from __future__ import annotations
@@ -42,41 +41,27 @@ def _row_kernel(
     )
 
 
-def part_keys(b: int, h: int, i: int, parts: int) -> list[tuple[int, ...]]:
-    """The L2 names of Q block i's Delta or dQ accumulator tile in `parts` parts (one part: the block's own)."""
-    return [(b, h, i)] if parts == 1 else [(b, h, i, part) for part in range(parts)]
-
-
-def part_bytes(nbytes: int, parts: int) -> int | float:
-    """A part's share of a tile's bytes (whole where it divides)."""
-    return nbytes // parts if nbytes % parts == 0 else nbytes / parts
-
-
-def preprocess_kernel(name: str, problem: Problem, block_m: int, parts: int = 1) -> Kernel:
+def preprocess_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
 
     def ops(b: int, h: int, i: int, rows: int) -> list[Op]:
-        keys = part_keys(b, h, i, parts)
         return [
             Load("O", (b, h, i), rows * d * eb, engine="ldg"),
             Load("dO", (b, h, i), rows * d * eb, engine="ldg"),
             Vector(fma=rows * d, alu=rows * d + 5 * rows),  # dot product; unpack 16-bit pairs; warp shuffles
-            *(Store("Delta", key, part_bytes(rows * ACC_BYTES, parts)) for key in keys),
-            *(Store("dQacc", key, part_bytes(rows * d * ACC_BYTES, parts)) for key in keys),  # zero it
+            Store("Delta", (b, h, i), rows * ACC_BYTES),
+            Store("dQacc", (b, h, i), rows * d * ACC_BYTES),  # zero the accumulator
         ]
 
     return _row_kernel(name, problem, block_m, ops)
 
 
-def convert_kernel(name: str, problem: Problem, block_m: int, parts: int = 1) -> Kernel:
+def convert_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
 
     def ops(b: int, h: int, i: int, rows: int) -> list[Op]:
         return [
-            *(
-                Load("dQacc", key, part_bytes(rows * d * ACC_BYTES, parts), engine="ldg")
-                for key in part_keys(b, h, i, parts)
-            ),
+            Load("dQacc", (b, h, i), rows * d * ACC_BYTES, engine="ldg"),
             Vector(alu=rows * d / 2),  # pack pairs of fp32 into 16-bit pairs
             Store("dQ", (b, h, i), rows * d * eb),
         ]

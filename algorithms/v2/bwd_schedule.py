@@ -20,8 +20,9 @@ The main kernel's program follows option `bwd_layout`:
           small smem) dP reads only dO. FA2's 8 warps are two per scheduler and run on their own between the
           kernel's three __syncthreads per Q block (after the copies land, after dS is stored, after dV), so the
           model runs the CTA as two roles of one warp per scheduler (`FA2_HALVES`), each half of every product,
-          meeting at those barriers; each half copies, reads and adds its half of every tile, under names
-          `(b, h, i, half)` that the preprocess and convert kernels give the halves of Delta and dQ too.
+          meeting at those barriers. Every warp issues its share of FA2's copies and atomics; the model gives each
+          tile's to one half, so that every tile keeps its L2 name: K, Q and LSE to the first, V, dO and Delta to
+          the second, the atomics of the n-th Q block visited to half n % 2, dK's and dV's stores one each.
   "ring"  our CUDA kernel (`cupy_kernels/v2/bwd.cu`, which `simgpu validate` times): the Q blocks in order
           through a `stages`-deep cp.async ring of (Q_i, dO_i, LSE_i, Delta_i); every warp owns 16 keys, so S^T
           = K Q^T leaves P^T and dS^T in its registers as the A operands of dV and dK; dS^T goes through smem for
@@ -30,11 +31,9 @@ The main kernel's program follows option `bwd_layout`:
 Causal: Q blocks wholly above the diagonal are skipped. The CTAs of one head run next to each other (the
 fastest-varying block index), which is what lets dQ re-use hit in L2.
 Against PyTorch's FA2 on the H200, kernel by kernel (`docs/results/torch_fa2_bwd_kernels_vs_model.txt`), "fa2"'s
-main kernel has MAPE 6.7 / 6.0 / 5.0% at d = 64 / 128 / 256 over seqlen 512-16k (ring: 66-92%, all slow).
+main kernel has MAPE 4.7% over 36 shapes (d = 64, 128, 256; seqlen 512-16k; causal and not; ring: 74%, all slow).
 Ignored: FA2's padding of the head dimension to its template's (80 runs as 96) and of partial blocks; the L2-side
-limit on atomics with every SM adding at once (FA2's order reaches about 60% of it, `sm.fragment_store_min_cycles`);
-in a forward and backward pass, that the backward's halves of Q, K, V and LSE are parts of the forward's tiles (its
-names do not find them in L2).
+limit on atomics with every SM adding at once (FA2's order reaches about 60% of it, `sm.fragment_store_min_cycles`).
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ import functools
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
-from algorithms._schedule.backward import ACC_BYTES, convert_kernel, part_bytes, preprocess_kernel
+from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
 from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.tiling import (
     HEAD_AXES,
@@ -170,14 +169,11 @@ def _check(cfg: BackwardConfig) -> None:
 
 
 def backward_kernels(problem: Problem, cfg: BackwardConfig) -> tuple[Kernel, ...]:
-    if cfg.layout == "ring":
-        main, parts = _ring_kernel(problem, cfg), 1
-    else:
-        main, parts = _fa2_kernel(problem, cfg), FA2_HALVES
+    main = _fa2_kernel(problem, cfg) if cfg.layout == "fa2" else _ring_kernel(problem, cfg)
     return (
-        preprocess_kernel("v2_bwd_preprocess", problem, cfg.block_m, parts),
+        preprocess_kernel("v2_bwd_preprocess", problem, cfg.block_m),
         main,
-        convert_kernel("v2_bwd_convert_dq", problem, cfg.block_m, parts),
+        convert_kernel("v2_bwd_convert_dq", problem, cfg.block_m),
     )
 
 
@@ -239,76 +235,72 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
         )
 
     def program(half: int) -> Callable[[Hashable], Sequence[Op]]:
+        # The copies split by tensor between the halves: the first copies K, Q and LSE, the second V, dO and Delta;
+        # each waits for all of them. The dQ atomics alternate: Q block n's by half n % 2.
+        first_half = half == 0
+
         def main(tile: Hashable) -> Sequence[Op]:
             b, h, j = tile  # type: ignore[misc]
             cols = rows_in_block(problem.nk, c, j)
             first = first_query_block(problem, j * c, r)
             visited = n_q_blocks - first
 
-            def block(n: int) -> tuple[int, int, tuple[int, ...]]:
-                """The n-th Q block visited (FA2 walks them from the last down), its rows and its half's name."""
+            def block(n: int) -> tuple[int, int, tuple[int, int, int]]:
+                """The n-th Q block visited (FA2 walks them from the last down), its rows and its name."""
                 i = n_q_blocks - 1 - n
-                return i, rows_in_block(problem.seqlen_q, r, i), (b, h, i, half)
+                return i, rows_in_block(problem.seqlen_q, r, i), (b, h, i)
 
-            def copies(n: int, tensor: str, barrier: BarrierRef) -> Load:
+            def copy(n: int, barrier: BarrierRef) -> Load:
                 _, rows, key = block(n)
-                return tile_copy(tensor, key, part_bytes(rows * d * eb, halves), barrier)
+                return tile_copy("Q" if first_half else "dO", key, rows * d * eb, barrier)
 
-            def stat(n: int, tensor: str, barrier: str) -> Load:
+            def dq_atomics(key: tuple[int, int, int], rows: int) -> Store:
+                return Store("dQacc", key, rows * d * ACC_BYTES, atomic=True, fragment_lane_bytes=4, fragment_rows=1)
+
+            def stat(n: int) -> Load:
                 _, rows, key = block(n)
-                nbytes = part_bytes(rows * (LSE_BYTES if tensor == "LSE" else ACC_BYTES), halves)
-                return Load(tensor, key, nbytes, engine="ldg", arrive=barrier)
+                return Load("LSE", key, rows * LSE_BYTES, engine="ldg", arrive="lse")
 
             def step(n: int) -> Sequence[Op]:
                 i, rows, key = block(n)
                 more = n + 1 < visited
                 s_p, dp_ds, ds_out, dv, dq_mma, dk = products(_masked(problem, cfg, i, rows, j, cols))
+                q_barrier = ("q", (n + 1) % cfg.stages)
                 return (
                     Wait(("q", n % cfg.stages)),
                     Wait("do"),
                     *SYNC,
-                    Load("Delta", key, part_bytes(rows * ACC_BYTES, halves), engine="ldg", arrive="delta"),
+                    *(() if first_half else (Load("Delta", key, rows * ACC_BYTES, engine="ldg", arrive="delta"),)),
                     *s_p,
                     *dp_ds,
-                    *((copies(n + 1, "Q", ("q", (n + 1) % cfg.stages)),) if more and double else ()),
+                    *((copy(n + 1, q_barrier),) if more and double and first_half else ()),
                     *ds_out,
                     *SYNC,
                     *dv,
                     *SYNC,
-                    *((copies(n + 1, "dO", "do"),) if more else ()),
+                    *((copy(n + 1, "do"),) if more and not first_half else ()),
                     *dq_mma,
-                    *((stat(n + 1, "LSE", "lse"),) if more else ()),
+                    *((stat(n + 1),) if more and first_half else ()),
                     # One fp32 RED per thread per element, 32 consecutive elements per warp instruction: FA2 keeps
                     # the accumulator in the fragments' order (its convert kernel reads it back in that order).
-                    Store(
-                        "dQacc",
-                        key,
-                        part_bytes(rows * d * ACC_BYTES, halves),
-                        atomic=True,
-                        fragment_lane_bytes=4,
-                        fragment_rows=1,
-                    ),
+                    *((dq_atomics(key, rows),) if n % FA2_HALVES == half else ()),
                     *dk,
-                    *((copies(n + 1, "Q", ("q", 0)),) if more and not double else ()),
+                    *((copy(n + 1, ("q", 0)),) if more and not double and first_half else ()),
                 )
 
-            kv_bytes = part_bytes(cols * d * eb, halves)
-            kv_key = (b, h, j, half)
+            kv_bytes = cols * d * eb
             return (
-                copies(0, "dO", "do"),
-                copies(0, "Q", ("q", 0)),
-                stat(0, "LSE", "lse"),
-                tile_copy("K", kv_key, kv_bytes, "kv"),
-                tile_copy("V", kv_key, kv_bytes, "kv"),
+                copy(0, ("q", 0) if first_half else "do"),
+                *((stat(0),) if first_half else ()),
+                tile_copy("K" if first_half else "V", (b, h, j), kv_bytes, "kv"),
                 Wait("kv"),
                 Repeat(visited, step),
                 Vector(fma=cols * d / halves),  # dK * scale
-                # dK and dV through smem (over K and V), then 16-byte stores of each half's columns.
-                Smem(write_bytes=2 * kv_bytes),
+                # dK and dV through smem (over K and V), then 16-byte stores: dK by the first half, dV by the second.
+                Smem(write_bytes=kv_bytes),
                 *SYNC,
-                Smem(read_bytes=2 * kv_bytes),
-                Store("dK", kv_key, kv_bytes),
-                Store("dV", kv_key, kv_bytes),
+                Smem(read_bytes=kv_bytes),
+                Store("dK" if first_half else "dV", (b, h, j), kv_bytes),
             )
 
         return main
@@ -323,11 +315,11 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
         cta=CtaResources(w * 32, FA2_REGISTERS, smem),
         roles=tuple(Role(f"warps {half}", w // halves, program(half)) for half in range(halves)),
         barriers=(
-            BarrierSpec("kv", arrivals=2 * halves),
-            BarrierSpec("q", arrivals=halves, slots=cfg.stages),
-            BarrierSpec("do", arrivals=halves),
-            BarrierSpec("lse", arrivals=halves),
-            BarrierSpec("delta", arrivals=halves),
+            BarrierSpec("kv", arrivals=2),
+            BarrierSpec("q", slots=cfg.stages),
+            BarrierSpec("do"),
+            BarrierSpec("lse"),
+            BarrierSpec("delta"),
             BarrierSpec("sync", arrivals=halves, named=True),
         ),
     )

@@ -3,7 +3,7 @@
 `torch_fa2_bwd_h200.csv` times `out.backward(grad)` whole. Against the v2 schedule's three kernels it runs 20-30%
 long at 512 tokens per sequence and short at 16k: a fixed cost per call that the schedule lacks, or a main kernel
 whose cost per Q block differs. This profiles the same calls (FA2's sweep: 16k tokens, hidden 2048, d = 64, 128,
-256, seqlen 512..16k, not causal, bf16) with `torch.profiler` and writes every GPU kernel of one backward call
+256, seqlen 512..16k, causal and not, bf16) with `torch.profiler` and writes every GPU kernel of one backward call
 (after warm-up; the median over `REPEATS` profiled calls per kernel) to `torch_fa2_bwd_kernels_h200.csv`: its name,
 its duration, and its share of the call. Run on the GPU machine from the repository root:
 `PYTHONPATH=. python3 validation/probes/torch_fa2_bwd_kernels.py OUT_DIR`.
@@ -28,7 +28,7 @@ WARMUP = 3
 REPEATS = 5
 
 
-def kernels_of_one_backward(headdim: int, seqlen: int) -> list[dict[str, object]]:
+def kernels_of_one_backward(headdim: int, seqlen: int, causal: bool) -> list[dict[str, object]]:
     batch, heads = TOKENS // seqlen, HIDDEN // headdim
     shape = (batch, heads, seqlen, headdim)
     q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
@@ -36,7 +36,7 @@ def kernels_of_one_backward(headdim: int, seqlen: int) -> list[dict[str, object]
     durations: dict[tuple[int, str], list[float]] = defaultdict(list)
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
         for n in range(WARMUP + REPEATS):
-            out = scaled_dot_product_attention(q, k, v)
+            out = scaled_dot_product_attention(q, k, v, is_causal=causal)
             torch.cuda.synchronize()
             if n < WARMUP:
                 out.backward(grad)
@@ -58,6 +58,7 @@ def kernels_of_one_backward(headdim: int, seqlen: int) -> list[dict[str, object]
             "heads": heads,
             "seqlen": seqlen,
             "headdim": headdim,
+            "causal": causal,
             "order": order,
             "kernel": name[:200],
             "median_us": statistics.median(times),
@@ -72,11 +73,13 @@ def main() -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for headdim in (64, 128, 256):
-        for seqlen in (512, 1024, 2048, 4096, 8192, 16384):
-            found = kernels_of_one_backward(headdim, seqlen)
-            rows += found
-            print(f"d={headdim} N={seqlen}: " + "; ".join(f"{r['kernel'][:40]} {r['median_us']:.1f}" for r in found))
+    for causal in (False, True):
+        for headdim in (64, 128, 256):
+            for seqlen in (512, 1024, 2048, 4096, 8192, 16384):
+                found = kernels_of_one_backward(headdim, seqlen, causal)
+                rows += found
+                cells = "; ".join(f"{r['kernel'][:40]} {r['median_us']:.1f}" for r in found)
+                print(f"d={headdim} N={seqlen} causal={causal}: {cells}", flush=True)
     with (out / "torch_fa2_bwd_kernels_h200.csv").open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
