@@ -17,21 +17,23 @@ The main kernel's program follows option `bwd_layout`:
           `AtomLayoutMSdP`, `AtomLayoutNdKV`, `AtomLayoutMdQ`: options `atom_sdp`, `atom_dkv`, `atom_dq`), and each
           warp reads its rows of A and its columns of B from smem once per product (ldmatrix), so a product of
           M x N x K moves (N-warps x M + M-warps x N) x K elements; where FA2 keeps V in registers (d = 96, or
-          small smem) dP reads only dO. FA2's 8 warps are two per scheduler and run on their own between the
-          kernel's three __syncthreads per Q block (after the copies land, after dS is stored, after dV), so the
-          model runs the CTA as two roles of one warp per scheduler (`FA2_HALVES`), each half of every product,
-          meeting at those barriers. Every warp issues its share of FA2's copies and atomics; the model gives each
-          tile's to one half, so that every tile keeps its L2 name: K, Q and LSE to the first, V, dO and Delta to
-          the second, the atomics of the n-th Q block visited to half n % 2, dK's and dV's stores one each.
+          small smem) dP reads only dO. Its 8 warps run as two halves (`HALF_TENSORS`) that meet at its three
+          __syncthreads per Q block (after the copies land, after dS is stored, after dV).
   "ring"  our CUDA kernel (`cupy_kernels/v2/bwd.cu`, which `simgpu validate` times): the Q blocks in order
           through a `stages`-deep cp.async ring of (Q_i, dO_i, LSE_i, Delta_i); every warp owns 16 keys, so S^T
           = K Q^T leaves P^T and dS^T in its registers as the A operands of dV and dK; dS^T goes through smem for
           dQ = dS K, whose 16 x 32 output tasks are spread over all warps; dK and dV leave from the fragments. Its
-          warps are one role, in lockstep.
+          8 warps run as two halves that meet at its two __syncthreads per Q block (when the block has landed,
+          when dS^T is complete).
+Both kernels' 8 warps are two per scheduler, and between barriers each runs on its own: the model runs them as two
+roles of one warp per scheduler each, which drift apart as the warps do (one's softmax beside the other's
+products; a role's warps stay in lockstep). With one role for all 8 warps the model was 8% slow on our kernel
+(MAPE 7.7%, `simgpu validate`) and 36-83% slow on FA2's; with two, 3.7% and 4.7% (below).
 Causal: Q blocks wholly above the diagonal are skipped. The CTAs of one head run next to each other (the
 fastest-varying block index), which is what lets dQ re-use hit in L2.
 Against PyTorch's FA2 on the H200, kernel by kernel (`docs/results/torch_fa2_bwd_kernels_vs_model.txt`), "fa2"'s
-main kernel has MAPE 4.7% over 36 shapes (d = 64, 128, 256; seqlen 512-16k; causal and not; ring: 74%, all slow).
+main kernel has MAPE 4.7% over 36 shapes (d = 64, 128, 256; seqlen 512-16k; causal and not; ring: 62%, all slow).
+Against our kernel (`validation/h200/validation_2026-12-03c/`), "ring" has MAPE 3.7%.
 Ignored: FA2's padding of the head dimension to its template's (80 runs as 96) and of partial blocks; the L2-side
 limit on atomics with every SM adding at once (FA2's order reaches about 60% of it, `sm.fragment_store_min_cycles`).
 """
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_kernel
 from algorithms._schedule.copies import tile_copy
@@ -66,12 +68,16 @@ FA2_WARPS = 8
 # FA2 double-buffers Q where a CTA may take this much smem (`flash_bwd_launch_template.h`, d = 256: "H100").
 FA2_DOUBLE_BUFFER_SMEM_BYTES = 176 * 1024
 FA2_REGISTERS = 255  # FA2's backward kernels are register-bound: 8 warps, one CTA per SM
-# FA2's 8 warps are two per scheduler; between its __syncthreads each runs on its own, so one scheduler's two warps
-# drift apart (one's softmax beside the other's products). The model runs them as two roles of one warp per
-# scheduler each: warps 0-3, which FA2's warp grids give the first half of the keys of S and dP and of the head
-# dimension of dV, dQ and dK, and warps 4-7, the second half.
-FA2_HALVES = 2
+# Both kernels run 8 warps, two per scheduler; between their __syncthreads each warp runs on its own, so one
+# scheduler's two warps drift apart (one's softmax beside the other's products). The model runs such a CTA as two
+# roles of one warp per scheduler each ("halves"): warps 0-3 and 4-7, each with half of every product (FA2's warp
+# grids give warps 0-3 the first half of the keys of S and dP and of the head dimension of dV, dQ and dK; ours give
+# each warp its 16 keys and the dQ tasks round-robin). Every warp issues its share of the copies and atomics; the
+# model gives each tile's to one half, so that every tile keeps its L2 name: these tensors to each half, and the
+# atomics of the n-th Q block visited to half n % 2. A CTA of one warp per scheduler stays one role.
+HALF_TENSORS = (frozenset({"K", "Q", "LSE", "dK"}), frozenset({"V", "dO", "Delta", "dV"}))
 SYNC = (Arrive("sync"), Wait("sync"))  # a __syncthreads between the halves
+Program = Callable[[Hashable], Sequence[Op]]
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,7 @@ class BackwardConfig:
     layout: str = "fa2"
     atoms: tuple[int, int, int] = (1, 1, 1)
     v_in_regs: bool = False
+    halves: int = 1  # roles the CTA runs as: 2 where its warps are two per scheduler (`HALF_TENSORS`)
 
 
 def default_backward_config(headdim: int, arch: Arch | None = None) -> BackwardConfig:
@@ -139,7 +146,8 @@ def backward_config(problem: Problem, options: dict[str, object], arch: Arch | N
         base.v_in_regs,
     )
     _check(cfg)
-    return cfg
+    schedulers = arch.sm.warp_schedulers if arch is not None else cfg.warps
+    return replace(cfg, halves=2 if cfg.warps == 2 * schedulers else 1)
 
 
 def _check(cfg: BackwardConfig) -> None:
@@ -192,16 +200,60 @@ def _masked(problem: Problem, cfg: BackwardConfig, i: int, rows: int, j: int, co
     )
 
 
+def _copies(half: int, halves: int) -> frozenset[str]:
+    """The tensors whose tiles a half copies, reads or stores (`HALF_TENSORS`); one role does them all."""
+    return HALF_TENSORS[half] if halves > 1 else HALF_TENSORS[0] | HALF_TENSORS[1]
+
+
+def _dq_atomics(key: tuple[int, int, int], elements: int, mine: bool, rows_per_instruction: int) -> tuple[Store, ...]:
+    """dQ_i added to the fp32 accumulator, one RED per thread per element (nothing where it is the other half's)."""
+    if not mine:
+        return ()
+    return (
+        Store(
+            "dQacc",
+            key,
+            elements * ACC_BYTES,
+            atomic=True,
+            fragment_lane_bytes=ACC_BYTES,
+            fragment_rows=rows_per_instruction,
+        ),
+    )
+
+
+def _main_kernel(
+    cfg: BackwardConfig, problem: Problem, cta: CtaResources, program: Callable[[int], Program], q_copies: int
+) -> Kernel:
+    """The main kernel: one CTA per key block, its warps as `cfg.halves` roles running `program(half)`; a Q block
+    has landed once `q_copies` copies have (FA2: Q, and dO, LSE and Delta on barriers of their own; ours: all four)."""
+    return Kernel(
+        name="v2_bwd",
+        tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, cfg.block_n))),
+        head_axes=HEAD_AXES,
+        cta=cta,
+        roles=tuple(Role(f"warps {half}", cfg.warps // cfg.halves, program(half)) for half in range(cfg.halves)),
+        barriers=(
+            BarrierSpec("kv", arrivals=2),
+            BarrierSpec("q", arrivals=q_copies, slots=cfg.stages),
+            BarrierSpec("do"),
+            BarrierSpec("lse"),
+            BarrierSpec("delta"),
+            BarrierSpec("sync", arrivals=cfg.halves, named=True),
+        ),
+    )
+
+
 def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
-    """FA2's main kernel as `FA2_HALVES` roles of warps / 2 warps, each running half of every product, meeting at the
+    """FA2's main kernel: its warps as `cfg.halves` roles, each running its share of every product, meeting at the
     kernel's three __syncthreads per Q block (module docstring)."""
     d, eb = problem.headdim, problem.element_bytes
     r, c, w = cfg.block_m, cfg.block_n, cfg.warps
     sdp, dkv, dq = cfg.atoms
-    halves = FA2_HALVES
+    halves = cfg.halves
     n_q_blocks = ceil_div(problem.seqlen_q, r)
     double = cfg.stages == 2
     dp_v_bytes = sdp * c * d * eb if cfg.v_in_regs else 0  # V's ldmatrix, where FA2 holds V in registers
+    sync = SYNC if halves > 1 else ()
 
     @functools.cache
     def products(masked: bool) -> tuple[tuple[Op, ...], ...]:
@@ -234,10 +286,8 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
             (product(c, d // halves, r, _operand_bytes(c, d, r, dkv, w, eb)),),  # dK += dS^T Q
         )
 
-    def program(half: int) -> Callable[[Hashable], Sequence[Op]]:
-        # The copies split by tensor between the halves: the first copies K, Q and LSE, the second V, dO and Delta;
-        # each waits for all of them. The dQ atomics alternate: Q block n's by half n % 2.
-        first_half = half == 0
+    def program(half: int) -> Program:
+        mine = _copies(half, halves)
 
         def main(tile: Hashable) -> Sequence[Op]:
             b, h, j = tile  # type: ignore[misc]
@@ -250,57 +300,61 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
                 i = n_q_blocks - 1 - n
                 return i, rows_in_block(problem.seqlen_q, r, i), (b, h, i)
 
-            def copy(n: int, barrier: BarrierRef) -> Load:
+            def copy(tensor: str, n: int, barrier: BarrierRef) -> tuple[Load, ...]:
+                if tensor not in mine:
+                    return ()
                 _, rows, key = block(n)
-                return tile_copy("Q" if first_half else "dO", key, rows * d * eb, barrier)
+                return (tile_copy(tensor, key, rows * d * eb, barrier),)
 
-            def dq_atomics(key: tuple[int, int, int], rows: int) -> Store:
-                return Store("dQacc", key, rows * d * ACC_BYTES, atomic=True, fragment_lane_bytes=4, fragment_rows=1)
-
-            def stat(n: int) -> Load:
+            def stat(tensor: str, n: int) -> tuple[Load, ...]:
+                if tensor not in mine:
+                    return ()
                 _, rows, key = block(n)
-                return Load("LSE", key, rows * LSE_BYTES, engine="ldg", arrive="lse")
+                nbytes = rows * (LSE_BYTES if tensor == "LSE" else ACC_BYTES)
+                return (Load(tensor, key, nbytes, engine="ldg", arrive=tensor.lower()),)
 
             def step(n: int) -> Sequence[Op]:
                 i, rows, key = block(n)
                 more = n + 1 < visited
                 s_p, dp_ds, ds_out, dv, dq_mma, dk = products(_masked(problem, cfg, i, rows, j, cols))
-                q_barrier = ("q", (n + 1) % cfg.stages)
+                q_next = ("q", (n + 1) % cfg.stages)
                 return (
                     Wait(("q", n % cfg.stages)),
                     Wait("do"),
-                    *SYNC,
-                    *(() if first_half else (Load("Delta", key, rows * ACC_BYTES, engine="ldg", arrive="delta"),)),
+                    *sync,
+                    *stat("Delta", n),
                     *s_p,
                     *dp_ds,
-                    *((copy(n + 1, q_barrier),) if more and double and first_half else ()),
+                    *(copy("Q", n + 1, q_next) if more and double else ()),
                     *ds_out,
-                    *SYNC,
+                    *sync,
                     *dv,
-                    *SYNC,
-                    *((copy(n + 1, "do"),) if more and not first_half else ()),
+                    *sync,
+                    *(copy("dO", n + 1, "do") if more else ()),
                     *dq_mma,
-                    *((stat(n + 1),) if more and first_half else ()),
-                    # One fp32 RED per thread per element, 32 consecutive elements per warp instruction: FA2 keeps
-                    # the accumulator in the fragments' order (its convert kernel reads it back in that order).
-                    *((dq_atomics(key, rows),) if n % FA2_HALVES == half else ()),
+                    *(stat("LSE", n + 1) if more else ()),
+                    # 32 consecutive elements per warp instruction: FA2 keeps the accumulator in the fragments'
+                    # order (its convert kernel reads it back in that order).
+                    *_dq_atomics(key, rows * d, n % halves == half, rows_per_instruction=1),
                     *dk,
-                    *((copy(n + 1, ("q", 0)),) if more and not double and first_half else ()),
+                    *(copy("Q", n + 1, q_next) if more and not double else ()),
                 )
 
             kv_bytes = cols * d * eb
+            stores = [tensor for tensor in ("dK", "dV") if tensor in mine]
             return (
-                copy(0, ("q", 0) if first_half else "do"),
-                *((stat(0),) if first_half else ()),
-                tile_copy("K" if first_half else "V", (b, h, j), kv_bytes, "kv"),
+                *copy("Q", 0, ("q", 0)),
+                *stat("LSE", 0),
+                *copy("dO", 0, "do"),
+                *(tile_copy(tensor, (b, h, j), kv_bytes, "kv") for tensor in ("K", "V") if tensor in mine),
                 Wait("kv"),
                 Repeat(visited, step),
                 Vector(fma=cols * d / halves),  # dK * scale
-                # dK and dV through smem (over K and V), then 16-byte stores: dK by the first half, dV by the second.
-                Smem(write_bytes=kv_bytes),
-                *SYNC,
-                Smem(read_bytes=kv_bytes),
-                Store("dK" if first_half else "dV", (b, h, j), kv_bytes),
+                # dK and dV through smem (over K and V), then 16-byte stores.
+                Smem(write_bytes=len(stores) * kv_bytes),
+                *sync,
+                Smem(read_bytes=len(stores) * kv_bytes),
+                *(Store(tensor, (b, h, j), kv_bytes) for tensor in stores),
             )
 
         return main
@@ -308,93 +362,96 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
     q_do = (cfg.stages + 1) * r * d * eb
     kv, p_ds = 2 * c * d * eb, 2 * r * c * eb
     smem = q_do + (max(kv, kv // 2 + p_ds) if cfg.v_in_regs else kv + p_ds)
-    return Kernel(
-        name="v2_bwd",
-        tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
-        head_axes=HEAD_AXES,
-        cta=CtaResources(w * 32, FA2_REGISTERS, smem),
-        roles=tuple(Role(f"warps {half}", w // halves, program(half)) for half in range(halves)),
-        barriers=(
-            BarrierSpec("kv", arrivals=2),
-            BarrierSpec("q", slots=cfg.stages),
-            BarrierSpec("do"),
-            BarrierSpec("lse"),
-            BarrierSpec("delta"),
-            BarrierSpec("sync", arrivals=halves, named=True),
-        ),
-    )
+    return _main_kernel(cfg, problem, CtaResources(w * 32, FA2_REGISTERS, smem), program, q_copies=1)
 
 
 def _ring_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
+    """Our CUDA kernel's main loop: its warps as `cfg.halves` roles, each with its warps' keys, meeting at the
+    kernel's two __syncthreads per Q block (when the block has landed, when dS^T is complete)."""
     d, eb = problem.headdim, problem.element_bytes
     r, c = cfg.block_m, cfg.block_n
+    halves = cfg.halves
     n_q_blocks = ceil_div(problem.seqlen_q, r)
+    sync = SYNC if halves > 1 else ()
 
     # ldmatrix traffic per Q block (see the kernel's product list): K and V once (each warp its 16 keys), Q and
     # dO once per warp per product that reads them, dS^T and K for the dQ tasks (16 x 32 outputs per task).
-    s_t_smem = _operand_bytes(c, r, d, cfg.warps, cfg.warps, eb)  # S^T = K Q^T
-    dv_smem = _operand_bytes(c, d, r, cfg.warps, cfg.warps, eb, a=False)  # dV += P^T dO (dO via ldmatrix.trans)
-    dq_smem = r * d * c * eb // 32 + r * d * c * eb // 16  # dS rows and K columns of every dQ task
+    s_t_smem = _operand_bytes(c, r, d, cfg.warps, cfg.warps, eb) / halves  # S^T = K Q^T
+    dv_smem = _operand_bytes(c, d, r, cfg.warps, cfg.warps, eb, a=False) / halves  # dV += P^T dO (dO transposed)
+    dq_smem = (r * d * c * eb // 32 + r * d * c * eb // 16) / halves  # dS rows and K columns of every dQ task
 
     @functools.cache
-    def compute(masked: bool) -> tuple[Op, ...]:
-        """A Q block's ops that name no tile, built once (long sequences fold thousands of tiles)."""
-        scores = r * c
+    def compute(masked: bool) -> tuple[tuple[Op, ...], tuple[Op, ...]]:
+        """A half's ops of one Q block that name no tile, before and after the barrier on dS^T: its warps' keys of
+        every key-side product, half the dQ tasks. Built once (long sequences fold thousands of tiles)."""
+        keys, scores = c // halves, r * c // halves
         mma = {"a": "reg", "b": "reg", "instruction": "mma_sync"}
         return (
-            Mma(c, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]
-            # P^T = exp2(S^T * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
-            Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
-            Mma(c, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]
-            Mma(c, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]  # dP^T = V dO^T
-            Vector(fma=2 * scores, alu=scores / 2),  # dS^T = P^T (dP^T - Delta); pack to 16 bits
-            Mma(c, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]  # dK += dS^T Q
-            Smem(write_bytes=scores * eb),  # dS^T to smem for the dQ product
-            Mma(r, d, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
-            Vector(fma=r * d),  # scale dQ before the atomics
+            (
+                Mma(keys, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]
+                # P^T = exp2(S^T * scale - LSE): one FFMA and one MUFU.EX2 per score, a pack per two; the mask.
+                Vector(fma=scores, ex2=scores, alu=scores / 2 + (2 * scores if masked else 0)),
+                Mma(keys, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]
+                Mma(keys, r, d, problem.dtype, operand_smem_bytes=s_t_smem, **mma),  # type: ignore[arg-type]  # dP^T
+                Vector(fma=2 * scores, alu=scores / 2),  # dS^T = P^T (dP^T - Delta); pack to 16 bits
+                Mma(keys, d, r, problem.dtype, operand_smem_bytes=dv_smem, **mma),  # type: ignore[arg-type]  # dK
+                Smem(write_bytes=scores * eb),  # dS^T to smem for the dQ product
+            ),
+            (
+                Mma(r, d // halves, c, problem.dtype, operand_smem_bytes=dq_smem, **mma),  # type: ignore[arg-type]
+                Vector(fma=r * d / halves),  # scale dQ before the atomics
+            ),
         )
 
-    def main(tile: Hashable) -> Sequence[Op]:
-        b, h, j = tile  # type: ignore[misc]
-        cols = rows_in_block(problem.nk, c, j)
-        first = first_query_block(problem, j * c, r)
-        visited = n_q_blocks - first
+    def program(half: int) -> Program:
+        mine = _copies(half, halves)
 
-        def q_loads(i: int) -> tuple[Load, ...]:
-            rows = rows_in_block(problem.seqlen_q, r, i)
-            slot = ("q", (i - first) % cfg.stages)
+        def main(tile: Hashable) -> Sequence[Op]:
+            b, h, j = tile  # type: ignore[misc]
+            cols = rows_in_block(problem.nk, c, j)
+            first = first_query_block(problem, j * c, r)
+            visited = n_q_blocks - first
+
+            def q_loads(i: int) -> tuple[Load, ...]:
+                rows = rows_in_block(problem.seqlen_q, r, i)
+                slot = ("q", (i - first) % cfg.stages)
+                row_bytes = {"Q": d * eb, "dO": d * eb, "LSE": LSE_BYTES, "Delta": ACC_BYTES}
+                return tuple(
+                    Load(tensor, (b, h, i), rows * size, engine="cp_async", arrive=slot)
+                    if tensor in ("LSE", "Delta")
+                    else tile_copy(tensor, (b, h, i), rows * size, slot)
+                    for tensor, size in row_bytes.items()
+                    if tensor in mine
+                )
+
+            def step(n: int) -> Sequence[Op]:
+                i = first + n
+                rows = rows_in_block(problem.seqlen_q, r, i)
+                ahead = i + cfg.stages - 1
+                key_side, dq_side = compute(_masked(problem, cfg, i, rows, j, cols))
+                return (
+                    Wait(("q", n % cfg.stages)),
+                    *sync,
+                    *(q_loads(ahead) if ahead < n_q_blocks else ()),
+                    *key_side,
+                    *sync,
+                    *dq_side,
+                    # From the dQ product's fragments: 8 rows per warp instruction.
+                    *_dq_atomics((b, h, i), rows * d, n % halves == half, rows_per_instruction=8),
+                )
+
+            prologue = [tile_copy(tensor, (b, h, j), cols * d * eb, "kv") for tensor in ("K", "V") if tensor in mine]
+            prologue += [op for i in range(first, min(first + cfg.stages - 1, n_q_blocks)) for op in q_loads(i)]
             return (
-                tile_copy("Q", (b, h, i), rows * d * eb, slot),
-                tile_copy("dO", (b, h, i), rows * d * eb, slot),
-                Load("LSE", (b, h, i), rows * LSE_BYTES, engine="cp_async", arrive=slot),
-                Load("Delta", (b, h, i), rows * ACC_BYTES, engine="cp_async", arrive=slot),
+                *prologue,
+                Wait("kv"),
+                Repeat(visited, step),
+                Vector(fma=cols * d / halves),  # dK * scale
+                # Packed pairs from the fragments.
+                *(Store(t, (b, h, j), cols * d * eb, fragment_lane_bytes=4) for t in ("dK", "dV") if t in mine),
             )
 
-        def step(n: int) -> Sequence[Op]:
-            i = first + n
-            rows = rows_in_block(problem.seqlen_q, r, i)
-            ahead = i + cfg.stages - 1
-            return (
-                Wait(("q", n % cfg.stages)),
-                *(q_loads(ahead) if ahead < n_q_blocks else ()),
-                *compute(_masked(problem, cfg, i, rows, j, cols)),
-                # One fp32 RED per thread per element, from the dQ product's fragments.
-                Store("dQacc", (b, h, i), rows * d * ACC_BYTES, atomic=True, fragment_lane_bytes=ACC_BYTES),
-            )
-
-        prologue = [
-            tile_copy("K", (b, h, j), cols * d * eb, "kv"),
-            tile_copy("V", (b, h, j), cols * d * eb, "kv"),
-        ]
-        prologue += [op for i in range(first, min(first + cfg.stages - 1, n_q_blocks)) for op in q_loads(i)]
-        return (
-            *prologue,
-            Wait("kv"),
-            Repeat(visited, step),
-            Vector(fma=cols * d),  # dK * scale
-            Store("dK", (b, h, j), cols * d * eb, fragment_lane_bytes=4),  # packed pairs from the fragments
-            Store("dV", (b, h, j), cols * d * eb, fragment_lane_bytes=4),
-        )
+        return main
 
     smem = (
         2 * c * (d + SMEM_PAD_ELEMENTS) * eb  # K_j, V_j
@@ -403,11 +460,4 @@ def _ring_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
         + 2 * cfg.stages * r * ACC_BYTES  # LSE and Delta ring
     )
     registers = 255 if d > 64 else 196  # ptxas report of cupy_kernels/v2/bwd.cu
-    return Kernel(
-        name="v2_bwd",
-        tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
-        head_axes=HEAD_AXES,
-        cta=CtaResources(cfg.warps * 32, registers, smem),
-        roles=(Role("warps", cfg.warps, main),),
-        barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q", arrivals=4, slots=cfg.stages)),
-    )
+    return _main_kernel(cfg, problem, CtaResources(cfg.warps * 32, registers, smem), program, q_copies=4)

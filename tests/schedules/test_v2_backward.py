@@ -139,12 +139,35 @@ def test_fa2_walks_the_q_blocks_from_the_last_and_issues_each_copy_where_its_ker
     assert not any(isinstance(op, Load) and op.tensor != "Delta" for op in loop_of(second).body(7))
 
 
+def test_our_kernels_warps_run_as_two_halves_that_meet_at_its_two_barriers_per_q_block() -> None:
+    # cupy_kernels/v2/bwd.cu: 8 warps (two per scheduler), 16 keys each; __syncthreads when Q block i has landed and
+    # when dS^T is complete. Each half: its 64 keys' products, half of the 16 dQ tasks; its tiles' copies.
+    kernel = main_kernel(Problem(1, 1, 512, 64, pass_="bwd"), bwd_layout="ring")
+    assert [(role.name, role.warps) for role in kernel.roles] == [("warps 0", 4), ("warps 1", 4)]
+    first, second = (role.program((0, 0, 0)) for role in kernel.roles)
+    assert [op.tensor for op in first if isinstance(op, Load)] == ["K", "Q", "LSE"]
+    assert [op.tensor for op in second if isinstance(op, Load)] == ["V", "dO", "Delta"]
+    names = [type(op).__name__ for op in loop_of(first).body(0)]
+    assert names == [
+        "Wait", "Arrive", "Wait", "Load", "Load", "Mma", "Vector", "Mma", "Mma", "Vector", "Mma", "Smem", "Arrive",
+        "Wait", "Mma", "Vector", "Store",
+    ]  # fmt: skip
+    s_t = next(op for op in loop_of(first).body(0) if isinstance(op, Mma))
+    assert (s_t.m, s_t.n, s_t.k) == (64, 64, 64)  # its 64 keys against the block's 64 queries
+    assert not any(isinstance(op, Store) for op in loop_of(second).body(0))  # block 0's atomics are the first's
+    assert any(isinstance(op, Store) for op in loop_of(second).body(1))
+    # One warp per scheduler (d = 256: 4 warps) stays one role.
+    wide = main_kernel(Problem(1, 1, 512, 256, pass_="bwd"), bwd_layout="ring")
+    assert [(role.name, role.warps) for role in wide.roles] == [("warps 0", 4)]
+
+
 @pytest.mark.parametrize("causal", [False, True])
-def test_fast_mode_follows_exact_mode_with_fa2s_backward(causal: bool) -> None:
+@pytest.mark.parametrize("layout", ["fa2", "ring"])
+def test_fast_mode_follows_exact_mode_with_both_main_kernels(layout: str, causal: bool) -> None:
     arch = load_arch("h200", {"sms": 8})
     problem = Problem(2, 2, 1024, 64, causal=causal, pass_="bwd")
-    exact = simulate(arch, "v2", problem, mode="exact")
-    fast = simulate(arch, "v2", problem)
+    exact = simulate(arch, "v2", problem, {"bwd_layout": layout}, mode="exact")
+    fast = simulate(arch, "v2", problem, {"bwd_layout": layout})
     assert fast.cycles == pytest.approx(exact.cycles, rel=0.01)
     assert fast.hbm_read_bytes == pytest.approx(exact.hbm_read_bytes, abs=0.5)
 
