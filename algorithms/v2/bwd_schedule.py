@@ -221,6 +221,12 @@ def _dq_atomics(key: tuple[int, int, int], elements: int, mine: bool, rows_per_i
     )
 
 
+def _key_block(problem: Problem, cfg: BackwardConfig, tile: Hashable) -> tuple[int, int, int, int, int]:
+    """A main-kernel tile's batch, head and key block, its keys, and the first Q block that sees them."""
+    b, h, j = tile  # type: ignore[misc]
+    return b, h, j, rows_in_block(problem.nk, cfg.block_n, j), first_query_block(problem, j * cfg.block_n, cfg.block_m)
+
+
 def _main_kernel(
     cfg: BackwardConfig, problem: Problem, cta: CtaResources, program: Callable[[int], Program], q_copies: int
 ) -> Kernel:
@@ -290,9 +296,7 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
         mine = _copies(half, halves)
 
         def main(tile: Hashable) -> Sequence[Op]:
-            b, h, j = tile  # type: ignore[misc]
-            cols = rows_in_block(problem.nk, c, j)
-            first = first_query_block(problem, j * c, r)
+            b, h, j, cols, first = _key_block(problem, cfg, tile)
             visited = n_q_blocks - first
 
             def block(n: int) -> tuple[int, int, tuple[int, int, int]]:
@@ -407,9 +411,7 @@ def _ring_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
         mine = _copies(half, halves)
 
         def main(tile: Hashable) -> Sequence[Op]:
-            b, h, j = tile  # type: ignore[misc]
-            cols = rows_in_block(problem.nk, c, j)
-            first = first_query_block(problem, j * c, r)
+            b, h, j, cols, first = _key_block(problem, cfg, tile)
             visited = n_q_blocks - first
 
             def q_loads(i: int) -> tuple[Load, ...]:

@@ -11,7 +11,6 @@ its duration, and its share of the call. Run on the GPU machine from the reposit
 
 from __future__ import annotations
 
-import csv
 import statistics
 import sys
 from collections import defaultdict
@@ -21,6 +20,8 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.nn.functional import scaled_dot_product_attention
 from torch.profiler import ProfilerActivity, profile
+
+from cupy_kernels.common import write_rows
 
 TOKENS = 16384
 HIDDEN = 2048
@@ -80,10 +81,7 @@ def main() -> None:
                 rows += found
                 cells = "; ".join(f"{r['kernel'][:40]} {r['median_us']:.1f}" for r in found)
                 print(f"d={headdim} N={seqlen} causal={causal}: {cells}", flush=True)
-    with (out / "torch_fa2_bwd_kernels_h200.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(out / "torch_fa2_bwd_kernels_h200.csv", rows)
 
 
 if __name__ == "__main__":
