@@ -193,11 +193,9 @@ def _operand_bytes(m: int, n: int, k: int, atom: int, warps: int, eb: int, a: bo
 
 
 def _masked(problem: Problem, cfg: BackwardConfig, i: int, rows: int, j: int, cols: int) -> bool:
-    return (
-        tile_needs_mask(problem, i * cfg.block_m, rows, j * cfg.block_n, cols)
-        or rows < cfg.block_m
-        or (cols < cfg.block_n)
-    )
+    """Whether Q block i against key block j needs a mask: the causal diagonal, or a partial block."""
+    partial = rows < cfg.block_m or cols < cfg.block_n
+    return partial or tile_needs_mask(problem, i * cfg.block_m, rows, j * cfg.block_n, cols)
 
 
 def _copies(half: int, halves: int) -> frozenset[str]:
