@@ -28,12 +28,13 @@ The main kernel's program follows option `bwd_layout`:
 Both kernels' 8 warps are two per scheduler, and between barriers each runs on its own: the model runs them as two
 roles of one warp per scheduler each, which drift apart as the warps do (one's softmax beside the other's
 products; a role's warps stay in lockstep). With one role for all 8 warps the model was 8% slow on our kernel
-(MAPE 7.7%, `simgpu validate`) and 36-83% slow on FA2's; with two, 3.7% and 4.7% (below).
+(MAPE 7.9%, `simgpu validate`) and 29-84% slow on FA2's (with our kernel's atomic cost; MAPE 56.9%,
+`docs/results/torch_fa2_bwd_kernels_vs_model_at_5908ce8.txt`); with two, 3.5% and 4.7% (below).
 Causal: Q blocks wholly above the diagonal are skipped. The CTAs of one head run next to each other (the
 fastest-varying block index), which is what lets dQ re-use hit in L2.
 Against PyTorch's FA2 on the H200, kernel by kernel (`docs/results/torch_fa2_bwd_kernels_vs_model.txt`), "fa2"'s
 main kernel has MAPE 4.7% over 36 shapes (d = 64, 128, 256; seqlen 512-16k; causal and not; ring: 62%, all slow).
-Against our kernel (`validation/h200/validation_2026-12-03c/`), "ring" has MAPE 3.7%.
+Against our kernel (`validation/h200/validation_2026-12-03c/`, exact mode), "ring" has MAPE 3.5%.
 Ignored: FA2's padding of the head dimension to its template's (80 runs as 96) and of partial blocks; the L2-side
 limit on atomics with every SM adding at once (FA2's order reaches about 60% of it, `sm.fragment_store_min_cycles`).
 """

@@ -10,8 +10,9 @@ second launch (`--launch-skip 1 --launch-count 1`):
       --section InstructionStats --section WarpStateStats --section SourceCounters -o REPORT \\
       python3 validation/probes/v2_instruction_mix.py fwd 64 0      (fwd D ABLATE_MASK, bwd D, torchfwd D or torchbwd D)
 
-`torchfwd D` / `torchbwd D` launch PyTorch's FA2 forward / backward instead (kernel regexes `flash_fwd`,
-`flash_bwd_dq_dk_dv`): the production kernel's mix beside ours.
+`torchfwd D` / `torchbwd D [N]` launch PyTorch's FA2 forward / backward instead (kernel regexes `flash_fwd`,
+`flash_bwd_dq_dk_dv`): the production kernel's mix beside ours. The backward takes another sequence length N at
+the same 16k tokens (`torch_fa2_bwd_ncu.sh`).
 
 `v2_instruction_mix.sh` runs the builds; then, on any machine, `python3 validation/probes/v2_instruction_mix.py
 summarize DIR` reads the source pages it wrote (DIR/NAME_source.csv, or .csv.gz) and writes
@@ -78,13 +79,13 @@ def torch_forward(d: int) -> None:
     torch.cuda.synchronize()
 
 
-def torch_backward(d: int) -> None:
-    """PyTorch's FlashAttention-2 backward, launched twice (each after an untimed forward)."""
+def torch_backward(d: int, seqlen: int = SEQLEN) -> None:
+    """PyTorch's FlashAttention-2 backward, launched twice (each after an untimed forward), at BATCH x SEQLEN tokens."""
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.functional import scaled_dot_product_attention
 
-    shape = (BATCH, 2048 // d, SEQLEN, d)
+    shape = (BATCH * SEQLEN // seqlen, 2048 // d, seqlen, d)
     q, k, v = (torch.randn(shape, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
     grad = torch.randn(shape, device="cuda", dtype=torch.bfloat16)
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
@@ -203,7 +204,7 @@ def main() -> None:
     elif kind == "torchfwd":
         torch_forward(d)
     elif kind == "torchbwd":
-        torch_backward(d)
+        torch_backward(d, *map(int, sys.argv[3:4]))
     else:
         backward(d)
     cp.cuda.runtime.deviceSynchronize()
