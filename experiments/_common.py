@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+_Item = TypeVar("_Item")
+_Row = TypeVar("_Row")
 
 OUT_DIR = Path("out")
 
@@ -29,6 +33,15 @@ def parse_args(doc: str | None, quick_help: str, argv: list[str] | None, jobs: b
     if jobs:
         parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     return parser.parse_args(argv)
+
+
+def map_rows(work: Callable[[_Item], _Row], items: Iterable[_Item], jobs: int = 1) -> list[_Row]:
+    """`work` over `items` in order, in `jobs` worker processes (in this one where `jobs` is 1): an experiment's
+    independent predictions, each exact-mode one single-threaded."""
+    if jobs <= 1:
+        return [work(item) for item in items]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(work, items))
 
 
 def print_row(row: Mapping[str, object]) -> None:

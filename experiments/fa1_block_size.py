@@ -10,10 +10,11 @@ prediction) and off (the loop structure's count; exact and linear in batch, so s
 from __future__ import annotations
 
 import csv
+import functools
 from pathlib import Path
 
 from algorithms.v1.schedule import config, forward_kernel
-from experiments._common import parse_args, print_row, save
+from experiments._common import map_rows, parse_args, print_row, save
 from simgpu import Problem, load_arch, simulate
 
 BLOCKS = (64, 128, 256, 512)
@@ -29,34 +30,33 @@ def _block_m(arch_name: str, problem: Problem, block_n: int) -> int:
     raise ValueError(f"no block_m fits with block_n={block_n}")
 
 
-def run(quick: bool) -> list[dict[str, object]]:
+def run(quick: bool, jobs: int = 1) -> list[dict[str, object]]:
+    return map_rows(functools.partial(_row, quick), BLOCKS, jobs)
+
+
+def _row(quick: bool, block_n: int) -> dict[str, object]:
     batch, heads, seqlen = (1, 4, 256) if quick else (64, 16, 1024)
     problem = Problem(batch, heads, seqlen, 64)
     one = Problem(1, heads, seqlen, 64)
     no_l2 = load_arch("a100", {"l2.capacity_bytes": 0})
-    rows = []
-    for block_n in BLOCKS:
-        options = {"block_n": block_n, "block_m": _block_m("a100", problem, block_n)}
-        result = simulate("a100", "v1", problem, options, mode="exact")
-        uncached = simulate(no_l2, "v1", one, options, mode="exact")
-        rows.append(
-            {
-                "arch": "a100",
-                "batch": batch,
-                "heads": heads,
-                "seqlen": seqlen,
-                "headdim": 64,
-                "block_n": block_n,
-                "block_m": options["block_m"],
-                "hbm_gb": (result.hbm_read_bytes + result.hbm_write_bytes) / 1e9,
-                "hbm_gb_l2_off": batch * (uncached.hbm_read_bytes + uncached.hbm_write_bytes) / 1e9,
-                "runtime_ms": result.time_s * 1e3,
-                "tflops": result.tflops,
-                "bottleneck": result.bottleneck,
-                "sim_wall_s": result.sim_wall_s,
-            }
-        )
-    return rows
+    options = {"block_n": block_n, "block_m": _block_m("a100", problem, block_n)}
+    result = simulate("a100", "v1", problem, options, mode="exact")
+    uncached = simulate(no_l2, "v1", one, options, mode="exact")
+    return {
+        "arch": "a100",
+        "batch": batch,
+        "heads": heads,
+        "seqlen": seqlen,
+        "headdim": 64,
+        "block_n": block_n,
+        "block_m": options["block_m"],
+        "hbm_gb": (result.hbm_read_bytes + result.hbm_write_bytes) / 1e9,
+        "hbm_gb_l2_off": batch * (uncached.hbm_read_bytes + uncached.hbm_write_bytes) / 1e9,
+        "runtime_ms": result.time_s * 1e3,
+        "tflops": result.tflops,
+        "bottleneck": result.bottleneck,
+        "sim_wall_s": result.sim_wall_s,
+    }
 
 
 def plot(csv_path: Path, png_path: Path) -> Path:
@@ -94,8 +94,8 @@ def plot(csv_path: Path, png_path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(__doc__, "batch 1, 4 heads, seqlen 256", argv)
-    rows = run(args.quick)
+    args = parse_args(__doc__, "batch 1, 4 heads, seqlen 256", argv, jobs=True)
+    rows = run(args.quick, args.jobs)
     for row in rows:
         print_row(row)
     save(rows, args.out, "fa1_block_size", plot)

@@ -29,7 +29,7 @@ from typing import Any
 from unittest import mock
 
 import simgpu.fast_bytes
-from experiments._common import OUT_DIR, save
+from experiments._common import OUT_DIR, map_rows, save
 from simgpu import Problem, load_arch, native, simulate
 from simgpu.api import schedule
 from simgpu.fast_plan import plan_kernel
@@ -125,6 +125,10 @@ def compare_causal(case: tuple[str, str, str, int, int], tokens: int = CAUSAL_TO
     """A --causal case on the whole chip, `tokens` in all."""
     arch, algo, pass_, n, d = case
     return compare_on(arch, {}, algo, Problem(max(1, tokens // n), 2048 // d, n, d, causal=True, pass_=pass_))
+
+
+def _compare_case(case: tuple[str, str, str, bool, int]) -> dict[str, object]:
+    return compare(*case)
 
 
 def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> dict[str, object]:
@@ -227,6 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--whatif", action="store_true", help="arch what-ifs far from the shipped chips")
     parser.add_argument("--causal", action="store_true", help="causal attention at full chip size")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (the grid)")
     args = parser.parse_args(argv)
     if args.prefix:
         if native.compiled():
@@ -257,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
         save(rows, args.out, "fast_vs_exact_large", plot)
         return
     cases = [case for case in GRID if not args.quick or (case[0] == "a100" and case[4] == 0)]
-    rows = [compare(*case) for case in cases]
+    rows = map_rows(_compare_case, cases, args.jobs)
     save(rows, args.out, "fast_vs_exact", plot)
 
 

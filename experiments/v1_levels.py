@@ -13,19 +13,15 @@ and smem, and the simulator's wall time. Writes `v1_levels.csv`, then `v1_levels
 one line per set and pass, the 25-40% band shaded). `--quick`: two small shapes of each set at 1k tokens, forward
 only (a smoke test).
 
-Where the model stands (exact, `docs/results/v1_levels.csv`): on FA2's sweep 44-57% of peak forward and 30-43%
-forward+backward, against FA1's published 25-40%; with one CTA per head (the May-2022 grid) the forward would be
-49% and 45% at N = 512 and 1k (the splits add K/V reads at 512 and fill the waves at 1k). The schedule follows the
-kernel's loops, bytes, load placement and grid (`algorithms/v1/schedule.py`); the excess points at two A100 unit
-models:
-- contention: the arch file has none measured between mma.sync and the lane pipes (`contention: null`), and FA1's
-  co-resident split-K CTAs run one's softmax beside the other's MMAs. With the H200's mma.sync values
-  (`archs/h100.yaml`, not an A100 measurement) the forward at 1k falls from 57% to 47% (exact; the tensor cores
-  become the bound), v2's forward at 512-1k from 58-59% to 54-55% (fast mode);
-- L2: LRU over whole tiles keeps every o_tmp and Q round trip of the split CTAs, whose working set between a row
-  block's write and its re-read (24 MB at N = 512) fits the 40 MB; a real L2 keeps less. At N = 512 the forward
-  is HBM-bound on 0.81 GB; with L2 off it moves 1.01 GB and reaches 32% (fast mode). The GPT-2 comparison
-  (`experiments/gpt2_medium.py`) shows the other side of the same cliff.
+Where the model stands (exact, `docs/results/v1_levels.csv`): on FA2's sweep 43-48% of peak forward and 27-38%
+forward+backward, against FA1's published 25-40% (44-57% and 30-43% before the A100 file took the H200's measured
+mma.sync contention in the twentieth session: `archs/a100.yaml`); with one CTA per head (the May-2022 grid) the
+forward is 40% and 37% at N = 512 and 1k. The schedule follows the kernel's loops, bytes, load placement and grid
+(`algorithms/v1/schedule.py`); the forward's excess points at the A100's L2 model: LRU over whole tiles keeps every
+o_tmp and Q round trip of the split CTAs, whose working set between a row block's write and its re-read (24 MB at
+N = 512) fits the 40 MB; a real L2 keeps less. At N = 512 the forward is HBM-bound on 0.81 GB; with L2 off it moves
+1.01 GB and reaches 38% (fast mode). The GPT-2 comparison (`experiments/gpt2_medium.py`) shows the other side of the
+same cliff.
 """
 
 from __future__ import annotations
@@ -34,7 +30,7 @@ import csv
 from pathlib import Path
 
 from algorithms.v1.schedule import release_splits
-from experiments._common import parse_args, print_row, save
+from experiments._common import map_rows, parse_args, print_row, save
 from simgpu import Problem, load_arch, simulate
 
 ARCH = "a100"
@@ -61,34 +57,34 @@ def splits(name: str, problem: Problem) -> int:
     return release_splits(load_arch(ARCH), problem) if name == "fa2_sweep" else 1
 
 
-def run(quick: bool) -> list[dict[str, object]]:
+def run(quick: bool, jobs: int = 1) -> list[dict[str, object]]:
+    return map_rows(_row, shapes(quick), jobs)
+
+
+def _row(shape: tuple[str, Problem]) -> dict[str, object]:
+    name, problem = shape
     peak = load_arch(ARCH).peak_flops_per_s("fp16")
-    rows = []
-    for name, problem in shapes(quick):
-        n = splits(name, problem)
-        result = simulate(ARCH, "v1", problem, {"splits": n}, mode="exact")
-        rows.append(
-            {
-                "shapes": name,
-                "arch": ARCH,
-                "pass": problem.pass_,
-                "batch": problem.batch,
-                "heads": problem.heads,
-                "seqlen": problem.seqlen_q,
-                "headdim": problem.headdim,
-                "splits": n,
-                "tflops": result.tflops,
-                "pct_peak": 100 * result.tflops * 1e12 / peak,
-                "time_ms": result.time_s * 1e3,
-                "hbm_gb": (result.hbm_read_bytes + result.hbm_write_bytes) / 1e9,
-                "bottleneck": result.bottleneck,
-                "hbm_busy": result.busy.get("hbm", 0.0),
-                "tensor_busy": result.busy.get("tensor", 0.0),
-                "smem_busy": result.busy.get("smem", 0.0),
-                "sim_wall_s": result.sim_wall_s,
-            }
-        )
-    return rows
+    n = splits(name, problem)
+    result = simulate(ARCH, "v1", problem, {"splits": n}, mode="exact")
+    return {
+        "shapes": name,
+        "arch": ARCH,
+        "pass": problem.pass_,
+        "batch": problem.batch,
+        "heads": problem.heads,
+        "seqlen": problem.seqlen_q,
+        "headdim": problem.headdim,
+        "splits": n,
+        "tflops": result.tflops,
+        "pct_peak": 100 * result.tflops * 1e12 / peak,
+        "time_ms": result.time_s * 1e3,
+        "hbm_gb": (result.hbm_read_bytes + result.hbm_write_bytes) / 1e9,
+        "bottleneck": result.bottleneck,
+        "hbm_busy": result.busy.get("hbm", 0.0),
+        "tensor_busy": result.busy.get("tensor", 0.0),
+        "smem_busy": result.busy.get("smem", 0.0),
+        "sim_wall_s": result.sim_wall_s,
+    }
 
 
 def plot(csv_path: Path, png_path: Path) -> Path:
@@ -119,8 +115,8 @@ def plot(csv_path: Path, png_path: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(__doc__, "two small shapes per set, forward only", argv)
-    rows = run(args.quick)
+    args = parse_args(__doc__, "two small shapes per set, forward only", argv, jobs=True)
+    rows = run(args.quick, args.jobs)
     for row in rows:
         print_row(row)
     save(rows, args.out, "v1_levels", plot)
