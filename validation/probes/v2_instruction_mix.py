@@ -44,9 +44,11 @@ FORWARD_BUILDS = {
     "fwd128_shared_noload": (128, 1),
     "torchfwd64": (64, 0),  # PyTorch's FA2 (flash backend): on sm90 the same 128 x 128 / 128 x 64 tiles, 4 warps
     "torchfwd128": (128, 0),
+    "torchfwd256": (256, 0),  # on the H200 FA2 launches 64 x 64 tiles, 4 warps, at d = 256 (two CTAs per SM)
 }
 OTHER_BUILDS = ("bwd64", "bwd128", "torchbwd64", "torchbwd128", "v3fwd64", "v3fwd128")
-WARPS, BLOCK_M, BLOCK_N = 4, 128, {64: 128, 128: 64}  # the forward kernels' launch configuration
+WARPS = 4  # the forward kernels' launch configuration: 4 warps, tiles by head dimension
+BLOCK_M, BLOCK_N = {64: 128, 128: 128, 256: 64}, {64: 128, 128: 64, 256: 64}
 
 
 def forward(d: int, mask: int) -> None:
@@ -131,7 +133,7 @@ def summarize(folder: Path) -> list[dict[str, object]]:
         if build in FORWARD_BUILDS:
             d = FORWARD_BUILDS[build][0]
             heads = 2048 // d
-            tiles = BATCH * heads * (SEQLEN // BLOCK_M) * (SEQLEN // BLOCK_N[d]) * WARPS  # warp key tiles
+            tiles = BATCH * heads * (SEQLEN // BLOCK_M[d]) * (SEQLEN // BLOCK_N[d]) * WARPS  # warp key tiles
         executed: Counter[str] = Counter()
         samples: Counter[str] = Counter()
         for row in rows:
