@@ -7,19 +7,17 @@ HMMA after the row max (P V's first), how many HMMA follow the last MUFU, and th
 instruction (H HMMA, M MUFU, x FMNMX, s SHFL, L LDSM, f FFMA, m FMUL, a FADD, p F2FP, others '.'). The v2 schedule
 runs the exp pass whole before P V (`docs/results/fa2_loop_replay.txt` measures what interleaving them would change).
 Run from the repository root: `CUOBJDUMP=/path/to/cuobjdump python docs/results/v2_pv_interleave_sass.py >
-docs/results/v2_pv_interleave_sass.txt`."""
+docs/results/v2_pv_interleave_sass.txt` (the committed output: nvcc 13.0 on the development VM, cuobjdump and
+nvdisasm 13.5 from PyPI's `nvidia-cuda-cuobjdump` and `nvidia-cuda-nvdisasm` wheels, nvdisasm on PATH)."""
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import tempfile
 from pathlib import Path
+
+from sass_dump import functions, sass
 
 SOURCE = Path("cupy_kernels/v2/fwd.cu").resolve()
 VARIANTS = ((64, 128, 128), (128, 128, 64))  # (d, block_m, block_n)
-INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][\w.]*)")
 LETTERS = (("HMMA", "H"), ("MUFU", "M"), ("FMNMX", "x"), ("SHFL", "s"), ("LDSM", "L"), ("FFMA", "f"),
            ("FMUL", "m"), ("FADD", "a"), ("F2FP", "p"))  # fmt: skip
 
@@ -28,26 +26,16 @@ def letter(opcode: str) -> str:
     return next((short for prefix, short in LETTERS if opcode.startswith(prefix)), ".")
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    wrapper = Path(tmp) / "w.cu"
-    wrapper.write_text(
-        f'#include "{SOURCE}"\n'
-        + "".join(
-            f"template __global__ void fa2_fwd<{d}, {m}, {n}, 4, 2, false, true>"
-            "(const u16*, const u16*, const u16*, u16*, float*, int, float);\n"
-            for d, m, n in VARIANTS
-        )
-    )
-    cubin = Path(tmp) / "w.cubin"
-    subprocess.run(["nvcc", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-o", str(cubin),
-                    str(wrapper)], check=True)  # fmt: skip
-    sass = subprocess.run([os.environ.get("CUOBJDUMP", "cuobjdump"), "-sass", str(cubin)], check=True,
-                          capture_output=True, text=True).stdout  # fmt: skip
-print(subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1])
-for function in re.split(r"\n\s+Function : ", sass)[1:]:
-    print(function.splitlines()[0])
+version, dump = sass(
+    SOURCE,
+    [f"template __global__ void fa2_fwd<{d}, {m}, {n}, 4, 2, false, true>"
+     "(const u16*, const u16*, const u16*, u16*, float*, int, float);" for d, m, n in VARIANTS],
+)  # fmt: skip
+print(version)
+for name, opcodes in functions(dump):
+    print(name)
     body: list[str] = []
-    for opcode in INSTRUCTION.findall(function):
+    for opcode in opcodes:
         body.append(opcode)
         if not opcode.startswith("BRA"):
             continue

@@ -9,36 +9,24 @@ shows as 32 (d = 64) or 64 (d = 128) FMULs before S's second HGMMA. The basis of
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import tempfile
 from pathlib import Path
+
+from sass_dump import functions, sass
 
 SOURCE = Path("cupy_kernels/v3/fwd.cu").resolve()
 VARIANTS = [(d, overlap) for d in (64, 128) for overlap in ("true", "false")]
-INSTRUCTION = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][\w.]*)")
 
-with tempfile.TemporaryDirectory() as tmp:
-    wrapper = Path(tmp) / "w.cu"
-    wrapper.write_text(
-        f'#include "{SOURCE}"\n'
-        + "".join(
-            f"template __global__ void fa3_fwd<{d}, 2, false, true, {ov}>"
-            "(const unsigned char*, u16*, float*, int, float);\n"
-            for d, ov in VARIANTS
-        )
-    )
-    cubin = Path(tmp) / "w.cubin"
-    subprocess.run(["nvcc", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-diag-suppress", "177",
-                    "-o", str(cubin), str(wrapper)], check=True)  # fmt: skip
-    sass = subprocess.run([os.environ.get("CUOBJDUMP", "cuobjdump"), "-sass", str(cubin)], check=True,
-                          capture_output=True, text=True).stdout  # fmt: skip
-print(subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1])
-for function in re.split(r"\n\s+Function : ", sass)[1:]:
-    print(function.splitlines()[0])
+version, dump = sass(
+    SOURCE,
+    [f"template __global__ void fa3_fwd<{d}, 2, false, true, {ov}>(const unsigned char*, u16*, float*, int, float);"
+     for d, ov in VARIANTS],
+    ("-diag-suppress", "177"),
+)  # fmt: skip
+print(version)
+for name, opcodes in functions(dump):
+    print(name)
     fmuls, runs, run = 0, [], []
-    for opcode in INSTRUCTION.findall(function):
+    for opcode in opcodes:
         if opcode.startswith("HGMMA"):
             run.append(fmuls)
             fmuls = 0
