@@ -7,7 +7,8 @@ writes and fast over exact in cycles. Then, for the kernels whose heads' tiles a
 how far apart a head's first and last tiles are launched: the test of `head_span_replay_not_kept.patch` (replay in
 launch order where a head spans more than the replayed heads' tiles) caught v1's split grid, and also v3's and v4's
 causal orders, whose bytes fast mode gets right (`docs/results/fast_vs_exact_causal.csv`). Last, fast mode's wall
-time and bytes on FA2's sweep with the releases' splits (`v1_levels.py`'s shapes).
+time and bytes on FA2's sweep with the releases' splits (`v1_levels.py`'s shapes), and two figures its docstring quotes:
+the forward with one CTA per head at N = 512 and 1k (exact), and at N = 512 with L2 off (fast mode).
 Run from the repository root: `python docs/results/checks_2026-12-03a.py > docs/results/checks_2026-12-03a.txt`;
 with the patch applied (`git apply docs/results/head_span_replay_not_kept.patch`, then `python build_native.py`):
 `checks_2026-12-03a_patched.txt`."""
@@ -77,7 +78,21 @@ def sweep_timing() -> None:
                   f"HBM {(result.hbm_read_bytes + result.hbm_write_bytes) / 1e9:.3f} GB")  # fmt: skip
 
 
+def v1_levels_side() -> None:
+    arch = load_arch("a100")
+    peak = arch.peak_flops_per_s("fp16")
+    for seqlen in (512, 1024):
+        result = simulate(arch, "v1", Problem(16384 // seqlen, 32, seqlen, 64), {"splits": 1}, mode="exact")
+        print(f"FA2's sweep N={seqlen} fwd, one CTA per head (exact): {100 * result.tflops * 1e12 / peak:.1f}% of peak")
+    problem = Problem(32, 32, 512, 64)
+    no_l2 = load_arch("a100", {"l2.capacity_bytes": 0})
+    result = simulate(no_l2, "v1", problem, {"splits": release_splits(arch, problem)})
+    print(f"FA2's sweep N=512 fwd, the releases' splits, L2 off (fast): {100 * result.tflops * 1e12 / peak:.1f}% of "
+          f"peak, HBM {(result.hbm_read_bytes + result.hbm_write_bytes) / 1e9:.2f} GB")  # fmt: skip
+
+
 if __name__ == "__main__":
     split_bytes()
     spans()
     sweep_timing()
+    v1_levels_side()
