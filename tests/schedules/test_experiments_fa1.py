@@ -26,3 +26,11 @@ def test_block_size_quick_bytes_fall_with_the_block() -> None:
     rows = fa1_block_size.run(quick=True)
     uncached = [row["hbm_gb_l2_off"] for row in rows]
     assert uncached == sorted(uncached, reverse=True)  # type: ignore[type-var]
+
+
+def test_workers_give_the_rows_of_one_process() -> None:
+    # `--jobs` runs the rows in worker processes: the same rows, in the same order (but for the wall times).
+    def predictions(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{key: value for key, value in row.items() if key != "sim_wall_s"} for row in rows]
+
+    assert predictions(fa1_block_size.run(quick=True, jobs=2)) == predictions(fa1_block_size.run(quick=True))
