@@ -26,3 +26,23 @@ __device__ __forceinline__ void record_cycles(u64 start, u64* cycles) {
 __device__ __forceinline__ void keep(u32 value, u32 key, u32* sink) {
   if (value == key) *sink = value;
 }
+
+// The chain benchmarks' body: each of the thread's CHAINS independent chains starts from a value of `seed`, then
+// `iters` loop iterations apply `step` STEPS times (unrolled) to every chain, so a step's instruction is all the loop
+// issues but for its counter.
+template <int CHAINS, typename T, typename Seed>
+__device__ __forceinline__ void seed_chains(T (&x)[CHAINS], const Seed* __restrict__ seed) {
+#pragma unroll
+  for (int c = 0; c < CHAINS; ++c) x[c] = seed[(threadIdx.x + c) & 255];
+}
+
+template <int STEPS, int CHAINS, typename T, typename Step>
+__device__ __forceinline__ void run_chains(T (&x)[CHAINS], int iters, Step step) {
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int s = 0; s < STEPS; ++s) {
+#pragma unroll
+      for (int c = 0; c < CHAINS; ++c) x[c] = step(x[c]);
+    }
+  }
+}

@@ -26,15 +26,8 @@ __global__ void __launch_bounds__(256, 8)
     ex2_rate(const float* __restrict__ seed, int iters, u32 key, u32* sink, u64* cycles) {
   const u64 start = sm_cycles();
   float x[CHAINS];
-#pragma unroll
-  for (int c = 0; c < CHAINS; ++c) x[c] = seed[(threadIdx.x + c) & 255];
-  for (int it = 0; it < iters; ++it) {
-#pragma unroll
-    for (int s = 0; s < STEPS; ++s) {
-#pragma unroll
-      for (int c = 0; c < CHAINS; ++c) x[c] = ex2_neg(x[c]);
-    }
-  }
+  seed_chains(x, seed);
+  run_chains<STEPS>(x, iters, [](float v) { return ex2_neg(v); });
   float acc = 0.0f;
 #pragma unroll
   for (int c = 0; c < CHAINS; ++c) acc += x[c];
@@ -51,15 +44,8 @@ __global__ void __launch_bounds__(256, 8)
   const u64 start = sm_cycles();
   const float b = seed[256];
   float x[CHAINS];
-#pragma unroll
-  for (int c = 0; c < CHAINS; ++c) x[c] = seed[(threadIdx.x + c) & 255];
-  for (int it = 0; it < iters; ++it) {
-#pragma unroll
-    for (int s = 0; s < STEPS; ++s) {
-#pragma unroll
-      for (int c = 0; c < CHAINS; ++c) x[c] = fmaf(x[c], 0.99951171875f, b);
-    }
-  }
+  seed_chains(x, seed);
+  run_chains<STEPS>(x, iters, [b](float v) { return fmaf(v, 0.99951171875f, b); });
   float acc = 0.0f;
 #pragma unroll
   for (int c = 0; c < CHAINS; ++c) acc += x[c];

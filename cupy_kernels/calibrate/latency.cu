@@ -50,15 +50,8 @@ __global__ void __launch_bounds__(512, 1)
   const u64 start = sm_cycles();
   const float b = __uint_as_float(seed[256]);  // in [0.5, 1)
   u32 x[CHAINS];
-#pragma unroll
-  for (int c = 0; c < CHAINS; ++c) x[c] = seed[(threadIdx.x + c) & 255];
-  for (int it = 0; it < iters; ++it) {
-#pragma unroll
-    for (int s = 0; s < STEPS; ++s) {
-#pragma unroll
-      for (int c = 0; c < CHAINS; ++c) x[c] = alu_step<OP>(x[c], b);
-    }
-  }
+  seed_chains(x, seed);
+  run_chains<STEPS>(x, iters, [b](u32 v) { return alu_step<OP>(v, b); });
   u32 acc = 0;
 #pragma unroll
   for (int c = 0; c < CHAINS; ++c) acc ^= x[c];

@@ -15,15 +15,8 @@ __global__ void __launch_bounds__(256, 8)
   // MODE 1's c is a register as MODE 0's b is (without fast-math, 0 * seed may not fold away: NaN and inf).
   const float b = MODE == 0 ? seed[256] : 1.9f + 0.0f * seed[256];
   float x[CHAINS];
-#pragma unroll
-  for (int c = 0; c < CHAINS; ++c) x[c] = seed[(threadIdx.x + c) & 255];
-  for (int it = 0; it < iters; ++it) {
-#pragma unroll
-    for (int s = 0; s < STEPS; ++s) {
-#pragma unroll
-      for (int c = 0; c < CHAINS; ++c) x[c] = MODE == 0 ? fmaf(x[c], 0.99951171875f, b) : fmaf(x[c], -x[c], b);
-    }
-  }
+  seed_chains(x, seed);
+  run_chains<STEPS>(x, iters, [b](float v) { return MODE == 0 ? fmaf(v, 0.99951171875f, b) : fmaf(v, -v, b); });
   float acc = 0.0f;
 #pragma unroll
   for (int c = 0; c < CHAINS; ++c) acc += x[c];
