@@ -10,10 +10,10 @@ Four reductions, checked against exact mode by the tests (`tests/core/test_fast.
 2. Symmetry: tiles whose folded programs are equal up to memory keys form a class (`simgpu.fast_plan`; past 64 tile
    positions per head, grouped by their outlines, `simgpu.fold.outline`, and a few of each group folded). One SM runs
    the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident (other counts interpolated), once
-   and twice in a row, alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (every SM the kernel can
-   fill: no more than its tiles): the class's time to a slot's first tile, per further tile (in a kernel of unequal
-   tiles, with the slots started apart), the first tile's tail where no further tile hides it (short CTAs, many per
-   SM), and its per-tile busy cycles and bytes. With every SM busy, a slot's first
+   and twice in a row (once only where no slot takes a second tile), alone (all of the chip's HBM and L2 bandwidth) and
+   with every SM busy (every SM the kernel can fill: no more than its tiles): the class's time to a slot's first tile,
+   per further tile (in a kernel of unequal tiles, with the slots started apart), the first tile's tail where no further
+   tile hides it (short CTAs, many per SM), and its per-tile busy cycles and bytes. With every SM busy, a slot's first
    tiles, which start together and queue for the same loads, get an equal share of the bandwidth; further tiles, which
    that queue has staggered, get what the other SMs leave (processor sharing: each uses what it used alone), at least an
    equal share. L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`), per kernel; a further tile's time

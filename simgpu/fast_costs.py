@@ -15,7 +15,8 @@ and is at least the time HBM and L2 take to serve its bytes at the SM's share. W
 exceeds the rounds' period (short CTAs, many per SM: the next round's work ran beside the first round's tail), a slot's
 first tile ends on the line of that work through the longest run, and a slot's only tile takes the rest, its tail.
 A removed iteration's cost is fitted from runs of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold
-periods more.
+periods more. In a kernel of one wave at most (no slot takes a second tile: v1's one CTA per head), no further tile is
+run: a removed iteration is fitted from the single round's time, and the per-tile metrics are that round's.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -101,6 +102,8 @@ def class_costs(
     representatives = {kind: plan.representative(kind) for kind in dict.fromkeys(plan.kinds)}
     # Tiles of unequal cost reach their SMs at unrelated times (`Cost` classes: a kind and its removed iterations).
     spread = len(set(zip(plan.kinds, plan.removed, strict=True))) > 1
+    # No slot takes a second tile (one wave at most): a further tile's time is never asked for (`_representative`).
+    single = len(plan.kernel.tiles) <= plan.fit * arch.sms
     bounds = (
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("busy:")),
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("served:")),
@@ -119,7 +122,7 @@ def class_costs(
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
             setting = (ctas, first_share, share, traffic)
-            run = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names, spread)
+            run = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names, spread, single)
             demand.setdefault(ctas, run.demand)
             ops += run.ops
             slopes = np.zeros((len(base.executed), len(run.vector)))
@@ -136,6 +139,7 @@ def class_costs(
                         shares,
                         names,
                         spread,
+                        single,
                     )
                     ops += more.ops
                     deltas.append(more.vector - run.vector)
@@ -191,6 +195,7 @@ def _representative(
     shares: Mapping[str, MissShares],
     names: Sequence[str],
     spread: bool = False,
+    single: bool = False,
 ) -> _Run:
     """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row with
     `share` of the chip's bandwidth, and once with `first_share` (unless equal), making `traffic` of the chip's HBM
@@ -219,8 +224,11 @@ def _representative(
         )
         return engine.run([kernel])
 
-    more = _rounds(tile, shares, ctas)
     once = run(1, share)
+    if single:
+        first = run(1, first_share) if first_share != share else once
+        return _single_round(arch, clock_hz, names, ctas, once, first)
+    more = _rounds(tile, shares, ctas)
     stagger = once.cycles / ctas if spread and ctas > 1 else 0.0
     start = run(1, share, stagger) if stagger else once
     later = run(1 + more, share, stagger)
@@ -242,6 +250,23 @@ def _representative(
     vector = np.concatenate(([first_cycles, period, lone_cycles - first_cycles], metrics))
     ops = once.ops + later.ops + (start.ops if start is not once else 0) + (first.ops if first is not once else 0)
     return _Run(vector, ops, _demand(arch, clock_hz, start, later))
+
+
+def _single_round(
+    arch: Arch, clock_hz: float, names: Sequence[str], ctas: int, once: RunStats, first: RunStats
+) -> _Run:
+    """The cost vector of a kernel whose slots take one tile each (one wave at most), from one round at `share`
+    (`once`) and at `first_share` (`first`, the same run where the shares are equal): no further tile follows, so
+    the period, which only the fit of a removed iteration reads then (`class_costs`), is the round's time at `share`,
+    and the per-tile metrics are the round's. Three times fewer ops than `_representative`'s further rounds (v1's
+    benchmark cases are all one wave)."""
+    launch = arch.kernel_launch_s * clock_hz
+    metrics = metric_vector(once, names) / ctas
+    first_cycles = first.cycles - launch
+    served = max(once.units[unit].busy_cycles for unit in ("hbm", "l2"))
+    vector = np.concatenate(([first_cycles, max(once.cycles - launch, served), 0.0], metrics))
+    ops = once.ops + (first.ops if first is not once else 0)
+    return _Run(vector, ops, _demand(arch, clock_hz, None, once))
 
 
 def _staggered(kernel: Kernel, programs: Sequence[Sequence[Op]], ctas: int, cycles: float) -> Kernel:
@@ -284,14 +309,15 @@ def _busy_shares(sms: int, demand: float) -> tuple[float, float]:
     return equal, max(equal, 1.0 - (sms - 1) * demand)
 
 
-def _demand(arch: Arch, clock_hz: float, once: RunStats, later: RunStats) -> float:
-    """The share of the chip's HBM or L2 bandwidth (the larger) that the further rounds of `later` used."""
-    period = later.cycles - once.cycles
+def _demand(arch: Arch, clock_hz: float, once: RunStats | None, later: RunStats) -> float:
+    """The share of the chip's HBM or L2 bandwidth (the larger) that the further rounds of `later` used (all of
+    its rounds where `once` is None)."""
+    period = later.cycles - (once.cycles if once is not None else 0.0)
     if period <= 0:
         return 0.0
-    hbm = (later.units["hbm"].amount - once.units["hbm"].amount) / arch.hbm_bytes_per_cycle(clock_hz)
-    l2 = (later.units["l2"].amount - once.units["l2"].amount) / arch.l2_bytes_per_cycle(clock_hz)
-    return max(hbm, l2) / period
+    hbm = later.units["hbm"].amount - (once.units["hbm"].amount if once is not None else 0.0)
+    l2 = later.units["l2"].amount - (once.units["l2"].amount if once is not None else 0.0)
+    return max(hbm / arch.hbm_bytes_per_cycle(clock_hz), l2 / arch.l2_bytes_per_cycle(clock_hz)) / period
 
 
 def metric_names(arch: Arch) -> tuple[str, ...]:

@@ -587,7 +587,7 @@ def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int) -> int:
                 iterations += _expand_weighted(op.body(i), out, weight)
         elif type(op) in _MEMORY_OPS:
             memory: Load | Store = op  # type: ignore[assignment]
-            out.append(replace(memory, nbytes=memory.nbytes * weight))
+            out.append(memory.with_nbytes(memory.nbytes * weight))
         else:
             out.append(op)
     return iterations

@@ -89,6 +89,11 @@ class Load:
     # each waiting for the one before: the issuing code's, not the hardware's (0: addresses come for free).
     address_instructions: float = 0.0
 
+    def with_nbytes(self, nbytes: int | float) -> Load:
+        """This load moving `nbytes`: `dataclasses.replace` without its generic walk of the fields (the L2 replay's
+        sampled loops scale thousands of accesses)."""
+        return Load(self.tensor, self.tile, nbytes, self.engine, self.arrive, self.acquire, self.address_instructions)
+
 
 @slot_init
 @dataclass(frozen=True, slots=True)
@@ -110,6 +115,21 @@ class Store:
     # Rows one such instruction covers: 8 from an MMA accumulator's fragments; 1 where the 32 lanes hold consecutive
     # elements of one row (FA2's dQ accumulator, kept in the fragments' order so that its adds coalesce).
     fragment_rows: int = 8
+
+    def with_nbytes(self, nbytes: int | float) -> Store:
+        """This store moving `nbytes` (as `Load.with_nbytes`)."""
+        return Store(
+            self.tensor,
+            self.tile,
+            nbytes,
+            self.engine,
+            self.atomic,
+            self.wait,
+            self.arrive,
+            self.release,
+            self.fragment_lane_bytes,
+            self.fragment_rows,
+        )
 
 
 @slot_init

@@ -58,3 +58,26 @@ def test_a_field_left_out_of_init_gets_its_default() -> None:
         count: int = dataclasses.field(default=3, init=False)
 
     assert Counted("a").count == 3
+
+
+def test_with_nbytes_is_replace_of_the_bytes_for_every_field_of_loads_and_stores() -> None:
+    # Every field away from its default, so that a field added to the class and left out of `with_nbytes` fails here.
+    load = Load("K", ("b", 3), 64, engine="cp_async", arrive="kv", acquire=None, address_instructions=6.0)
+    store = Store(
+        "dQ",
+        ("b", 4),
+        128,
+        engine="tma",
+        atomic=True,
+        wait=True,
+        arrive="out",
+        release=True,
+        fragment_lane_bytes=4,
+        fragment_rows=1,
+    )
+    semaphore = Load("lock", 0, 4, engine="ldg", acquire=2)
+    for op in (load, store, semaphore):
+        defaults = {f.name for f in dataclasses.fields(op) if getattr(op, f.name) == f.default}
+        assert defaults <= {"acquire", "engine", "arrive", "address_instructions"}
+        assert op.with_nbytes(384.5) == dataclasses.replace(op, nbytes=384.5)
+        assert type(op.with_nbytes(1)) is type(op)
