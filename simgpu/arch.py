@@ -161,11 +161,17 @@ class DsmemSpec(_Node):
 
 
 class L2Spec(_Node):
-    """Chip-wide L2: capacity decides hits; bandwidth is shared by all SMs."""
+    """Chip-wide L2: capacity decides hits; bandwidth is shared by all SMs. At most `max_dirty_fraction` of the
+    capacity stays dirty: a store beyond it writes the tiles dirtied longest ago back (`simgpu.units.l2`)."""
 
     capacity_bytes: NonNegativeInt
     bandwidth_bytes_per_s: PositiveFloat
     hit_latency_cycles: NonNegativeInt
+    max_dirty_fraction: Fraction = 1.0
+
+    @property
+    def dirty_capacity_bytes(self) -> float:
+        return self.capacity_bytes * self.max_dirty_fraction
 
 
 class LoadedLatencySpec(_Node):

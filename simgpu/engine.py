@@ -405,7 +405,14 @@ class Engine:
         l2_rate = arch.l2_bytes_per_cycle(self.clock_hz) * share
         self.l2: L2 | FluidL2
         if miss_shares is None:
-            self.l2 = L2(arch.l2.capacity_bytes, l2_rate, arch.l2.hit_latency_cycles, self.hbm, self._chip_recorder())
+            self.l2 = L2(
+                arch.l2.capacity_bytes,
+                l2_rate,
+                arch.l2.hit_latency_cycles,
+                self.hbm,
+                self._chip_recorder(),
+                arch.l2.dirty_capacity_bytes,
+            )
         else:
             self.l2 = FluidL2(l2_rate, arch.l2.hit_latency_cycles, self.hbm, miss_shares, self._chip_recorder())
         self.sms = [Sm(i, arch, self.l2, self._sm_recorder) for i in range(built)]

@@ -4,7 +4,9 @@ Fast mode does not simulate every SM, so it learns what L2 does from a replay: t
 in launch order a wave (all CTA slots of the chip) at a time, and within a wave the tiles' accesses are
 interleaved one by one, as CTAs that start together and run the same program issue them; the roles of one tile
 are interleaved likewise. Kernels follow one another and L2 contents carry over, as in the engine (a replay of
-part of a run may keep less between kernels: `carry_bytes`); dirty tiles are written back at the end. The
+part of a run may keep less between kernels: `carry_bytes`); dirty tiles are written back when evicted, when they
+exceed the L2's dirty capacity (`l2.max_dirty_fraction` of a kernel's share of L2: the oldest, which stay resident)
+and at the end. The
 result: HBM and L2 bytes, and per kernel, tensor and access kind the share of bytes that moved to or from HBM
 (`MissShares`), which the representative SMs use for timing; a tile's first access to a key and its later ones
 (`simgpu.fold.mark_retouches`) count apart.
@@ -221,7 +223,7 @@ class ReplayState:
     before it once (fast mode's fit variants change one kernel's tiles)."""
 
     lines: OrderedDict[int, float] = field(default_factory=OrderedDict)  # resident keys, least recently used first
-    dirty: set[int] = field(default_factory=set)
+    dirty: OrderedDict[int, None] = field(default_factory=OrderedDict)  # dirty keys, dirtied longest ago first
     numbers: dict[Hashable, int] = field(default_factory=dict)  # keys are nested tuples: each is numbered once
     owners: list[str] = field(default_factory=list)  # the tensor of each numbered key
     wholes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per `Piece` key found whole: its wholes' keys
@@ -233,12 +235,13 @@ class ReplayState:
     l2_bytes: defaultdict[_Key, float] = field(default_factory=lambda: defaultdict(float))
     read_bytes: defaultdict[_Key, float] = field(default_factory=lambda: defaultdict(float))  # HBM reads: misses
     written_bytes: defaultdict[tuple[int, str], float] = field(default_factory=lambda: defaultdict(float))
+    dirty_used: float = 0.0  # the dirty keys' bytes
 
     def copy(self) -> ReplayState:
         """A copy that walks on without changing this one (the sets of `touched` are never changed: shared)."""
         return ReplayState(
             OrderedDict(self.lines),
-            set(self.dirty),
+            OrderedDict(self.dirty),
             dict(self.numbers),
             list(self.owners),
             dict(self.wholes),
@@ -250,6 +253,7 @@ class ReplayState:
             defaultdict(float, self.l2_bytes),
             defaultdict(float, self.read_bytes),
             defaultdict(float, self.written_bytes),
+            self.dirty_used,
         )
 
 
@@ -273,8 +277,9 @@ def replay(
     the state (`ReplayBytes.states`).
 
     The L2 is `simgpu.units.l2.L2`'s without its timing, inlined (this walk is fast mode's hottest loop): LRU
-    over whole tiles (a `Piece` hitting while its wholes are resident), write-back of dirty tiles on eviction and at
-    the end, tiles larger than the capacity bypassing it (`tests/core/test_fast.py` holds the two to the same bytes)."""
+    over whole tiles (a `Piece` hitting while its wholes are resident), write-back of dirty tiles on eviction, past
+    the dirty capacity (charged to the access that dirtied a tile) and at the end, tiles larger than the capacity
+    bypassing it (`tests/core/test_fast_speed.py` holds the two to the same bytes)."""
     if capacity_bytes is None:
         capacity_bytes = arch.l2.capacity_bytes
     capacities = (
@@ -306,6 +311,8 @@ def _walk(
     lines, dirty, numbers, owners, wholes = state.lines, state.dirty, state.numbers, state.owners, state.wholes
     touched, l2_bytes, read_bytes, written_bytes = state.touched, state.l2_bytes, state.read_bytes, state.written_bytes
     used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
+    dirty_used = state.dirty_used
+    dirty_capacity = capacity * arch.l2.max_dirty_fraction
     move, evict = lines.move_to_end, lines.popitem
     named = None
     if later_heads is not None and touched:
@@ -322,7 +329,8 @@ def _walk(
             old_key, old_bytes = evict(last=False)
             used -= old_bytes
             if old_key in dirty:
-                dirty.discard(old_key)
+                del dirty[old_key]
+                dirty_used -= old_bytes
                 hbm_write += old_bytes
                 if owners[old_key] in previous:
                     written_bytes[number - 1, owners[old_key]] += old_bytes
@@ -349,33 +357,52 @@ def _walk(
             if track:
                 reach(key)
             action = kind if kind < _AGAIN else kind - _AGAIN
+            written = 0.0
             if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
                 move(key)
-                if action != _LOAD:
-                    dirty.add(key)
+                if action == _LOAD:
+                    continue
+                if key in dirty:
+                    dirty.move_to_end(key)
+                    continue
+                # Dirtied now: the dirty keys over their capacity, dirtied longest ago, are written back (resident).
+                dirty[key] = None
+                dirty_used += lines[key]
+                while dirty_used > dirty_capacity:
+                    old_key = dirty.popitem(last=False)[0]
+                    dirty_used -= lines[old_key]
+                    written += lines[old_key]
+                if not written:
+                    continue
+                read = 0.0
+            elif action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
                 continue
-            if action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
-                continue
-            # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
-            read = 0.0 if action == _STORE else nbytes
-            written = 0.0
-            if nbytes > capacity:
-                evicted = True  # bypasses L2: a store or an atomic is written through
-                if action != _LOAD:
-                    written = nbytes
             else:
-                if used + nbytes > capacity:
-                    evicted = True
-                    while used + nbytes > capacity:
-                        old_key, old_bytes = evict(last=False)
-                        used -= old_bytes
-                        if old_key in dirty:
-                            dirty.discard(old_key)
-                            written += old_bytes
-                lines[key] = nbytes
-                used += nbytes
-                if action != _LOAD:
-                    dirty.add(key)
+                # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
+                read = 0.0 if action == _STORE else nbytes
+                if nbytes > capacity:
+                    evicted = True  # bypasses L2: a store or an atomic is written through
+                    if action != _LOAD:
+                        written = nbytes
+                else:
+                    if used + nbytes > capacity:
+                        evicted = True
+                        while used + nbytes > capacity:
+                            old_key, old_bytes = evict(last=False)
+                            used -= old_bytes
+                            if old_key in dirty:
+                                del dirty[old_key]
+                                dirty_used -= old_bytes
+                                written += old_bytes
+                    lines[key] = nbytes
+                    used += nbytes
+                    if action != _LOAD:
+                        dirty[key] = None
+                        dirty_used += nbytes
+                        while dirty_used > dirty_capacity:
+                            old_key = dirty.popitem(last=False)[0]
+                            dirty_used -= lines[old_key]
+                            written += lines[old_key]
             if read or written:
                 counted = missed.get((kind, tensor))
                 if counted is None:
@@ -394,6 +421,7 @@ def _walk(
         else:  # each key's accesses are of its tensor's one size (and no key is a piece, whose wholes it touches)
             touched.append((reached, sum([sizes[owners[key]] for key in reached])))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
+    state.dirty_used = dirty_used
 
 
 def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: KernelAccesses) -> None:
@@ -512,7 +540,7 @@ def _newest_kept(
     return newer
 
 
-def _rename_oldest(lines: OrderedDict[int, float], dirty: set[int], nbytes: float) -> None:
+def _rename_oldest(lines: OrderedDict[int, float], dirty: OrderedDict[int, None], nbytes: float) -> None:
     """Give the least recently used lines, at least `nbytes` of them, keys no access has (negative), in place."""
     renamed: list[int] = []
     total = 0.0
@@ -522,13 +550,16 @@ def _rename_oldest(lines: OrderedDict[int, float], dirty: set[int], nbytes: floa
         renamed.append(key)
         total += line_bytes
     fresh = min(0, *lines) - 1
+    names: dict[int, int] = {}
     for key in reversed(renamed):  # each goes back to the front: the order stays
         lines[fresh] = lines.pop(key)
         lines.move_to_end(fresh, last=False)
-        if key in dirty:
-            dirty.discard(key)
-            dirty.add(fresh)
+        names[key] = fresh
         fresh -= 1
+    if any(key in dirty for key in names):  # the dirty keys keep their order under their new names
+        order = [names.get(key, key) for key in dirty]
+        dirty.clear()
+        dirty.update(dict.fromkeys(order))
 
 
 def _covered(

@@ -9,8 +9,8 @@ a hit's latency. A blended latency would push a pipeline that hides a hit but no
 access crosses; a rounded share (all hits or all misses) would drop every miss of a tensor that mostly hits, such
 as a K/V tile missed by only the first of the CTAs that read it. A tile's first access to a key and its later
 accesses to the same key (`Retouch`: v1 re-reading its Q_i and O_i for every key block) keep separate shares: the
-first read of Q_i misses where the re-reads hit. Stores never wait for HBM (a write is absorbed by L2; the
-write-backs it causes are charged to HBM), as in the L2 model.
+first read of Q_i misses where the re-reads hit. A store is absorbed by L2, done once the write-backs it causes
+(charged to HBM) have been served, as in the L2 model; a load does not wait for the write-backs it causes.
 With the representative SMs' share of the chip's bandwidth (see `simgpu.fast`), the HBM and L2 servers then see the
 chip's average load. Ignored: which particular accesses miss (the first CTA to touch a tile, in exact mode).
 """
@@ -78,8 +78,9 @@ class FluidL2:
 
     def _access(self, now: float, l2_done: float, key: Hashable, nbytes: float, kind: int) -> Access:
         """When the access is served: at a hit's latency after L2, or, for a miss, after its bytes came from HBM
-        and the HBM latency. The write-backs it causes load HBM but are not waited for, as in the L2 model. Only
-        the time is charged here: the bytes a run reports come from the replay."""
+        and the HBM latency; a store or an atomic no sooner than the write-backs it causes have been served (a load's
+        load HBM but are not waited for), as in the L2 model. Only the time is charged here: the bytes a run reports
+        come from the replay."""
         tensor, tile = key if isinstance(key, tuple) else (key, None)
         again = isinstance(tile, Retouch)
         counter = (str(tensor), kind, again)
@@ -92,11 +93,15 @@ class FluidL2:
         state[0] = owed - 1.0 if miss else owed
         hbm = self.hbm
         hbm_done = hbm.book(now, nbytes) if miss else now
+        # A store or an atomic is done once the write-backs it makes have reached HBM, as in the L2 model.
+        written = 0.0
         if state[2]:  # most tensors write nothing back: skip the empty reservation (once per access)
-            hbm.book(now, nbytes * state[2])
+            written = hbm.book(now, nbytes * state[2])
+            if kind == _LOAD:
+                written = 0.0
         if miss:
-            return Access(max(l2_done, hbm_done) + hbm.latency(now), False)
-        return Access(l2_done + self.hit_latency, True)
+            return Access(max(max(l2_done, hbm_done) + hbm.latency(now), written), False)
+        return Access(max(l2_done + self.hit_latency, written), True)
 
     def load(self, now: float, key: Hashable, nbytes: float) -> Access:
         self.read_bytes += nbytes

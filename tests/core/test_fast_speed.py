@@ -37,12 +37,13 @@ KB = 1024
 
 
 def reference_replay(
-    capacity: int, kernels: Sequence[KernelAccesses], carry: float | None
+    capacity: int, kernels: Sequence[KernelAccesses], carry: float | None, dirty_fraction: float = 1.0
 ) -> tuple[tuple[float, ...], dict[tuple[int, str, int], float], bool]:
-    """The replay's walk through `simgpu.units.l2.L2` (as the replay ran before it inlined its L2): its bytes, the
-    HBM reads per kernel, tensor and access kind, and whether a line left L2 or an access bypassed it."""
+    """The replay's walk through `simgpu.units.l2.L2` (as the replay ran before it inlined its L2), at most
+    `dirty_fraction` of the capacity dirty: its bytes, the HBM reads per kernel, tensor and access kind, and whether
+    a line left L2 or an access bypassed it."""
     hbm = Hbm(1.0, 0.0)
-    l2 = L2(capacity, 1.0, 0.0, hbm)
+    l2 = L2(capacity, 1.0, 0.0, hbm, dirty_capacity_bytes=capacity * dirty_fraction)
     actions = (l2.load, l2.store, l2.atomic)
     reads: dict[tuple[int, str, int], float] = defaultdict(float)
     evicted = False
@@ -73,6 +74,7 @@ _ACCESS = st.tuples(st.sampled_from(["load", "store", "atomic"]), st.sampled_fro
     capacity=st.sampled_from([0, 2 * KB, 7 * KB, 20 * KB, 10**9]),
     slots=st.integers(1, 3),
     carry=st.sampled_from([None, 0.0, 4 * KB]),
+    dirty_fraction=st.sampled_from([1.0, 0.448, 0.3]),
 )
 def test_replay_moves_the_bytes_the_l2_model_moves(
     kernels: list[list[list[tuple[str, str, int]]]],
@@ -80,6 +82,7 @@ def test_replay_moves_the_bytes_the_l2_model_moves(
     capacity: int,
     slots: int,
     carry: float | None,
+    dirty_fraction: float,
 ) -> None:
     def op(kind: str, tensor: str, key: int) -> Load | Store:
         nbytes = sizes[key]
@@ -88,8 +91,8 @@ def test_replay_moves_the_bytes_the_l2_model_moves(
         return Store(tensor, key, nbytes, atomic=kind == "atomic")
 
     accesses = [KernelAccesses([records([op(*a) for a in tile]) for tile in tiles], slots) for tiles in kernels]
-    expected, reads, evicted = reference_replay(capacity, accesses, carry)
-    arch = load_arch("h100")
+    expected, reads, evicted = reference_replay(capacity, accesses, carry, dirty_fraction)
+    arch = load_arch("h100").with_overrides({"l2.max_dirty_fraction": dirty_fraction})
     result = replay(arch, accesses, capacity_bytes=capacity, carry_bytes=carry)
     assert result.vector() == expected
     assert result.evicted == evicted

@@ -87,8 +87,9 @@ def test_replay_moves_the_bytes_the_l2_model_moves_with_pieces(
         return Store(tensor, key, nbytes)  # type: ignore[arg-type]
 
     accesses = [KernelAccesses([records([op(*a) for a in tile]) for tile in tiles], slots) for tiles in kernels]
-    expected, _, evicted = reference_replay(capacity, accesses, None)
-    result = replay(load_arch("h100"), accesses, capacity_bytes=capacity)
+    arch = load_arch("h100")
+    expected, _, evicted = reference_replay(capacity, accesses, None, arch.l2.max_dirty_fraction)
+    result = replay(arch, accesses, capacity_bytes=capacity)
     assert result.vector() == expected
     assert result.evicted == evicted
 
@@ -100,3 +101,21 @@ def test_replay_hits_a_piece_of_tiles_the_previous_kernel_wrote() -> None:
     assert (result.hbm_read_bytes, result.l2_read_bytes) == (0.0, KB // 2)
     evicted = replay(load_arch("h100"), [write, read], capacity_bytes=KB)  # tile 0 left: a miss, then a hit
     assert evicted.hbm_read_bytes == KB // 4
+
+
+def test_a_store_past_the_dirty_capacity_writes_the_oldest_dirty_tile_back_and_keeps_it_resident() -> None:
+    # 4 KB of L2, at most 2 KB dirty (as the H200 keeps 28 of its 63 MB dirty: validation/h200/l2_writeback/).
+    hbm = Hbm(1.0, 0.0)
+    l2 = L2(4 * KB, 1e12, 0.0, hbm, dirty_capacity_bytes=2 * KB)  # L2 serves at once, HBM at 1 byte per cycle
+    assert l2.store(0.0, ("S", 0), KB) < 1 and l2.store(0.0, ("S", 1), KB) < 1
+    assert hbm.write_bytes == 0
+    # The third dirty tile writes the first back: the store is done when HBM has taken it.
+    assert l2.store(0.0, ("S", 2), KB) == KB
+    assert (hbm.write_bytes, l2.dirty_bytes, list(l2.dirty)) == (KB, 2 * KB, [("S", 1), ("S", 2)])
+    assert l2.load(0.0, ("S", 0), KB).hit  # written back, still resident and now clean
+    # Storing to a dirty tile again makes it the newest dirty one: the next write-back takes tile 2.
+    l2.store(0.0, ("S", 1), KB)
+    l2.atomic(0.0, ("S", 3), KB)
+    assert list(l2.dirty) == [("S", 1), ("S", 3)] and hbm.write_bytes == 2 * KB
+    l2.flush()  # the dirty tiles at the end, untimed
+    assert (hbm.write_bytes, l2.dirty_bytes) == (4 * KB, 0.0)
