@@ -139,6 +139,22 @@ def test_l2_hit_costs_no_hbm_bytes(toy_hopper: Arch) -> None:
     assert stats.l2_read_bytes == 2 * MB
 
 
+def test_a_kernel_of_stores_ends_when_the_write_backs_past_the_dirty_capacity_do(toy_hopper: Arch) -> None:
+    # 3 MB of L2, at most half of it dirty: three 1 MB stores (one TMA issue cycle each). The second and the third
+    # each push the dirty bytes over 1.5 MB, so each writes the oldest dirty tile back (1000 cycles at 1000 B/cycle,
+    # one after the other): the kernel ends with the third's write-back. The last tile stays dirty until the end.
+    stores = fixed(*(Store("S", n, MB, engine="tma") for n in range(3)))
+    capped = toy_hopper.with_overrides({"l2.capacity_bytes": 3 * MB, "l2.max_dirty_fraction": 0.5})
+    stats = Engine(capped).run([one_cta([stores])])
+    assert stats.cycles == pytest.approx(2 * ISSUE + 2000)
+    assert (stats.units["hbm"].busy_cycles, stats.hbm_write_bytes) == (2000, 3 * MB)
+    # All of L2 may be dirty: nothing is written back while the kernel runs, all of it after.
+    uncapped = capped.with_overrides({"l2.max_dirty_fraction": 1.0})
+    stats = Engine(uncapped).run([one_cta([stores])])
+    assert stats.cycles == pytest.approx(3 * ISSUE, abs=0.01)
+    assert (stats.units["hbm"].busy_cycles, stats.hbm_write_bytes) == (0, 3 * MB)
+
+
 def test_deadlock_names_the_waiting_role_and_barrier(toy_hopper: Arch) -> None:
     stuck = Role("consumer", 4, lambda tile: (Wait("full"),))
     with pytest.raises(DeadlockError, match=r"role 'consumer' waits on barrier 'full' phase 1"):

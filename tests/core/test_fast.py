@@ -271,6 +271,15 @@ def test_fluid_l2_spreads_a_tensors_misses_evenly_over_its_accesses() -> None:
     assert miss.ready == 3000 / 100 + 500  # behind K's two misses on HBM
 
 
+def test_fluid_l2_stores_wait_for_their_write_backs_and_loads_do_not() -> None:
+    # Every byte of S that is stored writes as many back (the replay's share); P's loads evict as much, dirty.
+    hbm = Hbm(1.0, 500.0)
+    l2 = FluidL2(1000.0, 200.0, hbm, {"S": MissShares(written=1.0), "P": MissShares(written=1.0)})
+    assert l2.store(0.0, ("S", 0), 1000) == 1000  # its write-back served on HBM at 1 B/cycle (a hit: 1 + 200)
+    assert l2.load(0.0, ("P", 0), 1000).ready == 2 + 200  # a hit after L2 (FIFO behind the store), not waiting
+    assert hbm.server.amount == 2 * 1000  # both write-backs loaded HBM
+
+
 def test_fluid_l2_keeps_a_tiles_later_accesses_to_a_key_apart() -> None:
     hbm = Hbm(100.0, 500.0)
     l2 = FluidL2(1000.0, 200.0, hbm, {"Q": MissShares(load=1.0, load_again=0.0)})
