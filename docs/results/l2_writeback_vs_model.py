@@ -4,7 +4,10 @@
    left alone, one pass of DRAM counters per kernel): how many bytes a kernel's stores leave dirty in L2 when it
    ends, measured as the DRAM writes of the next kernel that evicts them, and what stores that keep re-dirtying a
    resident buffer write back while they run.
-2. Our FA1-order forward (`validation/h200/v1_l2_bytes*_h200.csv`, probe `validation/probes/v1_l2_bytes.py`): DRAM
+2. `validation/h200/l2_writeback/l2_capacity_ncu_h200.csv` (the same probe, `--capacity`): a buffer of 24-64 MiB read
+   twice after L2 was left clean, and read right after it was stored: the re-read's DRAM reads, against the model's
+   L2 (LRU over the whole capacity: it hits all of a re-read that fits, none of one that does not).
+3. Our FA1-order forward (`validation/h200/v1_l2_bytes*_h200.csv`, probe `validation/probes/v1_l2_bytes.py`): DRAM
    bytes as the CTAs' fp32 O working sets together grow past the dirty capacity, against the model's reads and the
    writes it makes while the kernel runs (its bytes less the dirty tiles it writes back after the run, untimed), with
    the dirty capacity and, as before it, with all of L2 allowed dirty.
@@ -19,8 +22,11 @@ import csv
 from simgpu import Problem, load_arch
 from simgpu.api import schedule
 from simgpu.fast import plan_fast
+from simgpu.units.hbm import Hbm
+from simgpu.units.l2 import L2
 
 PROBE = "validation/h200/l2_writeback/l2_writeback_ncu_h200.csv"
+CAPACITY = "validation/h200/l2_writeback/l2_capacity_ncu_h200.csv"
 V1_FILES = ("validation/h200/v1_l2_bytes_h200.csv", "validation/h200/v1_l2_bytes_ladder_h200.csv")
 V1_OPTIONS = {"block_m": 64, "block_n": 64, "warps": 4}
 
@@ -40,6 +46,34 @@ def probe_summary() -> None:
         print(f"  RED x4 over {mib}: {red[0]:.1f} | {red[1]:.1f}")
         delta = [float(rows[f"{mib} {step}"]["dram__bytes_write.sum"]) / 1e6 for step in ("delta", "clean after delta")]
         print(f"  Delta pattern, {mib} zeroed: {delta[0]:.1f} | {delta[1]:.1f}")
+
+
+def capacity() -> None:
+    rows = {}
+    with open(CAPACITY, newline="") as handle:
+        for row in csv.DictReader(handle):
+            rows[row["step"]] = row
+    print("\nre-read of a buffer, MB: size | DRAM reads of a second read (model) | of a read after a store (model)")
+    for mib in sorted({int(step.split()[0]) for step in rows}):
+        size = mib * 2**20
+        again = float(rows[f"{mib} sum again"]["dram__bytes_read.sum"]) / 1e6
+        after_fill = float(rows[f"{mib} sum after fill"]["dram__bytes_read.sum"]) / 1e6
+        model = [_model_reread(mib, first) / 1e6 for first in ("load", "store")]
+        print(f"  {size / 1e6:5.1f} | {again:5.1f} ({model[0]:5.1f}) | {after_fill:5.1f} ({model[1]:5.1f})")
+
+
+def _model_reread(mib: int, first: str) -> float:
+    """HBM reads of the model's L2 (`simgpu.units.l2.L2`, the H200's capacity and dirty capacity) reading a buffer
+    of `mib` MiB in 1 MiB tiles in order, after the same tiles were loaded or stored in order into an empty L2."""
+    arch = load_arch("h200")
+    hbm = Hbm(1.0, 0.0)
+    l2 = L2(arch.l2.capacity_bytes, 1.0, 0.0, hbm, dirty_capacity_bytes=arch.l2.dirty_capacity_bytes)
+    for tile in range(mib):
+        (l2.load if first == "load" else l2.store)(0.0, ("buffer", tile), 2**20)
+    before = hbm.read_bytes
+    for tile in range(mib):
+        l2.load(0.0, ("buffer", tile), 2**20)
+    return hbm.read_bytes - before
 
 
 def v1_ladder() -> None:
@@ -67,4 +101,5 @@ def v1_ladder() -> None:
 
 if __name__ == "__main__":
     probe_summary()
+    capacity()
     v1_ladder()

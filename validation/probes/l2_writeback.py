@@ -15,8 +15,10 @@ reductions (RED) over it, once and four times per element; a fill and a sum in o
 `ncu-target OUT`: runs a labelled sequence once (for `l2_writeback.sh`, which profiles it with DRAM read and write
 bytes and the duration per kernel, caches and clocks left alone) and writes the labels, in launch order, to
 `ncu_sequence.txt`. `parse OUT`: joins `ncu.csv` (Nsight Compute's output) with the labels into
-`l2_writeback_ncu_h200.csv`. Run on the GPU machine from the repository root:
-`bash validation/probes/l2_writeback.sh OUT`.
+`l2_writeback_ncu_h200.csv`. `capacity-target OUT` / `parse-capacity OUT`: the same for a second sequence, a buffer
+of 24-64 MiB read twice after L2 was left clean and read right after it was stored (how much of a re-read hits as
+the buffer nears L2's capacity: `l2_capacity_ncu_h200.csv`). Run on the GPU machine from the repository root:
+`bash validation/probes/l2_writeback.sh OUT` (`--capacity`: the second sequence only).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ SOURCE = Path(__file__).resolve().parent / "l2_writeback.cu"
 MIB = 1 << 20
 TIMED_SIZES_MIB = (8, 16, 32, 48, 64, 96, 128, 256)
 NCU_SIZES_MIB = (16, 32, 128)
+CAPACITY_SIZES_MIB = (24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64)
 THREADS = 256
 
 
@@ -149,20 +152,45 @@ def run_ncu_target(out_dir: Path) -> None:
     (out_dir / "ncu_sequence.txt").write_text("\n".join(labels) + "\n")
 
 
-def parse(out_dir: Path) -> None:
-    labels = (out_dir / "ncu_sequence.txt").read_text().splitlines()
-    launches = common.ncu_metrics((out_dir / "ncu.csv").read_text())
+def run_capacity_target(out_dir: Path) -> None:
+    """For ncu: per size, a buffer read twice after L2 was left clean, and read once right after it was stored:
+    how much of a re-read hits as the buffer nears L2's capacity (`capacity_sequence.txt`)."""
+    p = Probe(max(CAPACITY_SIZES_MIB) * MIB)
+    labels: list[str] = []
+    for mib in CAPACITY_SIZES_MIB:
+        n = mib * MIB
+        steps = (("clean", None), ("sum", p.sum), ("sum again", p.sum), ("clean", None), ("fill", p.fill))
+        for label, launch in (*steps, ("sum after fill", p.sum)):
+            if launch is None:
+                p.clean()
+            else:
+                launch(n)
+            cp.cuda.Device().synchronize()
+            labels.append(f"{mib} {label}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "capacity_sequence.txt").write_text("\n".join(labels) + "\n")
+
+
+def parse(out_dir: Path, name: str = "", csv_name: str = "l2_writeback_ncu_h200.csv") -> None:
+    labels = (out_dir / f"{name or 'ncu'}_sequence.txt").read_text().splitlines()
+    launches = common.ncu_metrics((out_dir / f"{name or 'ncu'}.csv").read_text())
     if launches is None or len(launches) != len(labels):
         raise SystemExit(f"ncu gave {0 if launches is None else len(launches)} launches for {len(labels)} labels")
     rows = [{"step": label, **metrics} for label, metrics in zip(labels, launches, strict=True)]
-    common.write_rows(out_dir / "l2_writeback_ncu_h200.csv", rows)
+    common.write_rows(out_dir / csv_name, rows)
     for row in rows:
         print(row)
 
 
+def parse_capacity(out_dir: Path) -> None:
+    parse(out_dir, "capacity", "l2_capacity_ncu_h200.csv")
+
+
 def main() -> None:
     mode, out_dir = sys.argv[1], Path(sys.argv[2])
-    {"time": run_timed, "ncu-target": run_ncu_target, "parse": parse}[mode](out_dir)
+    modes = {"time": run_timed, "ncu-target": run_ncu_target, "parse": parse}
+    modes |= {"capacity-target": run_capacity_target, "parse-capacity": parse_capacity}
+    modes[mode](out_dir)
 
 
 if __name__ == "__main__":
