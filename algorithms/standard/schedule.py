@@ -139,17 +139,24 @@ def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str,
     r, c = cfg.block_m, cfg.block_n
     # ldmatrix per tile: each warp reads its r / warps rows of A_i and all c rows of B_j.
     operand_bytes = r * d * eb + cfg.warps * c * d * eb
+    wait = Wait("ab")
+    mma = Mma(r, c, d, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes)
+    # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack). One op per
+    # tile shape (interior, edge): long sequences build a program for each of thousands of tiles.
+    epilogues: dict[tuple[int, int], Vector] = {}
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i, j = tile  # type: ignore[misc]
         rows, cols = rows_in_block(p.seqlen_q, r, i), rows_in_block(p.nk, c, j)
+        epilogue = epilogues.get((rows, cols))
+        if epilogue is None:
+            epilogue = epilogues[rows, cols] = Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols)
         return (
             tile_copy(a, (bi, hi, i), rows * d * eb, "ab"),  # HBM: rows x d, per key block
             tile_copy(b, (bi, hi, j), cols * d * eb, "ab"),  # HBM: cols x d, per query block
-            Wait("ab"),
-            Mma(r, c, d, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes),
-            # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack).
-            Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols),
+            wait,
+            mma,
+            epilogue,
             # HBM: the N x N tile, once, in 4-byte stores straight from the accumulator fragments.
             Store(out, (bi, hi, i, j), rows * cols * STORAGE_BYTES, engine="ldg", fragment_lane_bytes=4),
         )
@@ -299,6 +306,8 @@ def rowwise_kernel(
     w = cfg.softmax_warps
     ctas = ceil_div(p.seqlen_q, w)
     wholes: Wholes = {}
+    wait = Wait("in")
+    row_ops: dict[int, Vector] = {}  # per row count (the last group may be short): one op for thousands of CTAs
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, g = tile  # type: ignore[misc]
@@ -306,10 +315,13 @@ def rowwise_kernel(
         nbytes = rows * p.nk * STORAGE_BYTES
         keys = [tile if t in ROWWISE_OUTPUTS else row_group_piece(p, cfg, (bi, hi), g, wholes) for t in reads]
         loads = [Load(t, key, nbytes, engine="ldg", arrive="in") for t, key in zip(reads, keys, strict=True)]
+        work = row_ops.get(rows)
+        if work is None:
+            work = row_ops[rows] = ops(rows, p.nk, p.causal)
         return (
             # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
-            *(op for _ in range(passes) for op in (*loads, Wait("in"))),
-            ops(rows, p.nk, p.causal),
+            *(op for _ in range(passes) for op in (*loads, wait)),
+            work,
             Store(out, tile, nbytes, engine="ldg"),  # HBM: each row once
             *((Store("LSE", tile, rows * LSE_BYTES, engine="ldg"),) if lse else ()),
         )
