@@ -726,6 +726,23 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     def dq_semaphore(b: int, h: int, i: int, j: int) -> tuple[str, tuple[int, ...]]:
         return "dQ_semaphore", tile_key(problem, b, h, i, j % dq_share)
 
+    # A Q tile's ops of the dq warps that name no tile, built once (long sequences fold thousands of Q tiles): dQ_i
+    # taken from TMEM, and per row count the staging buffer's write and read of a chunk of fp32 columns of this CTA's
+    # share of dQ_i.
+    dq_taken: tuple[Op, ...] = (
+        Wait("dq_full"),
+        Arrive("ds_empty"),  # the dQ MMA has read dS
+        # ... and dK before it has read Q_i (2-CTA: the Q_i columns' buffer; its rows' went after S^T)
+        *((Arrive("qt_empty"),) if cfg.two_cta else (Arrive("q_empty"), Advance(("q_empty",)))),
+        Tmem(read_bytes=r * d * ACC_BYTES / dq_share),  # all of this CTA's dQ_i into registers
+        Arrive("dq_empty"),
+    )
+
+    @cache
+    def dq_staging(rows: int) -> tuple[Smem, Smem]:
+        chunk = rows * d * ACC_BYTES / dq_share / dq_chunks
+        return Smem(write_bytes=chunk), Smem(read_bytes=chunk)
+
     def dq_role(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
         # Deterministic: the adds' completions, waited for `dq_buffers - 1` chunks later (FA's wait_group with
@@ -738,27 +755,19 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
         def step(k: int) -> Sequence[Op]:
             i = start + k
-            rows = rows_in_block(sequence(problem, b).seqlen_q, r, i)
-            chunk = rows * d * ACC_BYTES / dq_share / dq_chunks  # fp32 columns of this CTA's share of dQ_i
-            ops: list[Op] = [
-                Wait("dq_full"),
-                Arrive("ds_empty"),  # the dQ MMA has read dS
-                # ... and dK before it has read Q_i (2-CTA: the Q_i columns' buffer; its rows' went after S^T)
-                *((Arrive("qt_empty"),) if cfg.two_cta else (Arrive("q_empty"), Advance(("q_empty",)))),
-                Tmem(read_bytes=r * d * ACC_BYTES / dq_share),  # all of this CTA's dQ_i into registers
-                Arrive("dq_empty"),
-            ]
+            write, read = dq_staging(rows_in_block(sequence(problem, b).seqlen_q, r, i))
+            ops: list[Op] = list(dq_taken)
             for s in range(dq_chunks):
-                ops.append(Smem(write_bytes=chunk))  # into a staging buffer, free once its last add has read it
+                ops.append(write)  # into a staging buffer, free once its last add has read it
                 if cfg.deterministic and s == 0:  # spin until the key blocks before this one have added into dQ_i
                     place = bisect.bisect_right(earlier_starts[b if problem.seqlens is not None else 0][j], i)
                     ops.append(Load(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, engine="ldg", acquire=place))
                 ops += [
-                    Smem(read_bytes=chunk),  # read by the TMA reduce-add
+                    read,  # read by the TMA reduce-add
                     Store(
                         "dQaccum",
                         tile_key(problem, b, h, i, j % dq_share, s),
-                        chunk,
+                        read.read_bytes,
                         engine="tma",
                         atomic=True,
                         arrive=added,
