@@ -313,7 +313,7 @@ def _walk(
     used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
     dirty_used = state.dirty_used
     dirty_capacity = capacity * arch.l2.max_dirty_fraction
-    move, evict = lines.move_to_end, lines.popitem
+    move = lines.move_to_end
     named = None
     if later_heads is not None and touched:
         named = _newest_kept(lines, touched, arch.l2.capacity_bytes, later_heads)
@@ -326,14 +326,11 @@ def _walk(
         evicted = True
         previous = {tensor for n, tensor, _ in l2_bytes if n == number - 1}
         while lines and used > kept:
-            old_key, old_bytes = evict(last=False)
+            old_key, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
             used -= old_bytes
-            if old_key in dirty:
-                del dirty[old_key]
-                dirty_used -= old_bytes
-                hbm_write += old_bytes
-                if owners[old_key] in previous:
-                    written_bytes[number - 1, owners[old_key]] += old_bytes
+            hbm_write += back
+            if back and owners[old_key] in previous:
+                written_bytes[number - 1, owners[old_key]] += back
     if named is not None and used > named:
         evicted = True
         _rename_oldest(lines, dirty, used - named)
@@ -365,13 +362,7 @@ def _walk(
                 if key in dirty:
                     dirty.move_to_end(key)
                     continue
-                # Dirtied now: the dirty keys over their capacity, dirtied longest ago, are written back (resident).
-                dirty[key] = None
-                dirty_used += lines[key]
-                while dirty_used > dirty_capacity:
-                    old_key = dirty.popitem(last=False)[0]
-                    dirty_used -= lines[old_key]
-                    written += lines[old_key]
+                dirty_used, written = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                 if not written:
                     continue
                 read = 0.0
@@ -388,21 +379,14 @@ def _walk(
                     if used + nbytes > capacity:
                         evicted = True
                         while used + nbytes > capacity:
-                            old_key, old_bytes = evict(last=False)
+                            _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
                             used -= old_bytes
-                            if old_key in dirty:
-                                del dirty[old_key]
-                                dirty_used -= old_bytes
-                                written += old_bytes
+                            written += back
                     lines[key] = nbytes
                     used += nbytes
                     if action != _LOAD:
-                        dirty[key] = None
-                        dirty_used += nbytes
-                        while dirty_used > dirty_capacity:
-                            old_key = dirty.popitem(last=False)[0]
-                            dirty_used -= lines[old_key]
-                            written += lines[old_key]
+                        dirty_used, cleaned = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                        written += cleaned
             if read or written:
                 counted = missed.get((kind, tensor))
                 if counted is None:
@@ -422,6 +406,33 @@ def _walk(
             touched.append((reached, sum([sizes[owners[key]] for key in reached])))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
+
+
+def _evict_oldest(
+    lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float
+) -> tuple[int, float, float, float]:
+    """Evict the least recently used key: it, its bytes, the bytes written back (its own where it was dirty) and the
+    dirty bytes left."""
+    key, nbytes = lines.popitem(last=False)
+    if key not in dirty:
+        return key, nbytes, 0.0, dirty_used
+    del dirty[key]
+    return key, nbytes, nbytes, dirty_used - nbytes
+
+
+def _dirtied(
+    key: int, lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float, capacity: float
+) -> tuple[float, float]:
+    """Mark resident `key` dirty (not dirty before), then write back the keys dirtied longest ago, which stay
+    resident, while the dirty bytes exceed `capacity`; return the dirty bytes and the bytes written back."""
+    dirty[key] = None
+    dirty_used += lines[key]
+    written = 0.0
+    while dirty_used > capacity:
+        old_key = dirty.popitem(last=False)[0]
+        dirty_used -= lines[old_key]
+        written += lines[old_key]
+    return dirty_used, written
 
 
 def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: KernelAccesses) -> None:
