@@ -258,8 +258,8 @@ def _single_round(
     """The cost vector of a kernel whose slots take one tile each (one wave at most), from one round at `share`
     (`once`) and at `first_share` (`first`, the same run where the shares are equal): no further tile follows, so
     the period, which only the fit of a removed iteration reads then (`class_costs`), is the round's time at `share`,
-    and the per-tile metrics are the round's. Three times fewer ops than `_representative`'s further rounds (v1's
-    benchmark cases are all one wave)."""
+    and the per-tile metrics are the round's. A third of the ops of `_representative`'s rounds (v1, a CTA per head,
+    is one wave in most of the speed benchmark's cases)."""
     launch = arch.kernel_launch_s * clock_hz
     metrics = metric_vector(once, names) / ctas
     first_cycles = first.cycles - launch
