@@ -26,6 +26,7 @@ from typing import cast
 from simgpu.arch import Arch
 from simgpu.ops import Load, Piece, Store
 from simgpu.units.fluid_l2 import MissShares
+from simgpu.units.l2 import dirtied
 
 _LOAD, _STORE, _ATOMIC = 0, 1, 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
@@ -362,7 +363,8 @@ def _walk(
                 if key in dirty:
                     dirty.move_to_end(key)
                     continue
-                dirty_used, written = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                written = sum(cleaned, 0.0)
                 if not written:
                     continue
                 read = 0.0
@@ -385,8 +387,8 @@ def _walk(
                     lines[key] = nbytes
                     used += nbytes
                     if action != _LOAD:
-                        dirty_used, cleaned = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
-                        written += cleaned
+                        dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                        written += sum(cleaned, 0.0)
             if read or written:
                 counted = missed.get((kind, tensor))
                 if counted is None:
@@ -418,21 +420,6 @@ def _evict_oldest(
         return key, nbytes, 0.0, dirty_used
     del dirty[key]
     return key, nbytes, nbytes, dirty_used - nbytes
-
-
-def _dirtied(
-    key: int, lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float, capacity: float
-) -> tuple[float, float]:
-    """Mark resident `key` dirty (not dirty before), then write back the keys dirtied longest ago, which stay
-    resident, while the dirty bytes exceed `capacity`; return the dirty bytes and the bytes written back."""
-    dirty[key] = None
-    dirty_used += lines[key]
-    written = 0.0
-    while dirty_used > capacity:
-        old_key = dirty.popitem(last=False)[0]
-        dirty_used -= lines[old_key]
-        written += lines[old_key]
-    return dirty_used, written
 
 
 def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: KernelAccesses) -> None:

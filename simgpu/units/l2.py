@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from simgpu.ops import Piece
 from simgpu.units.hbm import Hbm
 from simgpu.units.server import Server, SpanRecorder
+
+_K = TypeVar("_K", bound=Hashable)
 
 
 class Access(NamedTuple):
@@ -150,13 +152,9 @@ class L2:
         if key in self.dirty:
             self.dirty.move_to_end(key)
             return 0.0
-        self.dirty[key] = None
-        self.dirty_bytes += self.lines[key]
+        self.dirty_bytes, cleaned = dirtied(key, self.lines, self.dirty, self.dirty_bytes, self.dirty_capacity_bytes)
         written = 0.0
-        while self.dirty_bytes > self.dirty_capacity_bytes:
-            old_key, _ = self.dirty.popitem(last=False)
-            old_bytes = self.lines[old_key]
-            self.dirty_bytes -= old_bytes
+        for old_bytes in cleaned:
             written = self.hbm.write(now, old_bytes)
         return written
 
@@ -177,3 +175,20 @@ class L2:
         if dirty:
             written = max(written, self._dirty(now, key))
         return written
+
+
+def dirtied(
+    key: _K, lines: OrderedDict[_K, float], dirty: OrderedDict[_K, None], dirty_bytes: float, capacity: float
+) -> tuple[float, list[float]]:
+    """Mark resident `key` dirty (not dirty before; its bytes are `lines[key]`), then take the tiles dirtied longest
+    ago off `dirty`, which stay resident, while the dirty bytes exceed `capacity`: the dirty bytes left and the bytes
+    of each tile to write back, oldest first. Shared by the L2 model and the replay's inlined L2
+    (`simgpu.replay`)."""
+    dirty[key] = None
+    dirty_bytes += lines[key]
+    cleaned: list[float] = []
+    while dirty_bytes > capacity:
+        old_bytes = lines[dirty.popitem(last=False)[0]]
+        dirty_bytes -= old_bytes
+        cleaned.append(old_bytes)
+    return dirty_bytes, cleaned

@@ -122,15 +122,25 @@ def run_timed(out_dir: Path) -> None:
     print("gpu:", common.gpu_facts())
 
 
-def run_ncu_target(out_dir: Path) -> None:
-    p = Probe(max(NCU_SIZES_MIB) * MIB)
-    labels: list[str] = []
+class Steps:
+    """A labelled sequence of launches for ncu: each launch waited for, its label kept in launch order."""
 
-    def step(label: str, launch: Callable[..., None], *args: int) -> None:
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+
+    def __call__(self, label: str, launch: Callable[..., None], *args: int) -> None:
         launch(*args)
         cp.cuda.Device().synchronize()
-        labels.append(label)
+        self.labels.append(label)
 
+    def write(self, out_dir: Path, name: str) -> None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / f"{name}_sequence.txt").write_text("\n".join(self.labels) + "\n")
+
+
+def run_ncu_target(out_dir: Path) -> None:
+    p = Probe(max(NCU_SIZES_MIB) * MIB)
+    step = Steps()
     for mib in NCU_SIZES_MIB:
         n = mib * MIB
         step(f"{mib} clean", p.clean)
@@ -148,27 +158,23 @@ def run_ncu_target(out_dir: Path) -> None:
         step(f"{mib} clean after red x4", p.clean)
         step(f"{mib} delta", p.delta, n)
         step(f"{mib} clean after delta", p.clean)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "ncu_sequence.txt").write_text("\n".join(labels) + "\n")
+    step.write(out_dir, "ncu")
 
 
 def run_capacity_target(out_dir: Path) -> None:
     """For ncu: per size, a buffer read twice after L2 was left clean, and read once right after it was stored:
     how much of a re-read hits as the buffer nears L2's capacity (`capacity_sequence.txt`)."""
     p = Probe(max(CAPACITY_SIZES_MIB) * MIB)
-    labels: list[str] = []
+    step = Steps()
     for mib in CAPACITY_SIZES_MIB:
         n = mib * MIB
-        steps = (("clean", None), ("sum", p.sum), ("sum again", p.sum), ("clean", None), ("fill", p.fill))
-        for label, launch in (*steps, ("sum after fill", p.sum)):
-            if launch is None:
-                p.clean()
-            else:
-                launch(n)
-            cp.cuda.Device().synchronize()
-            labels.append(f"{mib} {label}")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "capacity_sequence.txt").write_text("\n".join(labels) + "\n")
+        step(f"{mib} clean", p.clean)
+        step(f"{mib} sum", p.sum, n)
+        step(f"{mib} sum again", p.sum, n)
+        step(f"{mib} clean", p.clean)
+        step(f"{mib} fill", p.fill, n)
+        step(f"{mib} sum after fill", p.sum, n)
+    step.write(out_dir, "capacity")
 
 
 def parse(out_dir: Path, name: str = "", csv_name: str = "l2_writeback_ncu_h200.csv") -> None:
