@@ -185,14 +185,16 @@ class LoadedLatencySpec(_Node):
 
 
 class HbmSpec(_Node):
-    """Device memory: capacity, datasheet bandwidth, the achievable share of it, idle miss latency, and the latency
-    added under load (None: every miss takes the idle latency)."""
+    """Device memory: capacity, datasheet bandwidth, the share of it that reads sustain (`achievable_fraction`), the
+    HBM time of a written byte over a read byte's (`write_cost_ratio`, 1: reads and writes alike, at the one rate),
+    idle miss latency, and the latency added under load (None: every miss takes the idle latency)."""
 
     capacity_bytes: PositiveInt
     bandwidth_bytes_per_s: PositiveFloat
     achievable_fraction: Fraction
     latency_cycles: NonNegativeInt
     loaded_latency: LoadedLatencySpec | None = None
+    write_cost_ratio: PositiveFloat = 1.0
 
     @property
     def sustained_bytes_per_s(self) -> float:

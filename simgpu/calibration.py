@@ -9,15 +9,15 @@ SM per cycle at ``clock_mhz``, the SM clock nvidia-smi sampled while it ran); ``
 nvidia-smi samples it (wgmma ran at 1600 MHz by its cycles while nvidia-smi said 1770), and a rate per clock
 divided by the wrong clock is wrong by the same factor. Output: a YAML file that
 ``inherit:``s the chip's shipped arch and overrides only the keys a benchmark measured, each with a
-``# measured:`` comment. Values the schema has no key for (HBM read-only bandwidth; ``mma.sync`` on a wgmma
-chip) stay in the JSON only. The schema is not changed: per-cycle keys get per-SM values at the sampled clock,
-bandwidths bytes/s, and ``hbm.achievable_fraction`` the measured copy bandwidth over the base file's datasheet
-figure. No GPU is needed here.
+``# measured:`` comment. Values the schema has no key for (``mma.sync`` on a wgmma chip) stay in the JSON only. The
+schema is not changed: per-cycle keys get per-SM values at the sampled clock, bandwidths bytes/s,
+``hbm.achievable_fraction`` the measured read bandwidth over the base file's datasheet figure and
+``hbm.write_cost_ratio`` what the copy's bandwidth says a written byte costs. No GPU is needed here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,18 +87,39 @@ def calibrated_values(measured: Mapping[str, Any], base: Arch) -> list[Calibrate
         result = benchmarks[name]
         shown = f"{result['per_s']:.4g} bytes/s"
         out.append(Calibrated("l2.bandwidth_bytes_per_s", result["per_s"], name, shown, *clocks(result)))
-    if "hbm_copy" in benchmarks:
-        result = benchmarks["hbm_copy"]
-        datasheet = base.hbm.bandwidth_bytes_per_s
-        fraction = result["per_s"] / datasheet
-        if fraction > 1:
-            raise ArchError(
-                f"hbm_copy measured {result['per_s']:.4g} bytes/s, above the {datasheet:.4g} bytes/s datasheet "
-                "bandwidth of the base arch: fix hbm.bandwidth_bytes_per_s there first"
-            )
-        shown = f"{result['per_s']:.4g} bytes/s read+write = {fraction:.4f} x {datasheet:.4g} datasheet"
-        out.append(Calibrated("hbm.achievable_fraction", fraction, "hbm_copy", shown, *clocks(result)))
+    out += _hbm_values(benchmarks, base, clocks)
     return out
+
+
+def _hbm_values(
+    benchmarks: Mapping[str, Mapping[str, Any]],
+    base: Arch,
+    clocks: Callable[[Mapping[str, Any]], tuple[float, float | None]],
+) -> list[Calibrated]:
+    """The HBM's read rate (`hbm.achievable_fraction`) and write cost (`hbm.write_cost_ratio`, `simgpu.units.hbm`).
+    With both the read stream and the copy (half its bytes written): the read rate, and the write cost that makes
+    the copy's time per byte (1 + cost) / 2 read bytes'. With the copy alone: the read rate that the base arch's
+    write cost gives the copy."""
+    copy = benchmarks.get("hbm_copy")
+    if copy is None:
+        return []
+    datasheet = base.hbm.bandwidth_bytes_per_s
+    read = benchmarks.get("hbm_read")
+    cost = base.hbm.write_cost_ratio if read is None else 2.0 * read["per_s"] / copy["per_s"] - 1.0
+    read_per_s = copy["per_s"] * (1.0 + cost) / 2.0 if read is None else read["per_s"]
+    source = "hbm_copy" if read is None else "hbm_read"
+    fraction = read_per_s / datasheet
+    if fraction > 1:
+        raise ArchError(
+            f"{source} gives reads at {read_per_s:.4g} bytes/s, above the {datasheet:.4g} bytes/s datasheet "
+            "bandwidth of the base arch: fix hbm.bandwidth_bytes_per_s there first"
+        )
+    shown = f"{read_per_s:.4g} bytes/s of reads = {fraction:.4f} x {datasheet:.4g} datasheet"
+    values = [Calibrated("hbm.achievable_fraction", fraction, source, shown, *clocks(read or copy))]
+    if read is not None:
+        shown = f"copy {copy['per_s']:.4g} bytes/s read+write, reads {read_per_s:.4g}: a written byte {cost:.4f} reads"
+        values.append(Calibrated("hbm.write_cost_ratio", cost, "hbm_copy", shown, *clocks(copy)))
+    return values
 
 
 def write_calibrated_arch(measured: Mapping[str, Any], base: str, path: str | Path) -> Path:

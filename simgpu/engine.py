@@ -401,6 +401,7 @@ class Engine:
             self._chip_recorder(),
             arch.hbm.loaded_latency,
             hbm_rate * (share if traffic_share is None else traffic_share),
+            arch.hbm.write_cost_ratio,
         )
         l2_rate = arch.l2_bytes_per_cycle(self.clock_hz) * share
         self.l2: L2 | FluidL2

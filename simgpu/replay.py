@@ -37,7 +37,9 @@ _AGAIN = 3  # added to the kind of an access to a key its tile accessed before
 class ReplayBytes:
     hbm_read_bytes: float
     hbm_write_bytes: float
-    hbm_timed_bytes: float  # moved during the run (not the final write-back): what the HBM server was busy with
+    # What the HBM server was busy with during the run (not the final write-back), in read bytes: the bytes read plus
+    # the bytes written times the arch's write cost (`simgpu.units.hbm`).
+    hbm_timed_bytes: float
     l2_read_bytes: float
     l2_write_bytes: float
     shares: tuple[dict[str, MissShares], ...]  # per kernel
@@ -295,7 +297,7 @@ def replay(
             states[number] = state.copy()
         more = number + 1 < len(kernels)
         _walk(arch, state, number, kernels[number], more, capacities[number], carry_bytes, later_heads)
-    return _totals(state, len(kernels), states)
+    return _totals(state, len(kernels), states, arch.hbm.write_cost_ratio)
 
 
 def _walk(
@@ -464,8 +466,9 @@ def _sizes(kernel: KernelAccesses) -> dict[str, int] | None:
     return sizes
 
 
-def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState]) -> ReplayBytes:
-    """The bytes and miss shares of a replay of `kernels` kernels walked to `state`."""
+def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState], write_cost: float) -> ReplayBytes:
+    """The bytes and miss shares of a replay of `kernels` kernels walked to `state` (`write_cost`: of a written HBM
+    byte, in read bytes)."""
     l2_bytes, read_bytes, written_bytes, lines = state.l2_bytes, state.read_bytes, state.written_bytes, state.lines
     l2_read = l2_write = 0.0
     for (_, _, kind), accessed in l2_bytes.items():
@@ -474,7 +477,7 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState])
             l2_read += accessed
         if action != _LOAD:
             l2_write += accessed
-    timed = state.hbm_read + state.hbm_write
+    timed = state.hbm_read + write_cost * state.hbm_write
     hbm_write = state.hbm_write + sum(lines[key] for key in state.dirty)  # the final write-back: after the run, untimed
     shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in range(kernels))
     for number, tensor, _ in l2_bytes:

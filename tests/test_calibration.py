@@ -70,7 +70,9 @@ def test_calibrated_arch_overrides_the_measured_keys_and_inherits_the_rest(tmp_p
     assert arch.fma.fp32_per_cycle == pytest.approx(127.4)
     assert arch.smem.bandwidth_bytes_per_cycle == pytest.approx(126.5)
     assert arch.l2.bandwidth_bytes_per_s == pytest.approx(9.0e12)  # the faster L2 path
-    assert arch.hbm.achievable_fraction == pytest.approx(4.2e12 / 4.8e12, rel=1e-3)
+    assert arch.hbm.achievable_fraction == pytest.approx(4.3e12 / 4.8e12, rel=1e-3)  # the read stream
+    # The copy moves a read and a written byte in 2 x 4.3 / 4.2 read bytes' time: a written byte costs 1.0476.
+    assert arch.hbm.write_cost_ratio == pytest.approx(2 * 4.3 / 4.2 - 1, rel=1e-3)
     assert arch.kernel_launch_s == pytest.approx(2e-6)
     changed = {"tensor_core", "mufu", "fma", "smem", "l2", "hbm", "kernel_launch_s"}
     assert {k: v for k, v in arch.model_dump().items() if k not in changed} == {
@@ -79,7 +81,7 @@ def test_calibrated_arch_overrides_the_measured_keys_and_inherits_the_rest(tmp_p
     assert arch.l2.capacity_bytes == base.l2.capacity_bytes
     overridden = [line for line in path.read_text().splitlines() if ":" in line and not line.startswith("#")]
     values = [line for line in overridden if not line.rstrip().endswith(":") and not line.startswith("inherit")]
-    assert len(values) == 7
+    assert len(values) == 8
     assert all(re.search(r"# measured: \w+, .* MHz, 2026-11-29", line) for line in values), values
     assert (
         "# measured: smem_read, 126.50 B/clk/SM (3e+13 B/s) at 1755 MHz, 2026-11-29 (cycle counter; nvidia-smi "
@@ -95,10 +97,10 @@ def test_mma_sync_rate_calibrates_an_mma_sync_arch(tmp_path: Path) -> None:
     assert arch.hbm.achievable_fraction == load_arch("a100").hbm.achievable_fraction
 
 
-def test_copy_faster_than_the_datasheet_is_refused(tmp_path: Path) -> None:
+def test_reads_faster_than_the_datasheet_are_refused(tmp_path: Path) -> None:
     measured = fake_measured()
-    measured["benchmarks"]["hbm_copy"] = rate(5.0e12, 18.0)
-    with pytest.raises(ArchError, match=r"above the 4\.8e\+12 bytes/s datasheet"):
+    measured["benchmarks"]["hbm_read"] = rate(5.0e12, 18.0)
+    with pytest.raises(ArchError, match=r"hbm_read gives reads at 5e\+12 bytes/s, above the 4\.8e\+12 bytes/s"):
         write_calibrated_arch(measured, "h200", tmp_path / "x.yaml")
 
 
@@ -193,3 +195,12 @@ def test_quick_calibration_on_the_gpu(tmp_path: Path) -> None:
         assert 300 < result["kernel_clock_mhz"] < 2100, name
     assert (tmp_path / "calibration.json").is_file()
     load_arch(tmp_path / "calibration.yaml")
+
+
+def test_a_copy_alone_gives_the_read_rate_the_base_write_cost_implies(tmp_path: Path) -> None:
+    measured = fake_measured()
+    del measured["benchmarks"]["hbm_read"]
+    arch = load_arch(write_calibrated_arch(measured, "h200", tmp_path / "copy.yaml"))
+    cost = load_arch("h200").hbm.write_cost_ratio
+    assert arch.hbm.write_cost_ratio == cost  # inherited
+    assert arch.hbm.achievable_fraction == pytest.approx(4.2e12 * (1 + cost) / 2 / 4.8e12, rel=1e-3)

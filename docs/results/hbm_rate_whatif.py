@@ -1,16 +1,13 @@
-"""What-if for the next session: the HBM's sustained rate at 0.8177 of the datasheet (our SM-issued copies) against
-the 0.885 every arch file takes from the H200's device-to-device copy through CuPy/PyTorch (4.249 TB/s,
-`h200_ceilings.json`).
+"""What-if: the HBM's mix law (reads at 0.9205 of the datasheet, a written byte 1.2157 read bytes' time; fitted in
+the twenty-second session to `validation/h200/hbm_mix/`, `docs/results/hbm_mix_fit.txt`) against the one rate for
+every stream that the arch files took before it: 0.885 of the datasheet (the H200's device-to-device copy through
+CuPy/PyTorch, 4.249 TB/s, `h200_ceilings.json`), and 0.8177 (our SM-issued copies, `simgpu calibrate`; tried in the
+twenty-first session and not kept: the validated series moved closer but standard attention's softmax kernel, within
+2% at 0.885, came out about 8% slow, `docs/results/hbm_0818_not_kept_2026-12-03/`).
 
-The rate SM-issued streams reach depends on their mix: read-only 4.53 TB/s and our copy kernels 3.79-3.93 TB/s
-(`validation/h200/calibrate_2026-12-02/`; `simgpu calibrate` writes 0.8177), standard attention's softmax, two reads
-of S per write of P, 4.23 TB/s at N=8k (`validation/h200/softmax_reuse_h200.csv`), the L2
-write-back probe's 256 MiB fill 3.8 TB/s of DRAM writes and its Delta pattern 3.36 TB/s of DRAM traffic
-(`validation/h200/l2_writeback/`). So no one fraction fits: with 0.8177 the validated series move closer (below) but
-the softmax kernel, within 2% of its time at 0.885, came out about 8% slow (tried in the twenty-first session and not
-kept: `validation/h200/README.md`). This prints the fast-mode MAPE and mean error of every validated kernel series
-with each fraction (`simgpu.validation.what_if_table`), then FA2's backward row kernels against PyTorch's (the
-probe of `docs/results/torch_fa2_bwd_kernels_vs_model.py`) with each.
+This prints the fast-mode MAPE and mean error of every validated kernel series with each (`simgpu.validation.
+what_if_table`), then FA2's backward row kernels against PyTorch's (the probe of
+`docs/results/torch_fa2_bwd_kernels_vs_model.py`) with each.
 Run from the repository root: `python docs/results/hbm_rate_whatif.py > docs/results/hbm_rate_whatif.txt`.
 """
 
@@ -31,9 +28,12 @@ SERIES = (
     ("validation/h200/validation_2026-12-03/kernels_h200.csv", ("v2",)),
     ("validation/h200/v3_kernels_h200.csv", ("v3",)),
 )
+# One rate for reads and writes alike, with the loaded latency's knee as it was filed then.
+ONE_RATE = {"hbm.write_cost_ratio": 1.0, "hbm.loaded_latency.knee_utilization": 0.315}
 WHAT_IFS = {
-    "achievable_fraction 0.885 (as filed)": {},
-    "achievable_fraction 0.8177": {"hbm.achievable_fraction": 0.8177},
+    "mix law, reads 0.9205, writes cost 1.2157 (as filed)": {},
+    "one rate, 0.885 (before)": {**ONE_RATE, "hbm.achievable_fraction": 0.885},
+    "one rate, 0.8177 (the twenty-first session's trial)": {**ONE_RATE, "hbm.achievable_fraction": 0.8177},
 }
 
 

@@ -92,11 +92,12 @@ class FluidL2:
         miss = owed >= 0.5
         state[0] = owed - 1.0 if miss else owed
         hbm = self.hbm
-        hbm_done = hbm.book(now, nbytes) if miss else now
+        # A store's miss is written through; a load's or an atomic's reads HBM.
+        hbm_done = hbm.book(now, nbytes * hbm.write_cost if kind == _STORE else nbytes) if miss else now
         # A store or an atomic is done once the write-backs it makes have reached HBM, as in the L2 model.
         written = 0.0
         if state[2]:  # most tensors write nothing back: skip the empty reservation (once per access)
-            written = hbm.book(now, nbytes * state[2])
+            written = hbm.book(now, nbytes * state[2] * hbm.write_cost)
             if kind == _LOAD:
                 written = 0.0
         if miss:

@@ -1,15 +1,20 @@
-"""HBM: one chip-wide server at the sustained bandwidth (datasheet x achievable fraction), plus a miss latency that
-grows with the HBM's load.
+"""HBM: one chip-wide server at the sustained read bandwidth (datasheet x achievable fraction), on which a written
+byte takes `write_cost_ratio` times a read byte's time, plus a miss latency that grows with the HBM's load.
 
-Reads and writes share the bandwidth and are counted separately. A miss returns the idle latency after its bytes
-were served, plus, with a `LoadedLatencySpec`, an extra that rises linearly with the HBM's recent utilization up
-to a knee and stays flat beyond it: measured on the H200 by one SM's copies while the others stream from HBM
-(`validation/h200/loaded_latency_h200.csv`: +120 cycles at 7% of the sustained rate, ~+450 from 30% to 65%). The
-utilization is an exponential moving average of the bytes booked, so a burst (every CTA loading its first tiles)
-raises the latency of the loads inside it. Queueing once demand exceeds the rate is the server's own wait, not
-part of the extra. Ignored: bank/channel conflicts, read/write turnaround and refresh (inside the measured
-achievable fraction and the extra), the further rise measured at 67-90% utilization (+600..+950, queueing of
-bursts that a fluid server does not have), and any difference between reads and writes in the extra.
+Reads and writes share the server and are counted separately. The write cost is the H200's measured mix law
+(`validation/h200/hbm_mix/`, `docs/results/hbm_mix_fit.txt`): SM-issued streams of every read/write mix from 5% to
+95% writes take (1 - w) / 4.42 + w / 3.63 ns per KB (w: the written share; within 2.4%, mean 0.7%), the
+controller turning the bus around between reads and writes; in a FIFO server that is each byte at its own
+direction's cost. A miss returns the idle latency after its bytes were served, plus, with a `LoadedLatencySpec`, an
+extra that rises linearly with the HBM's recent utilization up to a knee and stays flat beyond it: measured on the
+H200 by one SM's copies while the others stream from HBM (`validation/h200/loaded_latency_h200.csv`: +120 cycles at
+7% of the sustained rate, ~+450 from 30% to 65%). The utilization is an exponential moving average of the server
+time booked, so a burst (every CTA loading its first tiles) raises the latency of the loads inside it. Queueing once
+demand exceeds the rate is the server's own wait, not part of the extra. Ignored: streams of writes alone, which
+reach the read rate on the H200 (4.3 TB/s: with no reads to turn around to, writes cost what reads do; every
+attention kernel reads), bank/channel conflicts and refresh (inside the measured rates and the extra), the further
+rise of the latency measured at 67-90% utilization (+600..+950, queueing of bursts that a fluid server does not
+have), and any difference between reads and writes in the extra.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ class Hbm:
         "read_bytes",
         "server",
         "write_bytes",
+        "write_cost",
     )
 
     def __init__(
@@ -40,11 +46,14 @@ class Hbm:
         recorder: SpanRecorder | None = None,
         loaded: LoadedLatencySpec | None = None,
         full_load_bytes_per_cycle: float | None = None,
+        write_cost: float = 1.0,
     ) -> None:
-        """`full_load_bytes_per_cycle`: the booking rate at which the chip's HBM is fully used (default: the server's
-        rate). A run of a few SMs that stand for more (fast mode's representative SMs, each as loaded as the others)
-        books its own SMs' bytes only, so its full load is their share of the chip's rate."""
+        """`bytes_per_cycle`: the read rate; a written byte books `write_cost` bytes of it. `full_load_bytes_per_cycle`:
+        the booking rate at which the chip's HBM is fully used (default: the server's rate). A run of a few SMs that
+        stand for more (fast mode's representative SMs, each as loaded as the others) books its own SMs' bytes only,
+        so its full load is their share of the chip's rate."""
         self.server = Server("hbm", bytes_per_cycle, recorder)
+        self.write_cost = write_cost
         self.latency_cycles = latency_cycles
         self.read_bytes = 0.0
         self.write_bytes = 0.0
@@ -56,7 +65,8 @@ class Hbm:
         self._booked_at = 0.0
 
     def book(self, now: float, nbytes: float) -> float:
-        """Serve `nbytes` (a read, a write or a write-back) and count them in the recent load; return the end."""
+        """Serve `nbytes` of read-byte cost (a read, or a write's bytes times `write_cost`) and count them in the
+        recent load; return the end."""
         if self._extra_cycles:
             self._booked_rate = self._rate_at(now) + nbytes / self._window_cycles
             if now > self._booked_at:
@@ -69,7 +79,7 @@ class Hbm:
 
     def write(self, now: float, nbytes: float) -> float:
         self.write_bytes += nbytes
-        return self.book(now, nbytes)
+        return self.book(now, nbytes * self.write_cost)
 
     def write_untimed(self, nbytes: float) -> None:
         """Bytes that reach HBM after the simulated interval (the final write-back of dirty L2 lines)."""

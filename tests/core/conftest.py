@@ -13,9 +13,9 @@ import pytest
 from simgpu import native
 from simgpu.arch import Arch, load_arch
 
-# 1 GHz (no power-limited clock), HBM 1000 B/cycle, L2 so fast it never limits, no latencies (memory, loaded or
-# dependency) or launch gaps, copies that land in smem without taking its port, TMA copies and fragment stores limited
-# by nothing of their own, one SM.
+# 1 GHz (no power-limited clock), HBM 1000 B/cycle for reads and writes alike, L2 so fast it never limits, no
+# latencies (memory, loaded or dependency) or launch gaps, copies that land in smem without taking its port, TMA
+# copies and fragment stores limited by nothing of their own, one SM.
 TOY = {
     "sms": 1,
     "clock_hz": 1.0e9,
@@ -26,6 +26,7 @@ TOY = {
     "smem.tma_write_port_fraction": 0.0,
     "hbm.bandwidth_bytes_per_s": 1.0e12,
     "hbm.achievable_fraction": 1.0,
+    "hbm.write_cost_ratio": 1.0,
     "hbm.latency_cycles": 0,
     "hbm.loaded_latency": None,
     "l2.bandwidth_bytes_per_s": 1.0e18,

@@ -155,6 +155,17 @@ def test_a_kernel_of_stores_ends_when_the_write_backs_past_the_dirty_capacity_do
     assert (stats.units["hbm"].busy_cycles, stats.hbm_write_bytes) == (0, 3 * MB)
 
 
+def test_a_write_back_takes_the_hbms_write_cost(toy_hopper: Arch) -> None:
+    # The same three stores with written bytes at 1.25 read bytes' time: each write-back takes 1250 cycles.
+    stores = fixed(*(Store("S", n, MB, engine="tma") for n in range(3)))
+    costly = toy_hopper.with_overrides(
+        {"l2.capacity_bytes": 3 * MB, "l2.max_dirty_fraction": 0.5, "hbm.write_cost_ratio": 1.25}
+    )
+    stats = Engine(costly).run([one_cta([stores])])
+    assert stats.cycles == pytest.approx(2 * ISSUE + 2500)
+    assert (stats.units["hbm"].busy_cycles, stats.hbm_write_bytes) == (2500, 3 * MB)
+
+
 def test_deadlock_names_the_waiting_role_and_barrier(toy_hopper: Arch) -> None:
     stuck = Role("consumer", 4, lambda tile: (Wait("full"),))
     with pytest.raises(DeadlockError, match=r"role 'consumer' waits on barrier 'full' phase 1"):

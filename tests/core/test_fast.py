@@ -312,8 +312,9 @@ def test_replay_counts_l2_hits_across_kernels() -> None:
 
 def test_a_kernel_of_a_smaller_share_of_l2_starts_with_the_oldest_lines_past_it_evicted() -> None:
     # Kernel 0 writes A then B in 2 MB of L2; kernel 1 has 1 MB: A, the older, is written back as it starts (a
-    # write-back of kernel 0's), and B still hits. (All of L2 may be dirty here: no write-back for want of that.)
-    arch = load_arch("h100").with_overrides({"l2.max_dirty_fraction": 1.0})
+    # write-back of kernel 0's), and B still hits. (All of L2 may be dirty here: no write-back for want of that; a
+    # written byte costs the HBM what a read one does, so its busy bytes are the bytes.)
+    arch = load_arch("h100").with_overrides({"l2.max_dirty_fraction": 1.0, "hbm.write_cost_ratio": 1.0})
     write = KernelAccesses([records([Store("A", (0,), MB), Store("B", (0,), MB)])], slots=1)
     read = KernelAccesses([records([Load("B", (0,), MB)])], slots=1)
     shrunk = replay(arch, [write, read], capacity_bytes=[2 * MB, MB])

@@ -37,11 +37,15 @@ KB = 1024
 
 
 def reference_replay(
-    capacity: int, kernels: Sequence[KernelAccesses], carry: float | None, dirty_fraction: float = 1.0
+    capacity: int,
+    kernels: Sequence[KernelAccesses],
+    carry: float | None,
+    dirty_fraction: float = 1.0,
+    write_cost: float = 1.0,
 ) -> tuple[tuple[float, ...], dict[tuple[int, str, int], float], bool]:
     """The replay's walk through `simgpu.units.l2.L2` (as the replay ran before it inlined its L2), at most
-    `dirty_fraction` of the capacity dirty: its bytes, the HBM reads per kernel, tensor and access kind, and whether
-    a line left L2 or an access bypassed it."""
+    `dirty_fraction` of the capacity dirty: its bytes (the HBM's busy bytes with a written byte at `write_cost`), the
+    HBM reads per kernel, tensor and access kind, and whether a line left L2 or an access bypassed it."""
     hbm = Hbm(1.0, 0.0)
     l2 = L2(capacity, 1.0, 0.0, hbm, dirty_capacity_bytes=capacity * dirty_fraction)
     actions = (l2.load, l2.store, l2.atomic)
@@ -59,7 +63,7 @@ def reference_replay(
                 actions[kind % 3](0.0, key, nbytes)
                 reads[number, tensor, kind] += hbm.read_bytes - before
                 evicted = evicted or nbytes > capacity or not resident <= set(l2.lines)
-    timed = hbm.read_bytes + hbm.write_bytes
+    timed = hbm.read_bytes + write_cost * hbm.write_bytes
     l2.flush()
     return (hbm.read_bytes, hbm.write_bytes, timed, l2.read_bytes, l2.write_bytes), reads, evicted
 
@@ -91,8 +95,8 @@ def test_replay_moves_the_bytes_the_l2_model_moves(
         return Store(tensor, key, nbytes, atomic=kind == "atomic")
 
     accesses = [KernelAccesses([records([op(*a) for a in tile]) for tile in tiles], slots) for tiles in kernels]
-    expected, reads, evicted = reference_replay(capacity, accesses, carry, dirty_fraction)
     arch = load_arch("h100").with_overrides({"l2.max_dirty_fraction": dirty_fraction})
+    expected, reads, evicted = reference_replay(capacity, accesses, carry, dirty_fraction, arch.hbm.write_cost_ratio)
     result = replay(arch, accesses, capacity_bytes=capacity, carry_bytes=carry)
     assert result.vector() == expected
     assert result.evicted == evicted

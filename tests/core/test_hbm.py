@@ -1,4 +1,5 @@
-"""The HBM unit's loaded latency (`simgpu.units.hbm`): the extra a miss pays grows with the recent bookings."""
+"""The HBM unit (`simgpu.units.hbm`): written bytes cost more than read ones, and the extra latency a miss pays grows
+with the recent bookings."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 
 import pytest
 
-from simgpu.arch import LoadedLatencySpec
+from simgpu.arch import LoadedLatencySpec, load_arch
 from simgpu.units.hbm import Hbm
 
 
@@ -24,3 +25,26 @@ def test_the_hbms_loaded_latency_follows_the_recent_bookings() -> None:
     representative.read(0.0, 25_000)
     assert representative.latency(0.0) == pytest.approx(50.0 + 200.0)
     assert Hbm(1000.0, 50.0).latency(0.0) == 50.0  # without a spec: the idle latency whatever the load
+
+
+def test_a_written_byte_takes_the_write_cost_of_the_read_rate() -> None:
+    # 1000 B/cycle for reads, a written byte 1.25 read bytes: 4000 B read then 4000 B written end at 4 and 9 cycles,
+    # and both are counted as the bytes they are.
+    hbm = Hbm(1000.0, 50.0, write_cost=1.25)
+    assert hbm.read(0.0, 4000) == pytest.approx(4.0)
+    assert hbm.write(0.0, 4000) == pytest.approx(9.0)
+    assert (hbm.read_bytes, hbm.write_bytes) == (4000, 4000)
+    assert hbm.server.busy_cycles == pytest.approx(9.0)
+
+
+def test_the_h200s_mix_law_gives_its_measured_streams() -> None:
+    # validation/h200/hbm_mix/: a 1:1 mix 3.99 TB/s, 1 read per 3 writes 3.79-3.81, 2 reads per write 4.10-4.13.
+    hbm = load_arch("h200").hbm
+    read_rate = hbm.sustained_bytes_per_s
+
+    def tb_per_s(writes_per_byte: float) -> float:
+        return 1.0 / ((1 - writes_per_byte) / read_rate + writes_per_byte * hbm.write_cost_ratio / read_rate) / 1e12
+
+    assert tb_per_s(0.5) == pytest.approx(3.99, abs=0.02)
+    assert tb_per_s(0.75) == pytest.approx(3.80, abs=0.02)
+    assert tb_per_s(1 / 3) == pytest.approx(4.12, abs=0.02)

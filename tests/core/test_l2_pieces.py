@@ -88,7 +88,9 @@ def test_replay_moves_the_bytes_the_l2_model_moves_with_pieces(
 
     accesses = [KernelAccesses([records([op(*a) for a in tile]) for tile in tiles], slots) for tiles in kernels]
     arch = load_arch("h100")
-    expected, _, evicted = reference_replay(capacity, accesses, None, arch.l2.max_dirty_fraction)
+    expected, _, evicted = reference_replay(
+        capacity, accesses, None, arch.l2.max_dirty_fraction, arch.hbm.write_cost_ratio
+    )
     result = replay(arch, accesses, capacity_bytes=capacity)
     assert result.vector() == expected
     assert result.evicted == evicted
