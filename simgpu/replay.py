@@ -275,9 +275,9 @@ def replay(
     first heads of a run with that many more heads, launched after them, per replayed head: each kernel's later
     heads touch as many bytes as the replayed ones did, after them, and the arch's L2 keeps the newest; a line
     those would have pushed out stays resident (it stands for theirs: it takes room and is written back when
-    evicted) but can no longer be hit. `start`: (k, the state a replay of the same kernels before k, with the same
-    settings, kept before kernel k): walk on from there, kernels k onward. `keep`: the kernels before which to keep
-    the state (`ReplayBytes.states`).
+    evicted) but can no longer be hit, and at the run's end it is written back in the run (`_pushed_out_at_end`).
+    `start`: (k, the state a replay of the same kernels before k, with the same settings, kept before kernel k): walk
+    on from there, kernels k onward. `keep`: the kernels before which to keep the state (`ReplayBytes.states`).
 
     The L2 is `simgpu.units.l2.L2`'s without its timing, inlined (this walk is fast mode's hottest loop): LRU
     over whole tiles (a `Piece` hitting while its wholes are resident), write-back of dirty tiles on eviction, past
@@ -295,9 +295,41 @@ def replay(
     for number in range(first, len(kernels)):
         if number in keep:
             states[number] = state.copy()
-        more = number + 1 < len(kernels)
-        _walk(arch, state, number, kernels[number], more, capacities[number], carry_bytes, later_heads)
+        _walk(arch, state, number, kernels[number], capacities[number], carry_bytes, later_heads)
+    if later_heads is not None and first < len(kernels):
+        _pushed_out_at_end(arch, state, len(kernels) - 1, later_heads)
     return _totals(state, len(kernels), states, arch.hbm.write_cost_ratio)
+
+
+def _pushed_out_at_end(arch: Arch, state: ReplayState, number: int, later_heads: float) -> None:
+    """The run's end for replayed first heads (`replay`'s `later_heads`): the lines that the later heads' bytes
+    of the last kernels would push out of the arch's L2 before the run ends are evicted now, their dirty bytes
+    written back during the run. Only the newest, which the chip keeps, are left for the write-back after the run:
+    left all, a kernel whose stores overflow L2 on the chip but not in the replayed heads' share (standard
+    attention's softmax writing P) had most of its write-backs untimed, times the heads it stands for. The later
+    heads' accesses push them out as the replayed heads' accesses pushed lines out in the last kernel: the
+    write-backs are shared among its tensors as the ones they made there (as their L2 bytes where they made none),
+    so that a store waits for its share and a load does not (not `evicted`: the replayed heads' share of L2 had room
+    for them)."""
+    lines, dirty = state.lines, state.dirty
+    kept = _newest_kept(lines, state.touched, arch.l2.capacity_bytes, later_heads)
+    pushed = 0.0
+    while lines and state.used > kept:
+        _, nbytes, back, state.dirty_used = _evict_oldest(lines, dirty, state.dirty_used)
+        state.used -= nbytes
+        pushed += back
+    if not pushed:
+        return
+    state.hbm_write += pushed
+    written = state.written_bytes
+    causes = {tensor: nbytes for (n, tensor), nbytes in written.items() if n == number and nbytes}
+    if not causes:
+        for (n, tensor, _), nbytes in state.l2_bytes.items():
+            if n == number:
+                causes[tensor] = causes.get(tensor, 0.0) + nbytes
+    total = sum(causes.values())
+    for tensor, nbytes in causes.items():
+        written[number, tensor] += pushed * nbytes / total
 
 
 def _walk(
@@ -305,12 +337,11 @@ def _walk(
     state: ReplayState,
     number: int,
     kernel: KernelAccesses,
-    more: bool,
     capacity: int,
     carry_bytes: float | None,
     later_heads: float | None,
 ) -> None:
-    """Walk kernel `number` of a replay (`replay`) on from `state`, in place; `more`: whether kernels follow."""
+    """Walk kernel `number` of a replay (`replay`) on from `state`, in place."""
     lines, dirty, numbers, owners, wholes = state.lines, state.dirty, state.numbers, state.owners, state.wholes
     touched, l2_bytes, read_bytes, written_bytes = state.touched, state.l2_bytes, state.read_bytes, state.written_bytes
     used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
@@ -339,7 +370,7 @@ def _walk(
         _rename_oldest(lines, dirty, used - named)
     _add_l2_bytes(l2_bytes, number, kernel)
     missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
-    sizes = _sizes(kernel) if later_heads is not None and more else None
+    sizes = _sizes(kernel) if later_heads is not None else None
     reached: set[int] = set()  # the keys accessed, for `touched` where each tensor has one size (`_sizes`)
     reach = reached.add
     track = sizes is not None
@@ -402,7 +433,7 @@ def _walk(
     for (kind, tensor), (read_sum, written_sum) in missed.items():
         read_bytes[number, tensor, kind] += read_sum
         written_bytes[number, tensor] += written_sum
-    if later_heads is not None and more:
+    if later_heads is not None:
         if sizes is None:
             unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
             touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
