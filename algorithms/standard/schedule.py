@@ -15,7 +15,9 @@ The GEMMs write S and dP as tiles named (tensor, (batch, head, i, j)), i the blo
 key block; the row-wise kernels write P and dS as row groups (tensor, (batch, head, g)). A kernel that reads with
 the other grid names what it reads a `Piece` of what was written, so that bytes still in L2 when the next kernel
 reads them hit.
-Causal: nothing is skipped (as cuBLAS-based attention): the full S is computed and the softmax masks it.
+Causal: nothing is skipped (as cuBLAS-based attention): the full S is computed, and the S = QK^T kernel's epilogue
+masks it (a compare and a select per element, every tile, as our `std_qk` does: measured 10-21% slower causal on
+the H200, the softmax and P V not slower, `validation/h200/kernels_h200.csv`).
 
 Instruction: mma.sync m16n8k16 on every arch (Hopper and Blackwell take their legacy mma.sync path), as the CUDA
 kernels we measure do. cuBLAS would use wgmma/tcgen05 on those chips; it matters little here because every GEMM of
@@ -141,8 +143,9 @@ def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str,
     operand_bytes = r * d * eb + cfg.warps * c * d * eb
     wait = Wait("ab")
     mma = Mma(r, c, d, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes)
-    # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack). One op per
-    # tile shape (interior, edge): long sequences build a program for each of thousands of tiles.
+    # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack), and for causal S
+    # the mask (compare the column with the row, select -inf). One op per tile shape (interior, edge): long sequences
+    # build a program for each of thousands of tiles.
     epilogues: dict[tuple[int, int], Vector] = {}
 
     def program(tile: Hashable) -> Sequence[Op]:
@@ -150,7 +153,8 @@ def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str,
         rows, cols = rows_in_block(p.seqlen_q, r, i), rows_in_block(p.nk, c, j)
         epilogue = epilogues.get((rows, cols))
         if epilogue is None:
-            epilogue = epilogues[rows, cols] = Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols)
+            mask = 2 * rows * cols if scaled and p.causal and out == "S" else 0
+            epilogue = epilogues[rows, cols] = Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols + mask)
         return (
             tile_copy(a, (bi, hi, i), rows * d * eb, "ab"),  # HBM: rows x d, per key block
             tile_copy(b, (bi, hi, j), cols * d * eb, "ab"),  # HBM: cols x d, per query block
@@ -241,12 +245,12 @@ def long_k_kernel(
 
 
 def softmax_ops(rows: int, cols: int, causal: bool) -> Vector:
-    """Row softmax of a rows x cols block of S, the row on chip: max pass, exp-and-sum pass, normalize pass."""
+    """Row softmax of a rows x cols block of S, the row on chip: max pass, exp-and-sum pass, normalize pass. A causal
+    S comes masked (-inf) from its kernel's epilogue: the mask costs nothing here (`causal` is unused, as in
+    `softmax_bwd_ops`: the row-wise kernels take both from one signature)."""
     scores = rows * cols
     fma = 3 * scores  # FFMA scale-subtract of the max (log2 units), FADD row sum, FMUL by 1/sum
     alu = 2.5 * scores  # 16-bit -> fp32 conversion, FMNMX row max, half an F2FP pack of P
-    if causal:
-        alu += 2 * scores  # compare the column with the row's limit, select -inf
     # Per row: two 5-step butterfly reductions over the warp (SHFL + FMNMX, SHFL + FADD), LSE = max + lg2(sum).
     fma += 5 * rows + rows
     alu += 15 * rows
