@@ -119,7 +119,7 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     cfg = config(problem, options)
     check_footprint(arch, "standard", footprint_bytes(problem))
     forward = (
-        nt_gemm_kernel("std_qk", problem, cfg, a="Q", b="K", out="S", scaled=True),
+        nt_gemm_kernel("std_qk", problem, cfg, a="Q", b="K", out="S", scaled=True, masked=problem.causal),
         rowwise_kernel(
             "std_softmax", problem, cfg, reads=("S",), out="P", lse=True, ops=softmax_ops, passes=cfg.softmax_passes
         ),
@@ -135,8 +135,11 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     return {"fwd": forward, "bwd": backward, "fwd_bwd": forward + backward}[problem.pass_]
 
 
-def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str, scaled: bool) -> Kernel:
-    """out[i, j] = A_i B_j^T over the head dimension (S = Q K^T, dP = dO V^T): one CTA per block_m x block_n tile."""
+def nt_gemm_kernel(
+    name: str, p: Problem, cfg: Config, a: str, b: str, out: str, scaled: bool, masked: bool = False
+) -> Kernel:
+    """out[i, j] = A_i B_j^T over the head dimension (S = Q K^T, dP = dO V^T): one CTA per block_m x block_n tile;
+    `masked`: the epilogue applies the causal mask (S of a causal problem)."""
     d, eb = p.headdim, p.element_bytes
     r, c = cfg.block_m, cfg.block_n
     # ldmatrix per tile: each warp reads its r / warps rows of A_i and all c rows of B_j.
@@ -153,7 +156,7 @@ def nt_gemm_kernel(name: str, p: Problem, cfg: Config, a: str, b: str, out: str,
         rows, cols = rows_in_block(p.seqlen_q, r, i), rows_in_block(p.nk, c, j)
         epilogue = epilogues.get((rows, cols))
         if epilogue is None:
-            mask = 2 * rows * cols if scaled and p.causal and out == "S" else 0
+            mask = 2 * rows * cols if masked else 0
             epilogue = epilogues[rows, cols] = Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols + mask)
         return (
             tile_copy(a, (bi, hi, i), rows * d * eb, "ab"),  # HBM: rows x d, per key block
