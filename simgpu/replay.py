@@ -229,6 +229,8 @@ class ReplayState:
     dirty: OrderedDict[int, None] = field(default_factory=OrderedDict)  # dirty keys, dirtied longest ago first
     numbers: dict[Hashable, int] = field(default_factory=dict)  # keys are nested tuples: each is numbered once
     owners: list[str] = field(default_factory=list)  # the tensor of each numbered key
+    # The tensor of each renamed key (`_rename_oldest`: negative, so not an index of `owners`).
+    renamed: dict[int, str] = field(default_factory=dict)
     wholes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per `Piece` key found whole: its wholes' keys
     touched: list[tuple[set[int], float]] = field(default_factory=list)  # per kernel walked: its keys, their bytes
     used: float = 0.0
@@ -247,6 +249,7 @@ class ReplayState:
             OrderedDict(self.dirty),
             dict(self.numbers),
             list(self.owners),
+            dict(self.renamed),
             dict(self.wholes),
             list(self.touched),
             self.used,
@@ -363,11 +366,12 @@ def _walk(
             old_key, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
             used -= old_bytes
             hbm_write += back
-            if back and owners[old_key] in previous:
-                written_bytes[number - 1, owners[old_key]] += back
+            owner = owners[old_key] if old_key >= 0 else state.renamed.pop(old_key)
+            if back and owner in previous:
+                written_bytes[number - 1, owner] += back
     if named is not None and used > named:
         evicted = True
-        _rename_oldest(lines, dirty, used - named)
+        _rename_oldest(lines, dirty, used - named, owners, state.renamed)
     _add_l2_bytes(l2_bytes, number, kernel)
     missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
     sizes = _sizes(kernel) if later_heads is not None else None
@@ -572,8 +576,15 @@ def _newest_kept(
     return newer
 
 
-def _rename_oldest(lines: OrderedDict[int, float], dirty: OrderedDict[int, None], nbytes: float) -> None:
-    """Give the least recently used lines, at least `nbytes` of them, keys no access has (negative), in place."""
+def _rename_oldest(
+    lines: OrderedDict[int, float],
+    dirty: OrderedDict[int, None],
+    nbytes: float,
+    owners: Sequence[str],
+    owner_of_renamed: dict[int, str],
+) -> None:
+    """Give the least recently used lines, at least `nbytes` of them, keys no access has (negative), in place; each
+    new key's tensor goes to `owner_of_renamed` (a renamed key's own entry moves to its new key)."""
     renamed: list[int] = []
     total = 0.0
     for key, line_bytes in lines.items():
@@ -586,6 +597,7 @@ def _rename_oldest(lines: OrderedDict[int, float], dirty: OrderedDict[int, None]
     for key in reversed(renamed):  # each goes back to the front: the order stays
         lines[fresh] = lines.pop(key)
         lines.move_to_end(fresh, last=False)
+        owner_of_renamed[fresh] = owners[key] if key >= 0 else owner_of_renamed.pop(key)
         names[key] = fresh
         fresh -= 1
     if any(key in dirty for key in names):  # the dirty keys keep their order under their new names

@@ -431,6 +431,8 @@ class Sm:
         element = DTYPE_BYTES.get(op.dtype)
         if element is None:
             raise ScheduleError(f"unknown MMA dtype {op.dtype!r}")
+        if min(op.m, op.n, op.k) <= 0:
+            raise ScheduleError(f"an MMA needs positive M, N and K; got {op.m}x{op.n}x{op.k}")
         if instruction == tc.instruction:
             shape_m, shape_n, shape_k_bytes = tc.instruction_m, tc.instruction_n_max, tc.instruction_k_bytes
         else:

@@ -295,13 +295,17 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 # softmax), then the softmax of S_{j+1} runs while PV_j is still on the tensor cores. The rescale's
                 # FMULs sit after S's first wgmma (our kernel's SASS, bf16 at d = 64 and 128; taken as the same for
                 # FP8 and d = 256, not checked): they run while the tensor cores take it, and S's other k-steps are
-                # issued after them.
+                # issued after them (where there are any: FP8 at d = 32 is one k-step).
                 ahead = j + 1 < n
-                issue_s = (
-                    (Wait("k_full"), Mma(WGMMA_ROWS, c, s_step, problem.dtype), rescale,
-                     Mma(WGMMA_ROWS, c, d - s_step, problem.dtype, arrive=f"s_{mine}"))
-                    if ahead else (rescale,)
-                )  # fmt: skip
+                if not ahead:
+                    issue_s: tuple[Op, ...] = (rescale,)
+                elif d > s_step:
+                    issue_s = (
+                        Wait("k_full"), Mma(WGMMA_ROWS, c, s_step, problem.dtype), rescale,
+                        Mma(WGMMA_ROWS, c, d - s_step, problem.dtype, arrive=f"s_{mine}"),
+                    )  # fmt: skip
+                else:
+                    issue_s = (Wait("k_full"), Mma(*s_args, arrive=f"s_{mine}"), rescale)
                 return (
                     *turn_start, *issue_s,
                     Wait(v_ready), Mma(*pv_args, a="reg", arrive=f"pv_{mine}"), *turn_end,

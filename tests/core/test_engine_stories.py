@@ -242,6 +242,12 @@ def test_a_role_that_issues_an_async_mma_waits_until_the_tensor_cores_take_its_i
     assert cycles(3) == 1 + 1000  # the whole MMA fits the queue
 
 
+def test_an_empty_mma_is_refused_with_its_shape(toy_hopper: Arch) -> None:
+    # A schedule that splits a product into k-steps must not leave an empty one (a ZeroDivisionError before).
+    with pytest.raises(ScheduleError, match="an MMA needs positive M, N and K; got 64x128x0"):
+        Engine(toy_hopper).run([one_cta([fixed(Mma(64, 128, 0, "bf16"))])])
+
+
 def test_work_already_queued_on_a_pipe_is_stretched_by_a_later_mma(toy_hopper: Arch) -> None:
     # 3000 cycles of ex2 are reserved first; 100 cycles later a 1024-cycle wgmma starts. The ex2 work still pending
     # runs at the contended rate for those 1024 cycles, so the MUFU is busy (1 - rate) x 1024 cycles longer, and a

@@ -3,6 +3,7 @@ exact on toy kernels (exactly equal) and on every algorithm (bytes equal, cycles
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 
@@ -25,7 +26,7 @@ from simgpu.fast_whole import unit_ops
 from simgpu.fold import FoldSpec, fold_tile, mark_retouches, outline
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid, with_programs
 from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Op, Repeat, Store, Wait
-from simgpu.replay import KernelAccesses, records, rehead, replay
+from simgpu.replay import KernelAccesses, _rename_oldest, records, rehead, replay
 from simgpu.result import BYTE_FIELDS
 from simgpu.units.fluid_l2 import FluidL2, MissShares, Retouch
 from simgpu.units.hbm import Hbm
@@ -308,6 +309,29 @@ def test_replay_counts_l2_hits_across_kernels() -> None:
     assert replay(arch, [write, read], carry_bytes=0).evicted  # S was dropped between the kernels
     # Per kernel: S written through to HBM in one, loaded twice in the other (the second a later access of the tile).
     assert uncached.shares == ({"S": MissShares(written=1.0)}, {"S": MissShares(load=1.0, load_again=1.0)})
+
+
+def test_lines_the_later_heads_push_out_keep_their_tensor_under_their_new_keys() -> None:
+    # The replay renames the lines that the run's later heads would push out (negative keys no access has); the
+    # lines evicted as the next kernel starts charge their write-backs to their tensor, looked up by key. A negative
+    # key indexed the list of numbered keys' tensors from its end: another tensor's, or past it (an IndexError).
+    lines = OrderedDict([(0, MB), (1, MB), (2, MB)])
+    dirty: OrderedDict[int, None] = OrderedDict([(0, None)])
+    owners = ["A", "B", "C"]
+    renamed: dict[int, str] = {}
+    _rename_oldest(lines, dirty, 1.5 * MB, owners, renamed)
+    assert list(lines) == [-2, -1, 2] and list(dirty) == [-2]
+    assert renamed == {-2: "A", -1: "B"}
+    _rename_oldest(lines, dirty, 0.5 * MB, owners, renamed)  # renamed again: the entry moves to the new key
+    assert list(lines) == [-3, -1, 2] and renamed == {-3: "A", -1: "B"}
+
+
+def test_fast_mode_answers_where_lines_are_renamed_and_then_evicted() -> None:
+    # Standard attention's forward and backward, 6 heads of N = 1599 on the A100: S and P overflow its 40 MB, and
+    # the backward's first kernel evicted lines the forward's later heads had pushed out: an IndexError before.
+    problem = Problem(6, 1, 1599, 32, dtype="fp16", pass_="fwd_bwd")
+    fast = simulate(load_arch("a100"), "standard", problem)
+    assert fast.hbm_read_bytes >= problem.compulsory_read_bytes
 
 
 def test_a_kernel_of_a_smaller_share_of_l2_starts_with_the_oldest_lines_past_it_evicted() -> None:

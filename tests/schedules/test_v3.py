@@ -12,6 +12,7 @@ from algorithms.v3.schedule import default_backward_tile, default_tile
 from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.errors import OptionError, ProblemError
+from simgpu.ops import Mma, Repeat
 from tests.schedules._helpers import no_l2
 from tests.schedules.test_v2_backward import closed_form_backward
 
@@ -63,6 +64,17 @@ def test_fp8_runs_at_the_fp8_rate() -> None:
     assert fp8.tflops > 1.2 * bf16.tflops
     assert fp8.bottleneck == "mufu"
     assert fp8.hbm_read_bytes < bf16.hbm_read_bytes
+
+
+def test_fp8_at_d32_issues_s_as_one_k_step() -> None:
+    # FP8's wgmma takes K = 32 at once: at d = 32, S is one k-step and the split around O's rescale leaves none.
+    kernel = schedule(load_arch("h100"), "v3", Problem(1, 1, 512, 32, dtype="fp8"), {})[0]
+    consumer = next(role for role in kernel.roles if role.name == "consumer0")
+    loop = next(op for op in consumer.program(kernel.tiles[0]) if isinstance(op, Repeat))
+    products = [op for op in loop.body(0) if isinstance(op, Mma)]
+    block_n = default_tile(32, False, "fp8")[1]
+    assert [(op.k, op.arrive) for op in products] == [(32, "s_c0"), (block_n, "pv_c0")]
+    assert simulate("h100", "v3", Problem(1, 1, 512, 32, dtype="fp8")).tflops > 0
 
 
 def test_faster_than_v2_on_hopper() -> None:
