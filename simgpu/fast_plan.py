@@ -26,6 +26,7 @@ KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for 
 REPLAY_NESTED_PERIODS = 64  # periods of a nested loop's uniform middle the L2 replay builds at most (`replay_spec`)
 REPLAY_TOP_PERIODS = 4  # periods of a top-level loop's removed middle the L2 replay builds at most (`replay_spec`)
 OUTLINED_SHAPES = 64  # shapes a kernel folds one by one at most; more are grouped by outline first
+UNFOLDED = 1 << 40  # iterations kept at each end of a loop that is not folded (`KernelPlan.replay_spec`)
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,12 @@ class KernelPlan:
         most `REPLAY_TOP_PERIODS` periods built (FlashAttention's backward: a key block sweeps every query block's Q,
         dO and dQ, and folded, the sweep fit in an L2 that the whole one overflows: on an H100 cut to 8 SMs and
         2 MB of L2, v2's backward at 8k tokens read 42 MB from HBM against exact mode's 160 MB); nothing is removed
-        then, and the replay needs no fit."""
+        then, and the replay needs no fit. A kernel that runs whole (few ops, tiles of unequal cost) is replayed
+        unfolded: a fit charges each tile's removed iterations what the fit variant's first touch of their keys
+        cost, where tiles of unequal loops share those keys (v2's causal forward with more keys than queries, 3
+        heads on an H100 cut to 4 SMs: HBM reads 19% over exact mode's, which are the compulsory bytes)."""
+        if self.whole:
+            return replace(self.spec, keep=UNFOLDED, nested=False)
         return replace(
             self.spec,
             nested=False,
@@ -156,6 +162,9 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         sides = ("head",) * top_removed + ("tail",) * (top_removed and not kinds_folded[0])
         sides += tuple(side for side, folds in zip(NESTED_SIDES, kinds_folded, strict=True) if folds)
     whole = len(set(zip(kinds, removed, strict=True))) > 1 and cheap_to_run_whole(kernel, sources, index)
+    if whole:
+        # Few ops: the replay walks its loops whole too (`replay_spec`), and fits no removed iteration.
+        replay_sides = ()
     return KernelPlan(
         kernel,
         fit,
