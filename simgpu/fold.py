@@ -634,8 +634,12 @@ def _nested_cut(loop: Repeat, spec: FoldSpec, references: tuple[Hashable, ...]) 
         first += period
     while end > first and _period_shape(loop, end - period, period) != middle:
         end -= period
-    first += spec.extra[kind] * period
-    return (kind, first, end) if first < end else (0, count, count)
+    if first >= end:
+        return 0, count, count
+    # A fit variant's extra periods may take all the removal: the loop, whole, still counts as its kind (counted
+    # as the middle's, a variant's iterations would move between kinds, and the fit would price them as such).
+    first = min(first + spec.extra[kind] * period, end)
+    return kind, first, end
 
 
 def _period_shape(loop: Repeat, start: int, period: int) -> Hashable:
