@@ -253,7 +253,7 @@ def _first_heads(
 def _replay_folded(plan: KernelPlan) -> dict[int, FoldedTile]:
     """The plan's folded shapes by position, folded as the replay folds them (`KernelPlan.replay_spec`), without
     the loop iterations of the roles that touch no memory in them (`_bodiless`: v4's forward samples 1 role of 5)."""
-    if not plan.nested and not plan.sampled_top and not plan.whole:
+    if not plan.nested and not plan.sampled_top and not plan.replay_unfolded:
         return dict(plan.folded)
     spec = plan.replay_spec
     return {

@@ -20,13 +20,15 @@ from simgpu.engine import ctas_per_sm
 from simgpu.fast_whole import cheap_to_run_whole
 from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
-from simgpu.ops import Op, Repeat
+from simgpu.ops import Load, Op, Repeat, Store
 
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
 REPLAY_NESTED_PERIODS = 64  # periods of a nested loop's uniform middle the L2 replay builds at most (`replay_spec`)
 REPLAY_TOP_PERIODS = 4  # periods of a top-level loop's removed middle the L2 replay builds at most (`replay_spec`)
 OUTLINED_SHAPES = 64  # shapes a kernel folds one by one at most; more are grouped by outline first
 UNFOLDED = 1 << 40  # iterations kept at each end of a loop that is not folded (`KernelPlan.replay_spec`)
+# Memory accesses of one head's tiles up to which a kernel of unequal tiles is replayed unfolded (`replay_spec`).
+UNFOLDED_REPLAY_ACCESSES = 10_000
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ class KernelPlan:
     programs: Mapping[int, tuple[Sequence[Op], ...]]
     index: np.ndarray  # per tile in launch order: the position of its shape
     whole: bool  # whether it runs whole (`simgpu.fast_whole`): tiles of unequal cost, few ops in all
+    # Whether the L2 replay walks its tiles unfolded (`replay_spec`): tiles of unequal cost, few memory accesses.
+    replay_unfolded: bool = False
 
     @property
     def replay_spec(self) -> FoldSpec:
@@ -62,11 +66,12 @@ class KernelPlan:
         most `REPLAY_TOP_PERIODS` periods built (FlashAttention's backward: a key block sweeps every query block's Q,
         dO and dQ, and folded, the sweep fit in an L2 that the whole one overflows: on an H100 cut to 8 SMs and
         2 MB of L2, v2's backward at 8k tokens read 42 MB from HBM against exact mode's 160 MB); nothing is removed
-        then, and the replay needs no fit. A kernel that runs whole (few ops, tiles of unequal cost) is replayed
-        unfolded: a fit charges each tile's removed iterations what the fit variant's first touch of their keys
-        cost, where tiles of unequal loops share those keys (v2's causal forward with more keys than queries, 3
-        heads on an H100 cut to 4 SMs: HBM reads 19% over exact mode's, which are the compulsory bytes)."""
-        if self.whole:
+        then, and the replay needs no fit. A kernel of unequal tiles whose tiles of one head hold at most
+        `UNFOLDED_REPLAY_ACCESSES` memory accesses (or that runs whole) is replayed unfolded: a fit charges each
+        tile's removed iterations what the fit variant's first touch of their keys cost, where tiles of unequal
+        loops share those keys (v2's causal forward with more keys than queries, 3 heads on an H100 cut to 4 SMs:
+        HBM reads 19% over exact mode's, which are the compulsory bytes)."""
+        if self.replay_unfolded:
             return replace(self.spec, keep=UNFOLDED, nested=False)
         return replace(
             self.spec,
@@ -161,9 +166,10 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     if nested:  # one more period in the folded nested loops of each kind tells their iterations' cost apart
         sides = ("head",) * top_removed + ("tail",) * (top_removed and not kinds_folded[0])
         sides += tuple(side for side, folds in zip(NESTED_SIDES, kinds_folded, strict=True) if folds)
-    whole = len(set(zip(kinds, removed, strict=True))) > 1 and cheap_to_run_whole(kernel, sources, index)
-    if whole:
-        # Few ops: the replay walks its loops whole too (`replay_spec`), and fits no removed iteration.
+    unequal = len(set(zip(kinds, removed, strict=True))) > 1
+    whole = unequal and cheap_to_run_whole(kernel, sources, index)
+    replay_unfolded = unequal and (whole or _memory_accesses(kernel, sources) <= UNFOLDED_REPLAY_ACCESSES)
+    if replay_unfolded:  # the replay walks its loops whole (`replay_spec`) and fits no removed iteration
         replay_sides = ()
     return KernelPlan(
         kernel,
@@ -181,7 +187,34 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         {n: outlines[n].programs for n in like},
         index,
         whole,
+        replay_unfolded,
     )
+
+
+def _memory_accesses(kernel: Kernel, sources: Sequence[Hashable]) -> int:
+    """The memory accesses of one tile of each shape (`sources`: one head's tiles, where the kernel has heads), each
+    loop counted as its trip count times its first iteration's, up to `UNFOLDED_REPLAY_ACCESSES` + 1."""
+    total = 0
+    for source in sources:
+        for role in kernel.roles:
+            total += _accesses_in(role.program(source), UNFOLDED_REPLAY_ACCESSES + 1 - total)
+            if total > UNFOLDED_REPLAY_ACCESSES:
+                return total
+    return total
+
+
+def _accesses_in(ops: Sequence[Op], limit: int) -> int:
+    """`_memory_accesses` of one program, counting stopped past `limit`."""
+    total = 0
+    for op in ops:
+        if type(op) is Repeat:
+            if op.count:
+                total += op.count * _accesses_in(op.body(0), -(-limit // op.count))
+        elif type(op) is Load or type(op) is Store:
+            total += 1
+        if total > limit:
+            break
+    return total
 
 
 def _shapes(kernel: Kernel) -> tuple[np.ndarray, list[Hashable]]:

@@ -334,14 +334,22 @@ def test_fast_mode_answers_where_lines_are_renamed_and_then_evicted() -> None:
     assert fast.hbm_read_bytes >= problem.compulsory_read_bytes
 
 
-def test_a_kernel_run_whole_is_replayed_unfolded() -> None:
+@pytest.mark.parametrize(
+    ("sms", "problem", "whole"),
+    [
+        (4, Problem(3, 1, 690, 128, seqlen_k=1215, causal=True), True),
+        (33, Problem(3, 4, 587, 256, seqlen_k=1312, causal=True), False),
+    ],
+    ids=["run whole", "few accesses"],
+)
+def test_unequal_tiles_of_few_accesses_are_replayed_unfolded(sms: int, problem: Problem, whole: bool) -> None:
     # v2's causal forward with more keys than queries: every Q block's loop is long enough to fold, and no block
     # walks the middle key blocks whole. A fit charged each tile the first touch of the keys its removed iterations
-    # read, where the tiles share them: HBM reads 19% over exact mode's. The kernel runs whole (few ops, unequal
-    # tiles); its replay now walks its loops whole as well.
-    arch = load_arch("h100", {"sms": 4})
-    problem = Problem(3, 1, 690, 128, seqlen_k=1215, causal=True)
-    assert plan_kernel(arch, schedule(arch, "v2", problem, {})[0]).whole
+    # read, where the tiles share them: HBM reads 19% over exact mode's (the compulsory bytes) in both. Such kernels
+    # (unequal tiles; run whole, or one head's tiles of few memory accesses) are now replayed unfolded.
+    arch = load_arch("h100", {"sms": sms})
+    plan = plan_kernel(arch, schedule(arch, "v2", problem, {})[0])
+    assert (plan.whole, plan.replay_unfolded, plan.replay_sides) == (whole, True, ())
     exact, fast = (simulate(arch, "v2", problem, mode=mode) for mode in ("exact", "fast"))
     assert exact.hbm_read_bytes == problem.compulsory_read_bytes
     assert all(getattr(fast, name) == pytest.approx(getattr(exact, name), abs=0.5) for name in BYTE_FIELDS)
