@@ -31,10 +31,9 @@ def main() -> None:
             started = time.perf_counter()
             result = simulate(arch, algo, problem)
             times.append(time.perf_counter() - started)
-        print(
-            f"{arch_name} {algo} {problem.pass_} B={problem.batch} N={problem.seqlen_q} causal: "
-            f"{statistics.median(times) * 1e3:.0f} ms, cycles {result.cycles:.0f}, HBM reads {result.hbm_read_bytes:.0f}"
-        )
+        shape = f"{arch_name} {algo} {problem.pass_} B={problem.batch} N={problem.seqlen_q} causal"
+        median_ms = statistics.median(times) * 1e3
+        print(f"{shape}: {median_ms:.0f} ms, cycles {result.cycles:.0f}, HBM reads {result.hbm_read_bytes:.0f}")
 
 
 if __name__ == "__main__":
