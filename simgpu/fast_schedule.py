@@ -77,7 +77,8 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
         elapsed = now - updated[sm]
         if elapsed:
             for group in groups[sm].values():
-                group.progress += elapsed / group.time
+                if group.time:
+                    group.progress += elapsed / group.time
         updated[sm] = now
 
     def next_end(sm: int, now: float) -> tuple[float, int, int] | None:
@@ -121,7 +122,8 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
         longest = 0.0
         for key, group in list(groups[sm].items()):
             ends = group.ends
-            while ends and ends[0] - group.progress <= 1e-9:
+            # A tile of no time (an empty CTA: v1's splits past its query blocks) ends as it starts.
+            while ends and (ends[0] - group.progress <= 1e-9 or not group.time):
                 ends.popleft()
                 done += 1
                 if not key[1]:
@@ -205,7 +207,7 @@ def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles:
         now += step
         following: list[_Run] = []
         for run, duration in zip(runs, durations, strict=True):
-            run.done += step / duration
+            run.done = run.done + step / duration if duration else 1.0
             if 1.0 - run.done > 1e-9:
                 following.append(run)
                 continue

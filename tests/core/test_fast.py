@@ -405,6 +405,24 @@ def test_shared_schedule_of_uniform_tiles_is_waves_of_the_period() -> None:
     assert shared_schedule(2, 1, times, np.zeros(20_000, dtype=int)) == pytest.approx(120 + 9_999 * 100)
 
 
+def test_tiles_of_no_time_end_as_they_start() -> None:
+    # Empty CTAs (v1's splits past its query blocks) cost nothing in the representative runs. The general schedule
+    # waited for them forever (a tile advances at 1 / time) and the uniform one divided by zero. 2 SMs x 1 slot: the
+    # second SM's empty tiles end at once and it takes the fourth tile.
+    times = np.array([[[[100.0, 100.0, 0.0], [100.0, 100.0, 0.0]]], [[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]]])
+    assert shared_schedule(2, 1, times, np.array([0, 1, 1, 0])) == 100.0
+    assert shared_schedule(2, 1, times[1:], np.zeros(5, dtype=int)) == 0.0
+
+
+def test_a_kernel_with_empty_tiles_runs_in_fast_mode() -> None:
+    # v1 split 8 ways over a head of 3 query blocks: five of each head's CTAs have nothing to do (fast mode hung).
+    arch = load_arch("b200", {"l2.capacity_bytes": 0})
+    problem = Problem(4, 4, 314, 256, dtype="fp16")
+    options = {"block_m": 128, "block_n": 16, "sram_bytes": 65536, "splits": 8}
+    exact, fast = (simulate(arch, "v1", problem, options, mode=mode) for mode in ("exact", "fast"))
+    assert fast.cycles == pytest.approx(exact.cycles, rel=0.05)
+
+
 @pytest.mark.parametrize("general", [False, True])
 def test_a_first_tile_that_no_further_tile_follows_takes_its_tail(general: bool) -> None:
     # 2 SMs x 1 slot; a first tile takes 120 and 130 more where its SM takes no further tile. One tile per slot:
