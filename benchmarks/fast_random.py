@@ -3,14 +3,16 @@
 `experiments.fast_vs_exact` checks a chosen grid (two shapes per algorithm). This draws problems at random, from a
 seed, over what the CLI accepts: every arch with the algorithms it runs, the chip cut to 4-33 SMs (and in a quarter
 of the cases L2 cut to 1, 4 or 16 MiB), batch 1-3, heads 1-4, sequence lengths 16-2048 (keys sometimes another
-length), head dimensions 32-256, causal or not, bf16, fp16 or fp8, forward or backward. A problem the simulator
+length), head dimensions 32-256, causal or not, bf16, fp16 or fp8, forward or backward, and each of the algorithm's
+`OPTIONS` in a fifth of the cases. A problem the simulator
 refuses (a clear `SimgpuError`: an unsupported head dimension or dtype) is skipped; one whose exact run would pass
 `EXACT_OPS` estimated ops is skipped too (exact mode's time). Per case it records fast over exact cycles, the largest
 relative difference of any byte count, both wall times, and any other exception as a crash (with its message).
 
 `python -m benchmarks.fast_random [--cases N] [--seed S] [-j J] [--quick] [--out DIR]` writes `fast_random.csv`
 and `fast_random.txt` (per algorithm: cases, cycles within 1%, 2.5% and 5%, the largest error, bytes equal,
-crashes). `--quick`: 6 cases.
+crashes). `--quick`: 6 cases. A prediction has no time limit here: a fast-mode run that does not end shows as
+the benchmark not ending (the twenty-third session's empty CTAs did; `simgpu.fast_schedule`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,33 @@ SMS = (4, 8, 10, 16, 33)
 L2_BYTES = (1 << 20, 4 << 20, 16 << 20)
 HEADDIMS = (32, 64, 64, 96, 128, 128, 256)
 DTYPES = ("bf16", "bf16", "fp16", "fp8")
+# Option values drawn per algorithm, each option set in a fifth of the cases (the rest take the defaults): tile
+# sizes, warps, pipeline depths and the ablation switches (`simgpu run --option`).
+OPTIONS = {
+    "standard": {"block_m": (64, 128), "block_n": (64, 128), "warps": (4, 8), "softmax_passes": (1, 2)},
+    "v1": {
+        "block_m": (32, 64, 128),
+        "block_n": (16, 64, 128),
+        "splits": (1, 2, 4, 8),
+        "variant": ("release", "algorithm1"),
+    },
+    "v2": {
+        "block_m": (64, 128),
+        "block_n": (32, 64, 128),
+        "warps": (4, 8),
+        "stages": (2, 3),
+        "bwd_layout": ("fa2", "ring"),
+    },
+    "v3": {
+        "pingpong": (True, False),
+        "intra_wg_overlap": (True, False),
+        "warp_specialization": (True, False),
+        "persistent": (True, False),
+        "stages": (2, 3),
+    },
+    "v4": {"two_cta": (True, False), "lpt": (True, False), "deterministic": (True, False), "stages": (2, 3)},
+}
+OPTION_SHARE = 0.2
 EXACT_OPS = 150_000  # exact mode's estimated unit ops at most (a few seconds on one core)
 BYTES_EQUAL = 1e-9  # relative: byte counts summed in another order differ in the last bits
 BANDS = (0.01, 0.025, 0.05)
@@ -54,10 +83,13 @@ def draw(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.25:
         overrides["l2.capacity_bytes"] = rng.choice(L2_BYTES)
     seqlen = rng.randint(16, 700) if rng.random() < 0.5 else rng.choice((256, 512, 1024, 2048))
+    algo = rng.choice(ALGOS_BY_ARCH[arch])
+    options = {name: rng.choice(values) for name, values in OPTIONS[algo].items() if rng.random() < OPTION_SHARE}
     return {
         "arch": arch,
         "overrides": overrides,
-        "algo": rng.choice(ALGOS_BY_ARCH[arch]),
+        "algo": algo,
+        "options": options,
         "batch": rng.randint(1, 3),
         "heads": rng.randint(1, 4),
         "seqlen_q": seqlen,
@@ -71,7 +103,8 @@ def draw(rng: random.Random) -> dict[str, Any]:
 
 def compare(case: dict[str, Any]) -> dict[str, Any]:
     """Fast and exact mode on one case: the row of the CSV (`status` ok, skipped or crash)."""
-    row = {key: case[key] for key in case if key != "overrides"} | {
+    row = {key: case[key] for key in case if key not in ("overrides", "options")} | {
+        "options": " ".join(f"{name}={value}" for name, value in case["options"].items()),
         "sms": case["overrides"]["sms"],
         "l2_bytes": case["overrides"].get("l2.capacity_bytes", ""),
     }
@@ -79,12 +112,13 @@ def compare(case: dict[str, Any]) -> dict[str, Any]:
     try:
         arch = load_arch(case["arch"], case["overrides"])
         problem = Problem(*(case[name] for name in fields[:4]), **{name: case[name] for name in fields[4:]})
-        if sum(estimated_ops(kernel) for kernel in schedule(arch, case["algo"], problem, {})) > EXACT_OPS:
+        options = case["options"]
+        if sum(estimated_ops(kernel) for kernel in schedule(arch, case["algo"], problem, options)) > EXACT_OPS:
             return row | {"status": "skipped", "detail": "exact mode too long"}
         started = time.perf_counter()
-        fast = simulate(arch, case["algo"], problem, mode="fast")
+        fast = simulate(arch, case["algo"], problem, options, mode="fast")
         fast_s = time.perf_counter() - started
-        exact = simulate(arch, case["algo"], problem, mode="exact")
+        exact = simulate(arch, case["algo"], problem, options, mode="exact")
         exact_s = time.perf_counter() - started - fast_s
     except SimgpuError as err:
         return row | {"status": "skipped", "detail": f"{type(err).__name__}: {err}"}

@@ -189,6 +189,10 @@ def default_backward_tile(headdim: int) -> tuple[int, int]:
 def backward_config(problem: Problem, options: dict[str, Any]) -> Config:
     if problem.dtype not in ("bf16", "fp16"):
         raise ProblemError(f"v3: the backward takes 16-bit inputs (bf16, fp16), got {problem.dtype}")
+    if problem.headdim % WGMMA_ROWS:
+        # dQ^T = K^T dS^T runs the head dimension as wgmma's M (FA3 swaps operands for other head dimensions; this
+        # schedule does not).
+        raise ProblemError(f"v3: the backward takes a headdim that is a multiple of 64, got {problem.headdim}")
     block_m, block_n = default_backward_tile(problem.headdim)
     tile = {"block_m": options.get("block_m") or block_m, "block_n": options.get("block_n") or block_n}
     # Checked as the backward pass's (in a forward-and-backward run too: its tile is not the forward's).

@@ -21,6 +21,7 @@ def test_a_case_gives_fast_over_exact_cycles_and_byte_differences() -> None:
         "arch": "h100",
         "overrides": {"sms": 8},
         "algo": "v2",
+        "options": {"block_n": 64},
         "batch": 1,
         "heads": 2,
         "seqlen_q": 256,
@@ -31,10 +32,11 @@ def test_a_case_gives_fast_over_exact_cycles_and_byte_differences() -> None:
         "pass_": "fwd",
     }
     row = compare(case)
-    assert row["status"] == "ok" and row["sms"] == 8 and row["l2_bytes"] == ""
+    assert row["status"] == "ok" and row["sms"] == 8 and row["l2_bytes"] == "" and row["options"] == "block_n=64"
     assert row["cycles_fast_over_exact"] == pytest.approx(1.0, abs=0.01)
     assert row["bytes_max_rel_difference"] == 0.0
-    refused = compare(case | {"algo": "v3", "arch": "a100"})  # no TMA on the A100: a clear error, skipped
+    # No TMA on the A100: a clear error, skipped.
+    refused = compare(case | {"algo": "v3", "arch": "a100", "options": {}})
     assert refused["status"] == "skipped" and refused["detail"].startswith("OptionError")
 
 

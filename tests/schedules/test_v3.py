@@ -66,6 +66,13 @@ def test_fp8_runs_at_the_fp8_rate() -> None:
     assert fp8.hbm_read_bytes < bf16.hbm_read_bytes
 
 
+@pytest.mark.parametrize("headdim", [32, 96])
+def test_the_backward_refuses_a_headdim_its_dq_product_cannot_take(headdim: int) -> None:
+    # dQ^T = K^T dS^T runs d as wgmma's M: the schedule made a 96 x 40 x 128 product and the engine refused it.
+    with pytest.raises(ProblemError, match=f"v3: the backward takes a headdim that is a multiple of 64, got {headdim}"):
+        simulate("h100", "v3", Problem(1, 2, 256, headdim, pass_="bwd"))
+
+
 def test_fp8_at_d32_issues_s_as_one_k_step() -> None:
     # FP8's wgmma takes K = 32 at once: at d = 32, S is one k-step and the split around O's rescale leaves none.
     kernel = schedule(load_arch("h100"), "v3", Problem(1, 1, 512, 32, dtype="fp8"), {})[0]
