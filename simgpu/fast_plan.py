@@ -17,7 +17,7 @@ import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
-from simgpu.fast_whole import cheap_to_run_whole
+from simgpu.fast_whole import ORDERED_WHOLE_OPS, cheap_to_run_whole, ordered
 from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
@@ -51,7 +51,8 @@ class KernelPlan:
     # Per shape not folded, by position, its role programs as its outline built them (the replay folds it).
     programs: Mapping[int, tuple[Sequence[Op], ...]]
     index: np.ndarray  # per tile in launch order: the position of its shape
-    whole: bool  # whether it runs whole (`simgpu.fast_whole`): tiles of unequal cost, few ops in all
+    # Whether it runs whole (`simgpu.fast_whole`): tiles of unequal cost, or CTAs ordered by semaphores; few ops.
+    whole: bool
     # Whether the L2 replay walks its tiles unfolded (`replay_spec`): tiles of unequal cost, few memory accesses.
     replay_unfolded: bool = False
 
@@ -96,7 +97,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     programs with loops, group them by outline (`simgpu.fold.outline`) and fold a group's first and last shape (and
     its most removed one), the whole group where those two disagree with their outlines or hold nested loops. A
     kernel whose tiles cost unequally (several kinds, or one kind losing unequal iterations) runs whole where
-    that is cheap (`simgpu.fast_whole`)."""
+    that is cheap (`simgpu.fast_whole`), and so does one whose CTAs order each other through semaphores, up to
+    `ORDERED_WHOLE_OPS`."""
     fit = ctas_per_sm(arch, kernel)
     spec = FoldSpec(KEEP_ITERATIONS, kernel_period(kernel))
     index, sources = _shapes(kernel)
@@ -168,6 +170,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         sides += tuple(side for side, folds in zip(NESTED_SIDES, kinds_folded, strict=True) if folds)
     unequal = len(set(zip(kinds, removed, strict=True))) > 1
     whole = unequal and cheap_to_run_whole(kernel, sources, index)
+    if not whole and any(ordered(kernel, source) for source in (sources[0], sources[-1])):
+        whole = cheap_to_run_whole(kernel, sources, index, ORDERED_WHOLE_OPS)
     replay_unfolded = unequal and (whole or _memory_accesses(kernel, sources) <= UNFOLDED_REPLAY_ACCESSES)
     if replay_unfolded:  # the replay walks its loops whole (`replay_spec`) and fits no removed iteration
         replay_sides = ()
