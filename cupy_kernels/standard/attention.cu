@@ -10,6 +10,17 @@
 // and the masked half of P is multiplied by V.
 #include "../common.cuh"
 
+// Per-CTA timestamps of std_qk, for validation/probes/std_qk_ctas.py only: compiled in when the source is prefixed
+// with STD_CTA_TRACE (and STD_TRACE_CTAS). Thread 0 writes the SM id and clock64() (a per-SM counter: stamps compare
+// only within one SM) at the CTA's entry and once all its threads have issued their stores.
+#ifdef STD_CTA_TRACE
+__device__ long long std_cta_trace[STD_TRACE_CTAS][3];
+__device__ __forceinline__ long long* std_cta_row() {
+  const long long cta = (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  return cta < STD_TRACE_CTAS ? std_cta_trace[cta] : nullptr;
+}
+#endif
+
 // Grid (ceil(N / BLOCK_N), ceil(N / BLOCK_M), batch * heads), WARPS * 32 threads, dynamic shared memory
 // (BLOCK_M + BLOCK_N) * (D + SMEM_PAD) * 2 bytes. One CTA computes a BLOCK_M x BLOCK_N tile of S; D is small
 // enough (<= 128) for both operand tiles to fit in shared memory whole, so there is no k loop to pipeline.
@@ -36,6 +47,17 @@ __global__ void __launch_bounds__(WARPS * 32)
   const int q_row0 = blockIdx.y * BLOCK_M;
   const int k_col0 = blockIdx.x * BLOCK_N;
   const int warp_row0 = warp * 16 * MG;
+#ifdef STD_CTA_TRACE
+  if (tid == 0) {
+    long long* row_ = std_cta_row();
+    unsigned sm_;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm_));
+    if (row_ != nullptr) {
+      row_[0] = sm_;
+      row_[1] = static_cast<long long>(clock64());
+    }
+  }
+#endif
 
   load_rows_async<BLOCK_M, D, THREADS>(q_s, q + head_offset, q_row0, n, tid);
   load_rows_async<BLOCK_N, D, THREADS>(k_s, k + head_offset, k_col0, n, tid);
@@ -65,6 +87,13 @@ __global__ void __launch_bounds__(WARPS * 32)
       }
     }
   }
+#ifdef STD_CTA_TRACE
+  __syncthreads();
+  if (tid == 0) {
+    long long* row_ = std_cta_row();
+    if (row_ != nullptr) row_[2] = static_cast<long long>(clock64());
+  }
+#endif
 }
 
 // One warp per row, WARPS rows per CTA; grid ceil(B * H * N / WARPS). Two passes over the row (the second
