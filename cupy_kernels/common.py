@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import gzip
 import re
 import statistics
 import subprocess
@@ -531,9 +532,10 @@ def ncu_metrics(stdout: str) -> list[dict[str, float]] | None:
 
 
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    """A CSV of `rows` (the first row's keys as header), its folder made if needed: the probes' raw output."""
+    """A CSV of `rows` (the first row's keys as header), its folder made if needed: the probes' raw output; gzipped
+    where the name ends in .gz."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as handle:
+    with gzip.open(path, "wt", newline="") if path.suffix == ".gz" else path.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)

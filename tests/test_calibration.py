@@ -9,6 +9,7 @@ calibration run gives positive rates whose per-clock values agree with the kerne
 
 from __future__ import annotations
 
+import gzip
 import re
 import shutil
 import subprocess
@@ -204,3 +205,12 @@ def test_a_copy_alone_gives_the_read_rate_the_base_write_cost_implies(tmp_path: 
     cost = load_arch("h200").hbm.write_cost_ratio
     assert arch.hbm.write_cost_ratio == cost  # inherited
     assert arch.hbm.achievable_fraction == pytest.approx(4.2e12 * (1 + cost) / 2 / 4.8e12, rel=1e-3)
+
+
+def test_probe_rows_are_written_as_csv_gzipped_where_the_name_says(tmp_path: Path) -> None:
+    rows = [{"sm": 3, "entry": 120, "exit": 9050}, {"sm": 4, "entry": 118, "exit": 8990}]
+    common.write_rows(tmp_path / "probe" / "ctas.csv.gz", rows)
+    common.write_rows(tmp_path / "ctas.csv", rows)
+    text = b"sm,entry,exit\r\n3,120,9050\r\n4,118,8990\r\n"
+    assert gzip.decompress((tmp_path / "probe" / "ctas.csv.gz").read_bytes()) == text
+    assert (tmp_path / "ctas.csv").read_bytes() == text

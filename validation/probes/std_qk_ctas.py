@@ -17,7 +17,6 @@ Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validatio
 
 from __future__ import annotations
 
-import gzip
 import statistics
 import sys
 from collections import defaultdict
@@ -93,10 +92,7 @@ def main() -> None:
             summary.append({"heads": heads, "ctas": ctas, "run": run, **summarize(run_rows)})
             print(summary[-1], flush=True)
             rows += run_rows
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with gzip.open(out_dir / "std_qk_ctas_h200.csv.gz", "wt") as handle:
-        handle.write(",".join(raw[0]) + "\n")
-        handle.writelines(",".join(f"{value}" for value in row.values()) + "\n" for row in raw)
+    common.write_rows(out_dir / "std_qk_ctas_h200.csv.gz", raw)
     common.write_rows(out_dir / "std_qk_ctas_summary_h200.csv", summary)
     print("gpu:", common.gpu_facts())
 

@@ -23,7 +23,6 @@ OUT`.
 
 from __future__ import annotations
 
-import gzip
 import statistics
 import sys
 from pathlib import Path
@@ -125,10 +124,7 @@ def main() -> None:
             summary.append(summarize(shape_name, d, rows, plain.median_ms, traced.median_ms))
             summary[-1]["plain_clock_mhz"] = plain.probe_clock_mhz
             print(summary[-1], flush=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with gzip.open(out_dir / "v3_cta_timeline_h200.csv.gz", "wt") as handle:
-        handle.write(",".join(raw[0]) + "\n")
-        handle.writelines(",".join(f"{value}" for value in r.values()) + "\n" for r in raw)
+    common.write_rows(out_dir / "v3_cta_timeline_h200.csv.gz", raw)
     common.write_rows(out_dir / "v3_cta_timeline_summary_h200.csv", summary)
     print("gpu:", common.gpu_facts())
 
