@@ -541,6 +541,35 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
+TOGETHER_CYCLES = 2000  # CTAs whose entries lie this close to their SM's first start it together
+
+
+def co_resident_ctas(rows: Iterable[dict[str, Any]]) -> dict[str, float]:
+    """Of per-CTA rows (`sm`, and `entry` and `exit` in that SM's cycles), medians over the SMs: how many CTAs start
+    the SM together (entries within `TOGETHER_CYCLES` of its first), their exits' spread as a share of that round
+    (0: they end together), and the cycles from the first of them to end to the SM's next CTA's entry (the CTA
+    probes' and the model's traces alike)."""
+    by_sm: dict[object, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_sm.setdefault(row["sm"], []).append(row)
+    together, spread, next_gap = [], [], []
+    for ctas in by_sm.values():
+        ctas.sort(key=lambda r: r["entry"])
+        first = [r for r in ctas if r["entry"] - ctas[0]["entry"] <= TOGETHER_CYCLES]
+        together.append(len(first))
+        exits = sorted(r["exit"] for r in first)
+        if len(first) > 1:
+            spread.append((exits[-1] - exits[0]) / (exits[-1] - ctas[0]["entry"]))
+        if len(ctas) > len(first):
+            next_gap.append(ctas[len(first)]["entry"] - exits[0])
+    return {
+        "sms": len(by_sm),
+        "ctas_started_together": statistics.median(together),
+        "exit_spread_of_round": statistics.median(spread) if spread else 0.0,
+        "next_entry_after_first_exit": statistics.median(next_gap) if next_gap else float("nan"),
+    }
+
+
 def attention_flops(batch: int, heads: int, seqlen: int, headdim: int, causal: bool, pass_: str) -> float:
     """FLOPs in the papers' convention: forward 4 B H N^2 d, halved when causal; backward 2.5x forward."""
     fwd = 4.0 * batch * heads * seqlen * seqlen * headdim / (2.0 if causal else 1.0)

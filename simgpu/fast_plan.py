@@ -17,7 +17,7 @@ import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
-from simgpu.fast_whole import ORDERED_WHOLE_OPS, cheap_to_run_whole, ordered
+from simgpu.fast_whole import ORDERED_WHOLE_OPS, cheap_to_run_whole, ordered, unit_ops
 from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
@@ -195,29 +195,16 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     )
 
 
-def _memory_accesses(kernel: Kernel, sources: Sequence[Hashable]) -> int:
+def _memory_accesses(kernel: Kernel, sources: Sequence[Hashable]) -> float:
     """The memory accesses of one tile of each shape (`sources`: one head's tiles, where the kernel has heads), each
-    loop counted as its trip count times its first iteration's, up to `UNFOLDED_REPLAY_ACCESSES` + 1."""
-    total = 0
+    loop counted as its trip count times its first iteration's (`unit_ops`), counted past
+    `UNFOLDED_REPLAY_ACCESSES` no further than needed to tell."""
+    total = 0.0
     for source in sources:
         for role in kernel.roles:
-            total += _accesses_in(role.program(source), UNFOLDED_REPLAY_ACCESSES + 1 - total)
+            total += unit_ops(role.program(source), UNFOLDED_REPLAY_ACCESSES - total, (Load, Store))
             if total > UNFOLDED_REPLAY_ACCESSES:
                 return total
-    return total
-
-
-def _accesses_in(ops: Sequence[Op], limit: int) -> int:
-    """`_memory_accesses` of one program, counting stopped past `limit`."""
-    total = 0
-    for op in ops:
-        if type(op) is Repeat:
-            if op.count:
-                total += op.count * _accesses_in(op.body(0), -(-limit // op.count))
-        elif type(op) is Load or type(op) is Store:
-            total += 1
-        if total > limit:
-            break
     return total
 
 

@@ -74,15 +74,15 @@ def _acquires(ops: Sequence[Op]) -> bool:
     return False
 
 
-def unit_ops(ops: Sequence[Op], limit: float = float("inf")) -> float:
-    """The unit ops a program runs, each loop counted as its trip count times its first iteration's; past `limit`
-    the count stops (the caller only asks whether it fits)."""
+def unit_ops(ops: Sequence[Op], limit: float = float("inf"), counted: tuple[type, ...] | None = None) -> float:
+    """The unit ops a program runs (or, with `counted`, its ops of those types), each loop counted as its trip count
+    times its first iteration's; past `limit` the count stops (the caller only asks whether it fits)."""
     total = 0.0
     for op in ops:
         if type(op) is Repeat:
             if op.count:
-                total += op.count * unit_ops(op.body(0), limit / op.count)
-        elif not isinstance(op, _NOT_UNIT_OPS):
+                total += op.count * unit_ops(op.body(0), limit / op.count, counted)
+        elif isinstance(op, counted) if counted is not None else not isinstance(op, _NOT_UNIT_OPS):
             total += 1
         if total > limit:
             break

@@ -366,7 +366,7 @@ def _walk(
             old_key, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
             used -= old_bytes
             hbm_write += back
-            owner = owners[old_key] if old_key >= 0 else state.renamed.pop(old_key)
+            owner = _owner(old_key, owners, state.renamed)
             if back and owner in previous:
                 written_bytes[number - 1, owner] += back
     if named is not None and used > named:
@@ -597,13 +597,19 @@ def _rename_oldest(
     for key in reversed(renamed):  # each goes back to the front: the order stays
         lines[fresh] = lines.pop(key)
         lines.move_to_end(fresh, last=False)
-        owner_of_renamed[fresh] = owners[key] if key >= 0 else owner_of_renamed.pop(key)
+        owner_of_renamed[fresh] = _owner(key, owners, owner_of_renamed)
         names[key] = fresh
         fresh -= 1
     if any(key in dirty for key in names):  # the dirty keys keep their order under their new names
         order = [names.get(key, key) for key in dirty]
         dirty.clear()
         dirty.update(dict.fromkeys(order))
+
+
+def _owner(key: int, owners: Sequence[str], owner_of_renamed: dict[int, str]) -> str:
+    """The tensor of a numbered key, or of a renamed one (negative), whose entry it takes out of `owner_of_renamed`
+    (the key is evicted, or renamed again)."""
+    return owners[key] if key >= 0 else owner_of_renamed.pop(key)
 
 
 def _covered(

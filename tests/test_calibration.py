@@ -214,3 +214,22 @@ def test_probe_rows_are_written_as_csv_gzipped_where_the_name_says(tmp_path: Pat
     text = b"sm,entry,exit\r\n3,120,9050\r\n4,118,8990\r\n"
     assert gzip.decompress((tmp_path / "probe" / "ctas.csv.gz").read_bytes()) == text
     assert (tmp_path / "ctas.csv").read_bytes() == text
+
+
+def test_co_resident_ctas_tell_whether_an_sms_first_ctas_end_together() -> None:
+    # SM 0: two CTAs start together (within 2,000 cycles) and end at 800 and 1,000 of a round from 0: spread 0.2;
+    # its third enters at 2,500, 1,700 cycles after the first exit. SM 1: two that end together (0), no third.
+    rows = [
+        {"sm": 0, "entry": 0, "exit": 800},
+        {"sm": 0, "entry": 10, "exit": 1000},
+        {"sm": 0, "entry": 2500, "exit": 3500},
+        {"sm": 1, "entry": 0, "exit": 1000},
+        {"sm": 1, "entry": 0, "exit": 1000},
+    ]
+    summary = common.co_resident_ctas(rows)
+    assert summary == {
+        "sms": 2,
+        "ctas_started_together": 2.0,
+        "exit_spread_of_round": 0.1,
+        "next_entry_after_first_exit": 1700.0,
+    }

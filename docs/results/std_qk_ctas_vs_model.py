@@ -13,16 +13,16 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from cupy_kernels.common import co_resident_ctas
 from simgpu import Problem, load_arch
 from simgpu.api import schedule
 from simgpu.engine import Engine
 from simgpu.trace import Trace
 
 MEASURED = Path("validation/h200/std_qk_ctas/std_qk_ctas_summary_h200.csv")
-TOGETHER_CYCLES = 2000
 
 
-def modelled(heads: int) -> tuple[float, float, float]:
+def modelled(heads: int) -> dict[str, float]:
     arch = load_arch("h200")
     kernel = schedule(arch, "standard", Problem(1, heads, 1024, 128), {})[0]
     trace = Trace(sms=range(arch.sms))
@@ -32,24 +32,7 @@ def modelled(heads: int) -> tuple[float, float, float]:
         if span.track.startswith("CTA slot"):
             cta = spans[span.process, span.track]
             cta[0], cta[1] = min(cta[0], span.start_cycles), max(cta[1], span.end_cycles)
-    by_sm: dict[str, list[list[float]]] = defaultdict(list)
-    for (process, _), cta in spans.items():
-        by_sm[process].append(cta)
-    together, spread, gap = [], [], []
-    for ctas in by_sm.values():
-        ctas.sort()
-        first = [cta for cta in ctas if cta[0] - ctas[0][0] <= TOGETHER_CYCLES]
-        together.append(len(first))
-        exits = sorted(cta[1] for cta in first)
-        if len(first) > 1:
-            spread.append((exits[-1] - exits[0]) / (exits[-1] - ctas[0][0]))
-        if len(ctas) > len(first):
-            gap.append(ctas[len(first)][0] - exits[0])
-    return (
-        statistics.median(together),
-        statistics.median(spread) if spread else 0.0,
-        statistics.median(gap) if gap else float("nan"),
-    )
+    return co_resident_ctas({"sm": sm, "entry": entry, "exit": end} for (sm, _), (entry, end) in spans.items())
 
 
 def main() -> None:
@@ -60,7 +43,9 @@ def main() -> None:
         gaps = [float(row["next_entry_after_first_exit"]) for row in runs]
         gap = statistics.median(gaps) if all(g == g for g in gaps) else float("nan")
         together = statistics.median(float(row["ctas_started_together"]) for row in runs)
-        m_together, m_spread, m_gap = modelled(heads)
+        model = modelled(heads)
+        m_together, m_spread = model["ctas_started_together"], model["exit_spread_of_round"]
+        m_gap = model["next_entry_after_first_exit"]
         print(
             f"{heads:2d} heads ({runs[0]['ctas']} CTAs): started together {together:.0f} / model {m_together:.0f}; "
             f"exit spread of the round {spread:.2f} / model {m_spread:.2f}; next entry after the first exit "

@@ -10,16 +10,15 @@ measures which the chip does. Shapes: batch 1, N = 1024, 3, 9 and 15 heads (192,
 
 Writes std_qk_ctas_h200.csv.gz (one row per CTA and run: shape, run, CTA in launch order, SM, entry and exit in SM
 cycles) and std_qk_ctas_summary_h200.csv: per shape, medians over the SMs of the CTAs that start the SM together
-(entries within `TOGETHER_CYCLES` of its first), their exits' spread as a share of the round (0: together), and the
-cycles from the first of them to end to the SM's next CTA's entry.
+(entries within `common.TOGETHER_CYCLES` of its first), their exits' spread as a share of the round (0: together),
+and the cycles from the first of them to end to the SM's next CTA's entry (`common.co_resident_ctas`); and
+std_qk_ctas_gpu_h200.csv, the GPU's name, clocks and driver.
 Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probes/std_qk_ctas.py OUT`.
 """
 
 from __future__ import annotations
 
-import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 from cupy_kernels import common
@@ -30,30 +29,6 @@ HEADDIM, SEQLEN = 128, 1024
 HEADS = (3, 9, 15)
 TRACE_CTAS = 4096
 REPEATS = 3
-TOGETHER_CYCLES = 2000  # CTAs whose entries lie this close to their SM's first start it together
-
-
-def summarize(rows: list[dict[str, int]]) -> dict[str, float]:
-    by_sm: dict[int, list[dict[str, int]]] = defaultdict(list)
-    for row in rows:
-        by_sm[row["sm"]].append(row)
-    together, spread, next_gap = [], [], []
-    for ctas in by_sm.values():
-        ctas.sort(key=lambda r: r["entry"])
-        first = [r for r in ctas if r["entry"] - ctas[0]["entry"] <= TOGETHER_CYCLES]
-        together.append(len(first))
-        exits = sorted(r["exit"] for r in first)
-        if len(first) > 1:
-            spread.append((exits[-1] - exits[0]) / (exits[-1] - ctas[0]["entry"]))
-        later = ctas[len(first) :]
-        if later:
-            next_gap.append(later[0]["entry"] - exits[0])
-    return {
-        "sms": len(by_sm),
-        "ctas_started_together": statistics.median(together),
-        "exit_spread_of_round": statistics.median(spread) if spread else 0.0,
-        "next_entry_after_first_exit": statistics.median(next_gap) if next_gap else float("nan"),
-    }
 
 
 def main() -> None:
@@ -89,12 +64,14 @@ def main() -> None:
                 for cta in range(ctas)
             ]
             raw += [{"heads": heads, "run": run, **row} for row in run_rows]
-            summary.append({"heads": heads, "ctas": ctas, "run": run, **summarize(run_rows)})
+            summary.append({"heads": heads, "ctas": ctas, "run": run, **common.co_resident_ctas(run_rows)})
             print(summary[-1], flush=True)
             rows += run_rows
     common.write_rows(out_dir / "std_qk_ctas_h200.csv.gz", raw)
     common.write_rows(out_dir / "std_qk_ctas_summary_h200.csv", summary)
-    print("gpu:", common.gpu_facts())
+    gpu = common.gpu_facts()
+    common.write_rows(out_dir / "std_qk_ctas_gpu_h200.csv", [gpu])
+    print("gpu:", gpu)
 
 
 if __name__ == "__main__":
