@@ -90,6 +90,9 @@ FA2_SM_PHASE = (
     "#define FA2_SM_PHASE_DELAY 3000"
 )
 FA1_TRACE = "#define FA1_PHASE_TRACE\n#define FA1_TRACE_CTA 3\n#define FA1_TRACE_STEPS 2048"
+STD_PV_NAMES = [
+    standard.kernel_names(d, standard.fwd_config(d, warps=w), False, True)[2] for d in (64, 128) for w in (4, 8)
+]
 WGMMA_SHAPE_GROUPS = ((0, (4, 8)), (1, (4, 8)), (2, (4,)), (3, (4, 8)), (4, (4, 8)), *((p, (1,)) for p in range(5, 10)))
 PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate them
     "v2_phases": (v2.FWD_SOURCE, FA2_TRACE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),
@@ -119,6 +122,8 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     # every ablation branch at once (the probe builds subsets of them)
     "v2_ablate": (v2.FWD_SOURCE, "#define FA2_ABLATE 15", [v2.fwd_name(d, v2.fwd_config(d), False, True)
                                                            for d in (64, 128)]),
+    # std_kernels.py's PV ablations: no loads and no ldmatrix; no mma.sync; no loads and no product
+    **{f"std_pv_ablate_{mask}": (standard.SOURCE, f"#define STD_PV_ABLATE {mask}", STD_PV_NAMES) for mask in (3, 5, 8)},
     "v2_sm_phase": (v2.FWD_SOURCE, FA2_SM_PHASE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),
     "wgmma_shape": (PROBES / "wgmma_shape.cu", "", [f"wgmma_shape<{shape}, {group}, {wait}, {wgs}>"
                     for shape, groups in WGMMA_SHAPE_GROUPS for group in groups for wait in (0, 1) for wgs in (1, 2)]),

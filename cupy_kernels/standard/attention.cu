@@ -161,6 +161,24 @@ __global__ void __launch_bounds__(WARPS * 32)
   }
 }
 
+// Ablated builds of std_pv, for validation/probes/std_kernels.py only (results are wrong): STD_PV_ABLATE is a bit
+// mask of parts of the k loop taken out, so that the time each part adds to the real kernel can be measured.
+#ifndef STD_PV_ABLATE
+#define STD_PV_ABLATE 0
+#endif
+constexpr int PV_ABLATE_LOADS = 1;  // no cp.async of the next P/V block (every step re-reads the stages loaded first)
+constexpr int PV_ABLATE_MMA = 2;    // no ldmatrix or mma.sync (O stays zero)
+constexpr int PV_ABLATE_LDMATRIX = 4;  // mma.sync on register fragments made from the step's indices, no ldmatrix
+constexpr int PV_ABLATE_HMMA = 8;      // ldmatrix without mma.sync (the fragments XORed into one word, stored once)
+
+__device__ __forceinline__ void pv_ablate_fragment(u32 (&f)[4], int seed) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    f[i] = static_cast<u32>(seed + i) * 0x3c003c00u;
+    asm volatile("" : "+r"(f[i]));
+  }
+}
+
 // Grid (ceil(N / BLOCK_M), batch * heads), WARPS * 32 threads, dynamic shared memory
 // STAGES * (BLOCK_M * (BLOCK_N + SMEM_PAD) + BLOCK_N * (D + SMEM_PAD)) * 2 bytes. One CTA computes BLOCK_M
 // rows of O; the k loop runs over key chunks of BLOCK_N, P and V tiles double-buffered through cp.async.
@@ -208,11 +226,15 @@ __global__ void __launch_bounds__(WARPS * 32)
     for (int dt = 0; dt < DT; ++dt) zero_acc(acc[mg][dt]);
   }
 
+  u32 sink = 0;  // PV_ABLATE_HMMA only: what keeps the ldmatrix results from being dropped
   for (int j = 0; j < n_blocks; ++j) {
     cp_async_wait<STAGES - 2>();
     __syncthreads();  // block j landed; every warp is done with block j - 1, whose slot is refilled next
-    if (j + STAGES - 1 < n_blocks) load_block(j + STAGES - 1, (j + STAGES - 1) % STAGES);
+    if (!(STD_PV_ABLATE & PV_ABLATE_LOADS) && j + STAGES - 1 < n_blocks) {
+      load_block(j + STAGES - 1, (j + STAGES - 1) % STAGES);
+    }
     cp_async_commit();
+    if (STD_PV_ABLATE & PV_ABLATE_MMA) continue;
     const int slot = j % STAGES;
     const u32 p_base = smem_addr(p_s + slot * BLOCK_M * LDP);
     const u32 v_base = smem_addr(v_s + slot * BLOCK_N * LDV);
@@ -220,20 +242,37 @@ __global__ void __launch_bounds__(WARPS * 32)
     for (int k0 = 0; k0 < BLOCK_N; k0 += 16) {
       u32 a[MG][4];
 #pragma unroll
-      for (int mg = 0; mg < MG; ++mg) load_a(a[mg], p_base, LDP, warp_row0 + mg * 16, k0, lane);
+      for (int mg = 0; mg < MG; ++mg) {
+        if constexpr ((STD_PV_ABLATE & PV_ABLATE_LDMATRIX) != 0) {
+          pv_ablate_fragment(a[mg], j + k0 + mg);
+        } else {
+          load_a(a[mg], p_base, LDP, warp_row0 + mg * 16, k0, lane);
+        }
+      }
 #pragma unroll
       for (int n0 = 0; n0 < D; n0 += 16) {
         u32 b[4];
-        load_b_trans(b, v_base, LDV, n0, k0, lane);
+        if constexpr ((STD_PV_ABLATE & PV_ABLATE_LDMATRIX) != 0) {
+          pv_ablate_fragment(b, j + k0 + n0);
+        } else {
+          load_b_trans(b, v_base, LDV, n0, k0, lane);
+        }
 #pragma unroll
         for (int mg = 0; mg < MG; ++mg) {
-          mma16816<IS_BF16>(acc[mg][n0 / 8], a[mg], b[0], b[1]);
-          mma16816<IS_BF16>(acc[mg][n0 / 8 + 1], a[mg], b[2], b[3]);
+          if constexpr ((STD_PV_ABLATE & PV_ABLATE_HMMA) != 0) {
+            sink ^= a[mg][0] ^ a[mg][1] ^ a[mg][2] ^ a[mg][3] ^ b[0] ^ b[1] ^ b[2] ^ b[3];
+          } else {
+            mma16816<IS_BF16>(acc[mg][n0 / 8], a[mg], b[0], b[1]);
+            mma16816<IS_BF16>(acc[mg][n0 / 8 + 1], a[mg], b[2], b[3]);
+          }
         }
       }
     }
   }
 
+  if constexpr ((STD_PV_ABLATE & PV_ABLATE_HMMA) != 0) {
+    if (sink == 0x9e3779b9u) o[0] = 1;
+  }
   u16* o_h = o + static_cast<long long>(blockIdx.y) * n * D;
 #pragma unroll
   for (int mg = 0; mg < MG; ++mg) {
