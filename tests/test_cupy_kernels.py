@@ -124,6 +124,8 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
                                                            for d in (64, 128)]),
     # std_kernels.py's PV ablations: no loads and no ldmatrix; no mma.sync; no loads and no product
     **{f"std_pv_ablate_{mask}": (standard.SOURCE, f"#define STD_PV_ABLATE {mask}", STD_PV_NAMES) for mask in (3, 5, 8)},
+    "ldmatrix_under_copies": (PROBES / "ldmatrix_under_copies.cu", "", [f"ldmatrix_under_copies<{w}, {c}>"
+                              for w, c in ((4, 32), (4, 0), (4, 24), (8, 16), (8, 0))]),
     "v2_sm_phase": (v2.FWD_SOURCE, FA2_SM_PHASE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),
     "wgmma_shape": (PROBES / "wgmma_shape.cu", "", [f"wgmma_shape<{shape}, {group}, {wait}, {wgs}>"
                     for shape, groups in WGMMA_SHAPE_GROUPS for group in groups for wait in (0, 1) for wgs in (1, 2)]),
