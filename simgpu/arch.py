@@ -168,6 +168,9 @@ class L2Spec(_Node):
     bandwidth_bytes_per_s: PositiveFloat
     hit_latency_cycles: NonNegativeInt
     max_dirty_fraction: Fraction = 1.0
+    # L2 service of a store that writes part of a 32-byte sector (a warp's stores from MMA fragments: 16 bytes per
+    # row), in full-sector accesses: a read and a write of the sector at 2. None: a store costs its bytes.
+    partial_sector_write_accesses: PositiveFloat | None = None
 
     @property
     def dirty_capacity_bytes(self) -> float:

@@ -21,7 +21,9 @@ at `sm.fragment_store_cycles` per warp instruction over 8 rows (an MMA accumulat
 rows it covers (`Store.fragment_rows`) but at least `sm.fragment_store_min_cycles`, and their role waits until the
 path has taken them (`copy_issued`): on the H200 an instruction over 8 rows of 16-32 bytes costs the SM 16 cycles,
 plain store or RED alike, over 4 rows of 32 bytes 8, over one row of 128 bytes 5 (validation/h200/dq_atomics_h200.csv,
-dq_atomics_rows_h200.csv).
+dq_atomics_rows_h200.csv). Where an instruction writes less than a 32-byte sector per row (4-byte lanes over 8 rows:
+16 bytes), the L2 serves each row's write as `l2.partial_sector_write_accesses` sector accesses (a read and a write
+of the sector), whatever bytes it counts: our standard QK^T kernel's S (validation/h200/std_kernels/).
 Bytes an `Smem` op copies to a peer CTA of the cluster (`dsmem_bytes`) pass the SM's link to the SM-to-SM network at
 `dsmem.bandwidth_bytes_per_cycle` and land `dsmem.latency_cycles` after the last one (a unit of its own, "dsmem").
 On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
@@ -65,6 +67,7 @@ WARP_LANES = 32
 VECTOR_BYTES_PER_LANE = 16  # 128-bit ld/st.shared, cp.async and ld.global per thread
 TMEM_BYTES_PER_INSTRUCTION = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
 FRAGMENT_ROWS = 8  # rows of an MMA accumulator's fragments one warp-level store instruction covers (m16n8: 8 per half)
+SECTOR_BYTES = 32  # the L2's unit of access
 
 # mma.sync's shape is fixed by the PTX ISA (m16n8k16 for 16-bit inputs: K is 32 bytes), whatever the chip.
 MMA_SYNC_SHAPE = (16, 8, 32)
@@ -118,6 +121,7 @@ class Sm:
         tma_rate = arch.tma.bytes_per_cycle if arch.tma is not None else None
         self.tma_ingest = Server("tma_ingest", tma_rate, rec) if tma_rate is not None else None
         self._ingest = {"cp_async": self.cp_async_ingest, "tma": self.tma_ingest}
+        self._partial_sector_accesses = arch.l2.partial_sector_write_accesses
         self._fragment_store_cycles = arch.sm.fragment_store_cycles
         self._fragment_store_min_cycles = arch.sm.fragment_store_min_cycles
         self.store_path = Server("store_path", 1.0, rec) if self._fragment_store_cycles is not None else None
@@ -330,7 +334,10 @@ class Sm:
             # L2 and HBM are booked when the stores start: they serve every SM first come, first served in booking
             # order, so a booking at the issue's end (thousands of cycles ahead) would hold back the traffic other
             # SMs book meanwhile. The write is done no sooner than one L2 latency after its last instruction.
-            written = self.l2.atomic(now, key, op.nbytes) if op.atomic else self.l2.store(now, key, op.nbytes)
+            if op.atomic:
+                written = self.l2.atomic(now, key, op.nbytes)
+            else:
+                written = self.l2.store(now, key, op.nbytes, self._partial_sector_bytes(op))
             return max(written, issued + self.l2.hit_latency)
         issued = self._copy_issue(now, op.engine, op.nbytes, warps, 0.0)
         self.copy_issued = now
@@ -338,6 +345,14 @@ class Sm:
         if op.atomic:
             return self.l2.atomic(issued, key, op.nbytes) + wait
         return self.l2.store(issued, key, op.nbytes) + wait
+
+    def _partial_sector_bytes(self, op: Store) -> float:
+        """The L2 service of a store from fragments whose instructions write less than a sector per row: each row
+        segment `l2.partial_sector_write_accesses` sector accesses (0: it costs its bytes)."""
+        row_bytes = WARP_LANES // op.fragment_rows * op.fragment_lane_bytes
+        if self._partial_sector_accesses is None or row_bytes >= SECTOR_BYTES:
+            return 0.0
+        return op.nbytes / row_bytes * self._partial_sector_accesses * SECTOR_BYTES
 
     def _tensor_map_wait(self, op: Load | Store) -> float:
         """How long a copy waits for its tensor's map: nothing unless it is a TMA copy its CTA makes through that

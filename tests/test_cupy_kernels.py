@@ -90,6 +90,7 @@ FA2_SM_PHASE = (
     "#define FA2_SM_PHASE_DELAY 3000"
 )
 FA1_TRACE = "#define FA1_PHASE_TRACE\n#define FA1_TRACE_CTA 3\n#define FA1_TRACE_STEPS 2048"
+STD_QK_NAMES = [standard.kernel_names(d, standard.fwd_config(d), c, True)[0] for d in (64, 128) for c in (False, True)]
 STD_PV_NAMES = [
     standard.kernel_names(d, standard.fwd_config(d, warps=w), False, True)[2] for d in (64, 128) for w in (4, 8)
 ]
@@ -124,6 +125,8 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
                                                            for d in (64, 128)]),
     # std_kernels.py's PV ablations: no loads and no ldmatrix; no mma.sync; no loads and no product
     **{f"std_pv_ablate_{mask}": (standard.SOURCE, f"#define STD_PV_ABLATE {mask}", STD_PV_NAMES) for mask in (3, 5, 8)},
+    # and its QK^T ablations: the product out; the stores out; everything but the stores out
+    **{f"std_qk_ablate_{mask}": (standard.SOURCE, f"#define STD_QK_ABLATE {mask}", STD_QK_NAMES) for mask in (2, 8, 7)},
     "ldmatrix_under_copies": (PROBES / "ldmatrix_under_copies.cu", "", [f"ldmatrix_under_copies<{w}, {c}>"
                               for w, c in ((4, 32), (4, 0), (4, 24), (8, 16), (8, 0))]),
     "v2_sm_phase": (v2.FWD_SOURCE, FA2_SM_PHASE, [v2.fwd_name(d, v2.fwd_config(d), False, True) for d in (64, 128)]),

@@ -21,6 +21,18 @@ __device__ __forceinline__ long long* std_cta_row() {
 }
 #endif
 
+// Ablated builds of std_qk, for validation/probes/std_kernels.py only (results are wrong): STD_QK_ABLATE is a bit
+// mask of parts taken out: 1 the loads of Q and K (the product reads whatever smem holds), 2 the product (the
+// accumulators are made from indices), 4 the epilogue's scale, mask and pack (the accumulator's bits are stored),
+// 8 the stores (the packed words XORed into one, stored once).
+#ifndef STD_QK_ABLATE
+#define STD_QK_ABLATE 0
+#endif
+constexpr int QK_ABLATE_LOADS = 1;
+constexpr int QK_ABLATE_MMA = 2;
+constexpr int QK_ABLATE_EPILOGUE = 4;
+constexpr int QK_ABLATE_STORES = 8;
+
 // Grid (ceil(N / BLOCK_N), ceil(N / BLOCK_M), batch * heads), WARPS * 32 threads, dynamic shared memory
 // (BLOCK_M + BLOCK_N) * (D + SMEM_PAD) * 2 bytes. One CTA computes a BLOCK_M x BLOCK_N tile of S; D is small
 // enough (<= 128) for both operand tiles to fit in shared memory whole, so there is no k loop to pipeline.
@@ -59,14 +71,31 @@ __global__ void __launch_bounds__(WARPS * 32)
   }
 #endif
 
-  load_rows_async<BLOCK_M, D, THREADS>(q_s, q + head_offset, q_row0, n, tid);
-  load_rows_async<BLOCK_N, D, THREADS>(k_s, k + head_offset, k_col0, n, tid);
+  if constexpr ((STD_QK_ABLATE & QK_ABLATE_LOADS) == 0) {
+    load_rows_async<BLOCK_M, D, THREADS>(q_s, q + head_offset, q_row0, n, tid);
+    load_rows_async<BLOCK_N, D, THREADS>(k_s, k + head_offset, k_col0, n, tid);
+  }
   cp_async_commit();
   cp_async_wait<0>();
   __syncthreads();
 
   float acc[MG][NT][4];
-  gemm_abt_ss<MG, BLOCK_N, D, IS_BF16>(acc, smem_addr(q_s), LD, warp_row0, smem_addr(k_s), LD, lane);
+  if constexpr ((STD_QK_ABLATE & QK_ABLATE_MMA) != 0) {
+#pragma unroll
+    for (int mg = 0; mg < MG; ++mg) {
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          acc[mg][nt][e] = static_cast<float>(mg + nt + e + tid);
+          asm volatile("" : "+f"(acc[mg][nt][e]));
+        }
+      }
+    }
+  } else {
+    gemm_abt_ss<MG, BLOCK_N, D, IS_BF16>(acc, smem_addr(q_s), LD, warp_row0, smem_addr(k_s), LD, lane);
+  }
+  u32 sink = 0;  // QK_ABLATE_STORES only: what keeps the packed values from being dropped
 
   // Epilogue: scale, mask, round, store pairs. A pair starting at an even column < n may spill one element
   // into the padding column n (odd n), which the softmax ignores.
@@ -81,11 +110,24 @@ __global__ void __launch_bounds__(WARPS * 32)
       for (int nt = 0; nt < NT; ++nt) {
         const int col = k_col0 + nt * 8 + 2 * t;
         if (col >= n) continue;
-        const float x0 = IS_CAUSAL && col > row ? NEG_INF : acc[mg][nt][2 * h] * scale;
-        const float x1 = IS_CAUSAL && col + 1 > row ? NEG_INF : acc[mg][nt][2 * h + 1] * scale;
-        *reinterpret_cast<u32*>(s_h + static_cast<long long>(row) * lds + col) = pack2<IS_BF16>(x0, x1);
+        u32 packed;
+        if constexpr ((STD_QK_ABLATE & QK_ABLATE_EPILOGUE) != 0) {
+          packed = __float_as_uint(acc[mg][nt][2 * h]);
+        } else {
+          const float x0 = IS_CAUSAL && col > row ? NEG_INF : acc[mg][nt][2 * h] * scale;
+          const float x1 = IS_CAUSAL && col + 1 > row ? NEG_INF : acc[mg][nt][2 * h + 1] * scale;
+          packed = pack2<IS_BF16>(x0, x1);
+        }
+        if constexpr ((STD_QK_ABLATE & QK_ABLATE_STORES) != 0) {
+          sink ^= packed;
+        } else {
+          *reinterpret_cast<u32*>(s_h + static_cast<long long>(row) * lds + col) = packed;
+        }
       }
     }
+  }
+  if constexpr ((STD_QK_ABLATE & QK_ABLATE_STORES) != 0) {
+    if (sink == 0x9e3779b9u) s[0] = 1;
   }
 #ifdef STD_CTA_TRACE
   __syncthreads();

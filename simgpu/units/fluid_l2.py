@@ -108,9 +108,9 @@ class FluidL2:
         self.read_bytes += nbytes
         return self._access(now, self.server.reserve(now, nbytes), key, nbytes, _LOAD)
 
-    def store(self, now: float, key: Hashable, nbytes: float) -> float:
+    def store(self, now: float, key: Hashable, nbytes: float, service_bytes: float = 0.0) -> float:
         self.write_bytes += nbytes
-        return self._access(now, self.server.reserve(now, nbytes), key, nbytes, _STORE).ready
+        return self._access(now, self.server.reserve(now, service_bytes or nbytes), key, nbytes, _STORE).ready
 
     def atomic(self, now: float, key: Hashable, nbytes: float) -> float:
         self.read_bytes += nbytes

@@ -1,6 +1,7 @@
 """L2: chip-wide capacity with LRU replacement at the granularity of named tiles, write-back, shared bandwidth.
 
-Every load and store passes through L2 (counted as L2 read/write bytes and served at the L2 bandwidth). A load of a
+Every load and store passes through L2 (counted as L2 read/write bytes and served at the L2 bandwidth; a store
+that writes parts of sectors is served as the sector accesses it makes, `Sm._partial_sector_bytes`). A load of a
 tile that is resident is a hit and costs no HBM bytes; a miss reads HBM and inserts the tile. A load of a `Piece`
 (a kernel reading, with a grid of its own, part of tiles another kernel wrote) also hits while all the tiles it is
 part of are resident. Stores and atomics make the tile resident and dirty; a dirty tile costs HBM write bytes when
@@ -86,11 +87,12 @@ class L2:
         self._insert(now, key, nbytes, dirty=False)
         return tuple.__new__(Access, (max(l2_done, hbm_done) + self.hbm.latency(now), False))
 
-    def store(self, now: float, key: Hashable, nbytes: float) -> float:
+    def store(self, now: float, key: Hashable, nbytes: float, service_bytes: float = 0.0) -> float:
         """When the store is done: in L2, and once the write-backs it makes (the dirty tiles it evicts or pushes
-        over the dirty capacity) have reached HBM; written through where the tile cannot be cached."""
+        over the dirty capacity) have reached HBM; written through where the tile cannot be cached. The L2 serves
+        it as `service_bytes` where given (writes to parts of sectors), else as its bytes."""
         self.write_bytes += nbytes
-        l2_done = self.server.reserve(now, nbytes)
+        l2_done = self.server.reserve(now, service_bytes or nbytes)
         written = self._insert(now, key, nbytes, dirty=True)
         if written is None:
             return max(l2_done, self.hbm.write(now, nbytes)) + self.hbm.latency(now)

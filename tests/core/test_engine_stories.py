@@ -433,6 +433,24 @@ def test_a_store_instruction_over_fewer_rows_costs_its_share_of_rows_but_at_leas
         run(16)
 
 
+def test_a_fragment_store_writing_parts_of_sectors_costs_the_l2_two_sector_accesses_per_row(toy_hopper: Arch) -> None:
+    # 64 KiB from fragments, 4 bytes per thread over 8 rows: 16 bytes per row and instruction, half a 32-byte sector,
+    # which the L2 reads and writes (`l2.partial_sector_write_accesses` 2): 4096 row segments x 2 x 32 bytes of its
+    # service. 8 bytes per thread (32-byte rows) and one row of 128 bytes write whole sectors: their bytes. The bytes
+    # counted as written to L2 are the store's in every case.
+    arch = toy_hopper.with_overrides({"l2.partial_sector_write_accesses": 2.0})
+
+    def l2_service(store: Store, chip: Arch = arch) -> tuple[float, float]:
+        stats = Engine(chip).run([one_cta([fixed(store)])])
+        return stats.units["l2"].amount, stats.l2_write_bytes
+
+    assert l2_service(Store("S", 0, 65536, fragment_lane_bytes=4)) == pytest.approx((4096 * 2 * 32, 65536))
+    assert l2_service(Store("S", 0, 65536, fragment_lane_bytes=8)) == pytest.approx((65536, 65536))
+    assert l2_service(Store("S", 0, 65536, fragment_lane_bytes=4, fragment_rows=1)) == pytest.approx((65536, 65536))
+    plain = toy_hopper.with_overrides({"l2.partial_sector_write_accesses": None})
+    assert l2_service(Store("S", 0, 65536, fragment_lane_bytes=4), plain) == pytest.approx((65536, 65536))
+
+
 def test_a_wait_takes_its_round_trip_even_when_the_phase_has_completed(toy_hopper: Arch) -> None:
     # A wait returns no sooner than `latency.wait_cycles` after its role reaches it (an mbarrier try_wait, a
     # wgmma.wait_group); a wait that blocks returns when the phase completes, if that is later.

@@ -25,6 +25,11 @@ mma.sync (the fragments XORed into one word so that ptxas keeps the ldmatrix: AL
 5 and 9 those without the loads) in the launch configurations
 of `PV_ABLATE_VARIANTS`, at `PV_ABLATE_SHAPES`: what the loads and the product each cost the kernel,
 std_pv_ablate_h200.csv.
+
+`... std_kernels.py --qk-ablate OUT`: the QK^T kernel built with parts taken out (`STD_QK_ABLATE`: 1 the Q/K loads,
+2 the product, 4 the epilogue's scale, mask and pack, 8 the stores, and their sums in `QK_ABLATE_MASKS`), causal and
+not, at `QK_ABLATE_SHAPES`, every build given `QK_SMEM_BYTES` of shared memory so that three CTAs share an SM as
+in the real kernel (an ablated build needs fewer registers): std_qk_ablate_h200.csv.
 """
 
 from __future__ import annotations
@@ -56,6 +61,9 @@ PV_VARIANTS = ((128, 4, 2), (128, 4, 3), (128, 8, 2), (128, 8, 3), (64, 4, 2), (
 PV_ABLATE_SHAPES = ((128, 4096), (128, 16384), (64, 8192))
 PV_ABLATE_VARIANTS = ((128, 4, 2), (128, 4, 3), (128, 8, 2))
 PV_ABLATE_MASKS = (0, 1, 2, 3, 4, 8, 5, 9)
+QK_ABLATE_SHAPES = ((64, 4096), (128, 4096))
+QK_ABLATE_MASKS = (0, 1, 2, 4, 8, 3, 11, 7, 15)
+QK_SMEM_BYTES = 72 * 1024  # three CTAs per SM, as the real kernel's 163 registers allow
 
 
 def buffers(headdim: int, n: int) -> tuple[tuple[int, int, int, int], tuple[Any, ...]]:
@@ -177,9 +185,35 @@ def pv_ablate(out_dir: Path) -> None:
     common.write_rows(out_dir / "std_pv_ablate_h200.csv", rows)
 
 
+def qk_ablate(out_dir: Path) -> None:
+    flush, clock = common.L2Flusher(), common.ClockTrace()
+    rows: list[dict[str, object]] = []
+    for headdim, n in QK_ABLATE_SHAPES:
+        shape, (q, k, _, s, _, _, _) = buffers(headdim, n)
+        config = launch.fwd_config(headdim)
+        grid = (-(-n // config.block_n), -(-n // config.block_m), shape[0] * shape[1])
+        args = (q, k, s, cp.int32(n), cp.int32(s.shape[-1]), cp.float32(headdim**-0.5))
+        for causal in (False, True):
+            name = launch.kernel_names(headdim, config, causal, True)[0]
+            for mask in QK_ABLATE_MASKS:
+                kernel = common.module_with_defines(launch.SOURCE, {"STD_QK_ABLATE": mask}, [name]).get_function(name)
+                kernel.max_dynamic_shared_size_bytes = QK_SMEM_BYTES
+                run = partial(kernel, grid, (config.warps * 32,), args, shared_mem=QK_SMEM_BYTES)
+                timing = common.time_gpu(run, flush=flush, clock=clock)
+                rows.append(
+                    {"batch": shape[0], "heads": shape[1], "seqlen": n, "headdim": headdim, "causal": causal,
+                     "ablate": mask, "ms": timing.median_ms, "p10_ms": timing.p10_ms, "p90_ms": timing.p90_ms,
+                     "runs": timing.runs, "clock_mhz": timing.probe_clock_mhz}
+                )  # fmt: skip
+                print(rows[-1], flush=True)
+    common.write_rows(out_dir / "std_qk_ablate_h200.csv", rows)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--target":
         ncu_target()
+    elif sys.argv[1] == "--qk-ablate":
+        qk_ablate(Path(sys.argv[2]))
     elif sys.argv[1] == "--pv-ablate":
         pv_ablate(Path(sys.argv[2]))
     elif sys.argv[1] == "--pv-variants":
