@@ -66,6 +66,25 @@ QK_ABLATE_MASKS = (0, 1, 2, 4, 8, 3, 11, 7, 15)
 QK_SMEM_BYTES = 72 * 1024  # three CTAs per SM, as the real kernel's 163 registers allow
 
 
+def timing_fields(timing: common.Timing) -> dict[str, object]:
+    """A timed run's columns: median, p10 and p90 ms, runs, counted clock."""
+    return {"ms": timing.median_ms, "p10_ms": timing.p10_ms, "p90_ms": timing.p90_ms, "runs": timing.runs,
+            "clock_mhz": timing.probe_clock_mhz}  # fmt: skip
+
+
+def time_ablated(
+    define: str, mask: int, name: str, launch_shape: tuple[Any, ...], smem_bytes: int, timers: tuple[Any, Any]
+) -> dict[str, object]:
+    """Kernel `name` of attention.cu built with `#define define mask`, launched as `launch_shape` (grid, block,
+    args) with `smem_bytes`, timed (`timers`: the L2 flusher and the clock trace)."""
+    kernel = common.module_with_defines(launch.SOURCE, {define: mask}, [name]).get_function(name)
+    kernel.max_dynamic_shared_size_bytes = smem_bytes
+    grid, block, args = launch_shape
+    flush, clock = timers
+    run = partial(kernel, grid, block, args, shared_mem=smem_bytes)
+    return {"ablate": mask, **timing_fields(common.time_gpu(run, flush=flush, clock=clock))}
+
+
 def buffers(headdim: int, n: int) -> tuple[tuple[int, int, int, int], tuple[Any, ...]]:
     """The shape and the forward's tensors q, k, v, s, p, o, lse for (headdim, N)."""
     shape = (TOKENS // n, HEADS[headdim], n, headdim)
@@ -121,8 +140,7 @@ def main() -> None:
                     batch, heads = shape[:2]
                     rows.append(
                         {"batch": batch, "heads": heads, "seqlen": n, "headdim": headdim, "causal": causal,
-                         "kernel": name, "ms": timing.median_ms, "p10_ms": timing.p10_ms, "p90_ms": timing.p90_ms,
-                         "runs": timing.runs, "clock_mhz": timing.probe_clock_mhz}
+                         "kernel": name, **timing_fields(timing)}
                     )  # fmt: skip
                     print(rows[-1], flush=True)
             del tensors
@@ -151,9 +169,8 @@ def pv_variants(out_dir: Path) -> None:
             timing = common.time_gpu(partial(launch.pv, p, v, o, config), flush=flush, clock=clock)
             rows.append(
                 {"batch": shape[0], "heads": shape[1], "seqlen": n, "headdim": headdim, "block_m": config.block_m,
-                 "block_n": block_n, "warps": warps, "stages": stages, "ms": timing.median_ms,
-                 "p10_ms": timing.p10_ms, "p90_ms": timing.p90_ms, "runs": timing.runs,
-                 "clock_mhz": timing.probe_clock_mhz, "rel_error_vs_default": error}
+                 "block_n": block_n, "warps": warps, "stages": stages, **timing_fields(timing),
+                 "rel_error_vs_default": error}
             )  # fmt: skip
             print(rows[-1], flush=True)
     common.write_rows(out_dir / "std_pv_variants_h200.csv", rows)
@@ -171,15 +188,10 @@ def pv_ablate(out_dir: Path) -> None:
             grid = (-(-n // config.block_m), shape[0] * shape[1])
             args = (p, v, o, cp.int32(n), cp.int32(p.shape[-1]))
             for mask in PV_ABLATE_MASKS:
-                kernel = common.module_with_defines(launch.SOURCE, {"STD_PV_ABLATE": mask}, [name]).get_function(name)
-                kernel.max_dynamic_shared_size_bytes = smem
-                run = partial(kernel, grid, (config.warps * 32,), args, shared_mem=smem)
-                timing = common.time_gpu(run, flush=flush, clock=clock)
+                timed = time_ablated("STD_PV_ABLATE", mask, name, (grid, (warps * 32,), args), smem, (flush, clock))
                 rows.append(
                     {"batch": shape[0], "heads": shape[1], "seqlen": n, "headdim": headdim, "block_n": block_n,
-                     "warps": warps, "stages": stages, "ablate": mask, "ms": timing.median_ms,
-                     "p10_ms": timing.p10_ms, "p90_ms": timing.p90_ms, "runs": timing.runs,
-                     "clock_mhz": timing.probe_clock_mhz}
+                     "warps": warps, "stages": stages, **timed}
                 )  # fmt: skip
                 print(rows[-1], flush=True)
     common.write_rows(out_dir / "std_pv_ablate_h200.csv", rows)
@@ -196,15 +208,11 @@ def qk_ablate(out_dir: Path) -> None:
         for causal in (False, True):
             name = launch.kernel_names(headdim, config, causal, True)[0]
             for mask in QK_ABLATE_MASKS:
-                kernel = common.module_with_defines(launch.SOURCE, {"STD_QK_ABLATE": mask}, [name]).get_function(name)
-                kernel.max_dynamic_shared_size_bytes = QK_SMEM_BYTES
-                run = partial(kernel, grid, (config.warps * 32,), args, shared_mem=QK_SMEM_BYTES)
-                timing = common.time_gpu(run, flush=flush, clock=clock)
+                launched = (grid, (config.warps * 32,), args)
+                timed = time_ablated("STD_QK_ABLATE", mask, name, launched, QK_SMEM_BYTES, (flush, clock))
                 rows.append(
-                    {"batch": shape[0], "heads": shape[1], "seqlen": n, "headdim": headdim, "causal": causal,
-                     "ablate": mask, "ms": timing.median_ms, "p10_ms": timing.p10_ms, "p90_ms": timing.p90_ms,
-                     "runs": timing.runs, "clock_mhz": timing.probe_clock_mhz}
-                )  # fmt: skip
+                    {"batch": shape[0], "heads": shape[1], "seqlen": n, "headdim": headdim, "causal": causal, **timed}
+                )
                 print(rows[-1], flush=True)
     common.write_rows(out_dir / "std_qk_ablate_h200.csv", rows)
 
