@@ -19,6 +19,7 @@ import gzip
 import re
 import statistics
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -531,6 +532,18 @@ def ncu_metrics(stdout: str) -> list[dict[str, float]] | None:
     return [metrics[launch] for launch in sorted(metrics)]
 
 
+def ncu_self_metrics(script: str, kernel_regex: str, metrics: str) -> list[dict[str, float]]:
+    """Nsight Compute's `metrics` of each launch matching `kernel_regex` when `script --target` runs (a probe
+    profiling its own target mode), in launch order; exits with ncu's error output where it fails."""
+    cmd = ["ncu", "--clock-control", "none", "--kernel-name", f"regex:{kernel_regex}", "--metrics", metrics, "--csv",
+           "--print-units", "base", sys.executable, script, "--target"]  # fmt: skip
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    rows = ncu_metrics(result.stdout)
+    if rows is None:
+        raise SystemExit(f"ncu failed ({result.returncode}): {result.stderr[-2000:]}")
+    return rows
+
+
 def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     """A CSV of `rows` (the first row's keys as header), its folder made if needed: the probes' raw output; gzipped
     where the name ends in .gz."""
@@ -539,6 +552,13 @@ def write_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def write_gpu_facts(path: Path) -> dict[str, Any]:
+    """Write the GPU's facts (`gpu_facts`) as a one-row CSV beside a probe's raw output; return them."""
+    facts = gpu_facts()
+    write_rows(path, [facts])
+    return facts
 
 
 TOGETHER_CYCLES = 2000  # CTAs whose entries lie this close to their SM's first start it together

@@ -60,9 +60,7 @@ def main() -> None:
         )  # fmt: skip
         print(rows[-1], flush=True)
     common.write_rows(out_dir / "ldmatrix_under_copies_h200.csv", rows)
-    gpu = common.gpu_facts()
-    common.write_rows(out_dir / "ldmatrix_under_copies_gpu_h200.csv", [gpu])
-    print("gpu:", gpu)
+    print("gpu:", common.write_gpu_facts(out_dir / "ldmatrix_under_copies_gpu_h200.csv"))
 
 
 if __name__ == "__main__":

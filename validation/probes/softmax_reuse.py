@@ -13,7 +13,6 @@ also timed (CUDA events, median, L2 flushed between runs).
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -41,12 +40,7 @@ def ncu_target() -> None:
 
 
 def main(out: Path) -> None:
-    cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:std_softmax", "--metrics", METRICS, "--csv",
-           "--print-units", "base", sys.executable, __file__, "--target"]  # fmt: skip
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-    metrics = common.ncu_metrics(result.stdout)
-    if metrics is None:
-        raise SystemExit(f"ncu failed ({result.returncode}): {result.stderr[-2000:]}")
+    metrics = common.ncu_self_metrics(__file__, "std_softmax", METRICS)
     flush = common.L2Flusher()
     rows = []
     for n, m in zip(SEQLENS, metrics, strict=True):

@@ -34,7 +34,6 @@ in the real kernel (an ablated build needs fewer registers): std_qk_ablate_h200.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from functools import partial
 from pathlib import Path
@@ -114,12 +113,7 @@ def ncu_target() -> None:
 
 
 def ncu_rows() -> list[dict[str, object]]:
-    cmd = ["ncu", "--clock-control", "none", "--kernel-name", "regex:std_", "--metrics", NCU_METRICS, "--csv",
-           "--print-units", "base", sys.executable, __file__, "--target"]  # fmt: skip
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-    metrics = common.ncu_metrics(result.stdout)
-    if metrics is None:
-        raise SystemExit(f"ncu failed ({result.returncode}): {result.stderr[-2000:]}")
+    metrics = common.ncu_self_metrics(__file__, "std_", NCU_METRICS)
     launches = [(d, n, name) for d, n in NCU_SHAPES for name in KERNEL_NAMES]
     return [
         {"headdim": d, "seqlen": n, "batch": TOKENS // n, "heads": HEADS[d], "kernel": name, **m}
@@ -145,9 +139,7 @@ def main() -> None:
                     print(rows[-1], flush=True)
             del tensors
     common.write_rows(out_dir / "std_kernels_h200.csv", rows)
-    gpu = common.gpu_facts()
-    common.write_rows(out_dir / "std_kernels_gpu_h200.csv", [gpu])
-    print("gpu:", gpu, flush=True)
+    print("gpu:", common.write_gpu_facts(out_dir / "std_kernels_gpu_h200.csv"), flush=True)
     common.write_rows(out_dir / "std_kernels_ncu_h200.csv", ncu_rows())
 
 

@@ -69,9 +69,7 @@ def main() -> None:
             rows += run_rows
     common.write_rows(out_dir / "std_qk_ctas_h200.csv.gz", raw)
     common.write_rows(out_dir / "std_qk_ctas_summary_h200.csv", summary)
-    gpu = common.gpu_facts()
-    common.write_rows(out_dir / "std_qk_ctas_gpu_h200.csv", [gpu])
-    print("gpu:", gpu)
+    print("gpu:", common.write_gpu_facts(out_dir / "std_qk_ctas_gpu_h200.csv"))
 
 
 if __name__ == "__main__":
