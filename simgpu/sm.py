@@ -33,9 +33,10 @@ roles at once interleave instruction by instruction (`_interleave`), whatever th
 other roles' MMAs still running, through their `Revision`s (the phase trace of our FA3 kernel: without ping-pong
 the two warpgroups' softmaxes meet).
 Ignored: instruction caches, and otherwise the warp schedulers' interleaving of co-resident roles on one unit (each
-unit serves whole ops in FIFO order; mma.sync from two roles included); the chip-wide limit that slows fragment
-stores to 31-36 cycles per instruction when every SM issues them at once (a chip-wide server for it was tried and
-not kept: `docs/results/experiments_not_kept_2026-12-02.txt`).
+unit serves whole ops in FIFO order; mma.sync from two roles included); of the chip-wide limit that slows fragment
+stores to 31-36 cycles per instruction when every SM issues them at once, all but the L2's partial-sector cost
+(about 15 of them): stores in bursts from every SM lose L2 throughput (a chip-wide server for the limit was tried
+and not kept: `docs/results/experiments_not_kept_2026-12-02.txt`).
 A CTA's first TMA copy through each tensor's map first reads the map (a 128-byte CUtensorMap), and its bytes move
 only once the map is there: one L2 hit latency later. On the H200 (validation/h200/tma_cold_summary_h200.csv) the
 first copy through a map lands ~800 cycles later than one through a map already used when the map itself misses
