@@ -2,7 +2,8 @@
 measurements: `kernels_h200.csv` for standard, v1, v2 and `v3_kernels_h200.csv`; each kernel's `simgpu validate`
 options and clocks) with the ALU pipe and the fragment store path taking turns (`sm.fragment_stores_exclude_alu`, as
 the arch file now stands), without it, and without the L2's partial-sector cost too (the session's start).
-Needs alu_store_turns.patch applied (on 6628fc4); run from the repository root: `python docs/results/alu_store_turns_not_kept/checks_2026-12-04b.py`."""
+Needs alu_store_turns.patch applied (on 6628fc4); run from the repository root:
+`python docs/results/alu_store_turns_not_kept/checks_2026-12-04b.py`."""
 
 from __future__ import annotations
 
