@@ -241,7 +241,7 @@ class ReplayState:
     read_bytes: defaultdict[_Key, float] = field(default_factory=lambda: defaultdict(float))  # HBM reads: misses
     written_bytes: defaultdict[tuple[int, str], float] = field(default_factory=lambda: defaultdict(float))
     dirty_used: float = 0.0  # the dirty keys' bytes
-    # Keys that stand for the later heads' newest bytes (`_ballast`): clean, never accessed, negative.
+    # Keys that stand for the later heads' bytes (`_ballast`): clean, never accessed, negative.
     ballast: set[int] = field(default_factory=set)
 
     def copy(self) -> ReplayState:
@@ -615,7 +615,6 @@ def _ballast(state: ReplayState, nbytes: float, newest: bool) -> float:
         if not newest:
             lines.move_to_end(key, last=False)
         state.ballast.add(key)
-        state.renamed[key] = ""
     return nbytes
 
 
@@ -626,7 +625,6 @@ def _drop_ballast(state: ReplayState) -> float:
         nbytes = state.lines.pop(key, None)
         if nbytes is not None:
             dropped += nbytes
-        state.renamed.pop(key, None)
     state.ballast.clear()
     return dropped
 
