@@ -593,7 +593,7 @@ def _newest_kept(
     return newer
 
 
-BALLAST_PIECES = 64  # lines the later heads' newest bytes are cut into (`_ballast`), so that they age in steps
+BALLAST_PIECES = 64  # lines the later heads' bytes are cut into (`_ballast`), so that they age in steps
 
 
 def _ballast(state: ReplayState, nbytes: float, newest: bool) -> float:
