@@ -6,8 +6,9 @@ DRAM bytes with Nsight Compute: S's bytes over them are the passes that came fro
 2 when none does). Here the standard schedule's softmax kernel (`softmax_passes=2`) runs alone on the H200 model
 from a cold L2, in exact mode, and gives the same ratio and its time. The model's L2 is one LRU of the chip's 60 MiB:
 a re-read hits while what entered L2 since the row's first read fits, which the HBM queue sets (the rows in flight,
-132 SMs x 64 warps x 2N bytes, bound it). `--quick`: N = 1k and 4k, fast mode (whose replay interleaves the rows
-in flight in step: it misses fewer re-reads at 4k than exact mode).
+132 SMs x 64 warps x 2N bytes, bound it). `--quick`: N = 1k and 4k, fast mode (whose replay walks the rows in flight
+in step, with the stores of the CTAs that finish while a row waits between its two reads:
+`docs/results/softmax_cliff_small_chip/silicon_fast.txt` has fast mode against the chip at every N).
 """
 
 from __future__ import annotations

@@ -3,13 +3,14 @@
 Fast mode does not simulate every SM, so it learns what L2 does from a replay: the tiles of each kernel are taken
 in launch order a wave (all CTA slots of the chip) at a time, and within a wave the tiles' accesses are
 interleaved one by one, as CTAs that start together and run the same program issue them; the roles of one tile
-are interleaved likewise. Kernels follow one another and L2 contents carry over, as in the engine (a replay of
-part of a run may keep less between kernels: `carry_bytes`); dirty tiles are written back when evicted, when they
-exceed the L2's dirty capacity (`l2.max_dirty_fraction` of a kernel's share of L2: the oldest, which stay resident)
-and at the end. The
-result: HBM and L2 bytes, and per kernel, tensor and access kind the share of bytes that moved to or from HBM
-(`MissShares`), which the representative SMs use for timing; a tile's first access to a key and its later ones
-(`simgpu.fold.mark_retouches`) count apart.
+are interleaved likewise. In a kernel whose tiles load again what they loaded before (the two-pass softmax, v1),
+a wave's trailing stores are walked after the next wave's first accesses, as the CTAs that finish while those
+wait at the HBM store then (`_wave_parts`). Kernels follow one another and L2 contents carry over, as in the
+engine (a replay of part of a run may keep less between kernels: `carry_bytes`); dirty tiles are written back when
+evicted, when they exceed the L2's dirty capacity (`l2.max_dirty_fraction` of a kernel's share of L2: the oldest,
+which stay resident) and at the end. The result: HBM and L2 bytes, and per kernel, tensor and access kind the
+share of bytes that moved to or from HBM (`MissShares`), which the representative SMs use for timing; a tile's
+first access to a key and its later ones (`simgpu.fold.mark_retouches`) count apart.
 
 When nothing is evicted the replay's bytes do not depend on the order and equal exact mode's; when L2 overflows
 the launch-order interleaving stands in for the order timing would give (the two can differ at wave edges).
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import zip_longest
+from itertools import chain, zip_longest
 from typing import cast
 
 from simgpu.arch import Arch
@@ -31,6 +32,7 @@ from simgpu.units.l2 import dirtied
 _LOAD, _STORE, _ATOMIC = 0, 1, 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
 _AGAIN = 3  # added to the kind of an access to a key its tile accessed before
+REREAD = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
 
 
 @dataclass(frozen=True)
@@ -217,6 +219,8 @@ class KernelAccesses:
     accesses: Sequence[Sequence[Record]]  # per tile
     slots: int
     totals: Sequence[TileTotals] | None = None  # per tile (`tile_totals`); None: summed from the records
+    waves: int = 1  # the waves in which the chip runs the kernel (all its tiles, not only those replayed)
+    rereads: bool = False  # whether a tile loads a key it loaded before (`_wave_parts`)
 
 
 @dataclass
@@ -396,61 +400,78 @@ def _walk(
     reach = reached.add
     track = sizes is not None
     tiles = kernel.accesses
-    for start in range(0, len(tiles), kernel.slots):
+    rereads = kernel.rereads
+    # A re-reading kernel's replayed heads stand for later ones, which the chip runs in steady state: the first
+    # wave meets the trailing stores of a wave before it, as later waves do (`_stand_in_stores`).
+    stand_in = rereads and later_heads is not None and later_heads > 0 and kernel.waves > 1
+    stores: list[Record] = []  # a re-reading kernel's trailing stores of the wave walked last (`_wave_parts`)
+    # A re-reading kernel walks one wave past its last, whose first round is empty: the last wave's trailing stores.
+    for start in range(0, len(tiles) + (kernel.slots if rereads else 0), kernel.slots):
         wave = tiles[start : start + kernel.slots]
-        # One access from each tile in turn, as CTAs that start together and run the same program issue them.
-        order = wave[0] if len(wave) == 1 else [r for group in zip_longest(*wave) for r in group if r is not None]
-        for kind, tensor, memory, nbytes in order:
-            # Keys are nested tuples, slow to hash again and again: each is numbered once.
-            key = numbers.get(memory)
-            if key is None:
-                key = numbers[memory] = len(numbers)
-                owners.append(tensor)
-            if track:
-                reach(key)
-            action = kind if kind < _AGAIN else kind - _AGAIN
-            written = 0.0
-            if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
-                move(key)
-                if action == _LOAD:
+        if rereads:
+            first_round, rest, tails = _wave_parts(wave)
+            segments: tuple[Sequence[Record], ...] = (first_round, stores, rest)
+            stores = tails
+        else:
+            # One access from each tile in turn, as CTAs that start together and run the same program issue them.
+            segments = (wave[0] if len(wave) == 1 else [r for group in zip_longest(*wave) for r in group if r],)
+        for step, segment in enumerate(segments):
+            if step == 1 and stand_in and not start and tails:
+                used, dirty_used, written = _stand_in_stores(state, rest, tails, missed, used, dirty_used, capacity)
+                if written:
+                    evicted = True
+                    hbm_write += written
+            for kind, tensor, memory, nbytes in segment:
+                # Keys are nested tuples, slow to hash again and again: each is numbered once.
+                key = numbers.get(memory)
+                if key is None:
+                    key = numbers[memory] = len(numbers)
+                    owners.append(tensor)
+                if track:
+                    reach(key)
+                action = kind if kind < _AGAIN else kind - _AGAIN
+                written = 0.0
+                if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
+                    move(key)
+                    if action == _LOAD:
+                        continue
+                    if key in dirty:
+                        dirty.move_to_end(key)
+                        continue
+                    dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                    written = sum(cleaned, 0.0)
+                    if not written:
+                        continue
+                    read = 0.0
+                elif action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
                     continue
-                if key in dirty:
-                    dirty.move_to_end(key)
-                    continue
-                dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
-                written = sum(cleaned, 0.0)
-                if not written:
-                    continue
-                read = 0.0
-            elif action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
-                continue
-            else:
-                # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
-                read = 0.0 if action == _STORE else nbytes
-                if nbytes > capacity:
-                    evicted = True  # bypasses L2: a store or an atomic is written through
-                    if action != _LOAD:
-                        written = nbytes
                 else:
-                    if used + nbytes > capacity:
-                        evicted = True
-                        while used + nbytes > capacity:
-                            _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
-                            used -= old_bytes
-                            written += back
-                    lines[key] = nbytes
-                    used += nbytes
-                    if action != _LOAD:
-                        dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
-                        written += sum(cleaned, 0.0)
-            if read or written:
-                counted = missed.get((kind, tensor))
-                if counted is None:
-                    counted = missed[kind, tensor] = [0.0, 0.0]
-                counted[0] += read
-                counted[1] += written
-                hbm_read += read
-                hbm_write += written
+                    # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
+                    read = 0.0 if action == _STORE else nbytes
+                    if nbytes > capacity:
+                        evicted = True  # bypasses L2: a store or an atomic is written through
+                        if action != _LOAD:
+                            written = nbytes
+                    else:
+                        if used + nbytes > capacity:
+                            evicted = True
+                            while used + nbytes > capacity:
+                                _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
+                                used -= old_bytes
+                                written += back
+                        lines[key] = nbytes
+                        used += nbytes
+                        if action != _LOAD:
+                            dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                            written += sum(cleaned, 0.0)
+                if read or written:
+                    counted = missed.get((kind, tensor))
+                    if counted is None:
+                        counted = missed[kind, tensor] = [0.0, 0.0]
+                    counted[0] += read
+                    counted[1] += written
+                    hbm_read += read
+                    hbm_write += written
     for (kind, tensor), (read_sum, written_sum) in missed.items():
         read_bytes[number, tensor, kind] += read_sum
         written_bytes[number, tensor] += written_sum
@@ -462,6 +483,64 @@ def _walk(
             touched.append((reached, sum([sizes[owners[key]] for key in reached])))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
+
+
+def _wave_parts(wave: Sequence[Sequence[Record]]) -> tuple[list[Record], list[Record], list[Record]]:
+    """A re-reading kernel's wave (`KernelAccesses.rereads`) in the order the replay walks it: its first round of
+    accesses, the rest, and its trailing stores (those after a tile's last load), which the replay walks with the
+    next wave, after that wave's first round. One access from each tile in turn, as CTAs that start together and
+    run the same program issue them; but on the chip a slot's next CTA starts as its previous one issues its last
+    stores, and a load that waits at a saturated HBM waits while the loads of every in-flight CTA issued before it
+    are served: the CTAs that finish meanwhile write their stores into L2 in that time. Walked in lockstep, the
+    softmax's second read of a row it waited for came after the wave's other first reads only (the in-flight rows
+    once), and its second pass over S went on hitting up to twice the N at which it stops hitting on the H200 with
+    16, 8 and 4 CTAs per SM (`validation/h200/softmax_occupancy/`). Kernels that re-read nothing keep the lockstep
+    order, in which a wave's stores evict lines before the next wave's loads: it matched exact mode better on the
+    random cases (`docs/results/softmax_cliff_small_chip/README.md`)."""
+    bodies = []
+    tails: list[Sequence[Record]] = []
+    for tile in wave:
+        cut = len(tile)
+        while cut and tile[cut - 1][0] % _AGAIN == _STORE:
+            cut -= 1
+        bodies.append(tile[:cut])
+        tails.append(tile[cut:])
+    rounds = iter(zip_longest(*bodies))
+    first_round = [record for record in next(rounds, ()) if record is not None]
+    rest = [record for group in rounds for record in group if record is not None]
+    return first_round, rest, [record for group in zip_longest(*tails) for record in group if record is not None]
+
+
+def _stand_in_stores(
+    state: ReplayState,
+    rest: Sequence[Record],
+    tails: Sequence[Record],
+    missed: dict[tuple[int, str], list[float]],
+    used: float,
+    dirty_used: float,
+    capacity: float,
+) -> tuple[float, float, float]:
+    """The trailing stores of the wave before a re-reading kernel's first (`_wave_parts`), where the replayed heads
+    stand for later ones: clean lines of the bytes of the first wave's own trailing stores `tails`, at the newest
+    end of L2 (`_ballast`, dropped at the next kernel's start), after the wave's first round. The oldest lines past
+    `capacity` are evicted; their write-backs are charged (in `missed`, by kind and tensor) to the wave's accesses
+    that would otherwise have evicted them, its `rest` and `tails`, by their bytes: charged to the stores alone,
+    standard attention's P V on the A100 at 16k tokens waited for the softmax's dirty P at its O stores and took
+    25% longer than in exact mode. Returns the bytes used, the dirty bytes used and the bytes written back."""
+    used += _ballast(state, sum([record[3] for record in tails]), newest=True)
+    written = 0.0
+    while used > capacity:
+        _, old_bytes, back, dirty_used = _evict_oldest(state.lines, state.dirty, dirty_used)
+        used -= old_bytes
+        written += back
+    if written:
+        weights: dict[tuple[int, str], float] = {}
+        for kind, tensor, _, nbytes in chain(rest, tails):
+            weights[kind, tensor] = weights.get((kind, tensor), 0.0) + nbytes
+        whole = sum(weights.values())
+        for counted, nbytes in weights.items():
+            missed.setdefault(counted, [0.0, 0.0])[1] += written * nbytes / whole
+    return used, dirty_used, written
 
 
 def _evict_oldest(

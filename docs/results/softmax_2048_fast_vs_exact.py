@@ -1,7 +1,9 @@
 """Fast against exact mode for standard attention on the H200 (d = 64, 32 heads, 16k tokens, two softmax passes as
 our kernel) at N = 1024, 2048 and 4096: each kernel's cycles and the run's HBM bytes. At N = 2048 the softmax's second
 pass over S partly misses L2 in exact mode (as on the chip: 1.49 passes of S from DRAM, `validation/h200/
-softmax_reuse_h200.csv`) and hits in fast mode's L2 replay, which walks a wave's CTAs in step (`simgpu.fast_bytes`).
+softmax_reuse_h200.csv`). Fast mode's L2 replay, which walks a wave's CTAs in step, hit it all until the twenty-sixth
+session (HBM reads 4.50 GB, the softmax 2136k cycles); it now walks a wave's stores after the next wave's first reads
+(`simgpu.replay._wave_parts`) and misses most of it.
 `python docs/results/softmax_2048_fast_vs_exact.py` prints it; the .txt beside it is its output."""
 
 from __future__ import annotations

@@ -390,6 +390,71 @@ def test_the_later_heads_newest_bytes_take_room_from_the_replayed_heads() -> Non
     assert beside.evicted
 
 
+def test_a_rows_second_read_meets_the_stores_of_the_ctas_that_finished_while_it_waited() -> None:
+    # Four tiles in two waves of two, each reading its row twice (the two-pass softmax: a load, a wait, the load
+    # again) and writing a row of P, in 3 MB of L2. In lockstep a row's second read follows only the wave's other
+    # first reads: every second read hits (4 MB read). A re-reading kernel walks a wave's trailing stores after the
+    # next wave's first reads, as the CTAs that finish while those wait at the HBM store then: the first wave's P
+    # evicts the second wave's rows before their second reads (6 MB).
+    arch = load_arch("h100", {"l2.max_dirty_fraction": 1.0})
+    tiles = [records([Load("S", (t,), MB), Load("S", (t,), MB), Store("P", (t,), MB)]) for t in range(4)]
+    lockstep = replay(arch, [KernelAccesses(tiles, slots=2)], capacity_bytes=3 * MB)
+    assert (lockstep.hbm_read_bytes, lockstep.hbm_write_bytes) == (4 * MB, 4 * MB)
+    assert lockstep.shares[0]["S"] == MissShares(load=1.0, load_again=0.0, written=0.125)
+    waited = replay(arch, [KernelAccesses(tiles, slots=2, rereads=True)], capacity_bytes=3 * MB)
+    assert (waited.hbm_read_bytes, waited.hbm_write_bytes) == (6 * MB, 4 * MB)
+    assert waited.shares[0]["S"] == MissShares(load=1.0, load_again=0.5, written=0.125)
+    # Replayed first heads that stand for later ones, where the chip runs the kernel in more waves than one: the
+    # first wave's second reads also meet an earlier wave's stores (clean lines of its own stores' bytes) and miss
+    # like the second's (8 MB). In a kernel of one wave on the chip there is no earlier wave.
+    steady = replay(arch, [KernelAccesses(tiles, slots=2, waves=4, rereads=True)], capacity_bytes=3 * MB, later_heads=1)
+    assert steady.hbm_read_bytes == 8 * MB
+    single = replay(arch, [KernelAccesses(tiles, slots=2, waves=1, rereads=True)], capacity_bytes=3 * MB, later_heads=1)
+    assert single.hbm_read_bytes == 6 * MB
+
+
+@pytest.mark.parametrize(("seqlen", "passes"), [(1024, 1.0), (3072, 1.93)])
+def test_fast_mode_finds_where_the_softmaxs_second_pass_stops_hitting(seqlen: int, passes: float) -> None:
+    # Standard attention's two-pass softmax on the H200 cut to 16 SMs (L2 and bandwidths scaled alike,
+    # `docs/results/softmax_cliff_small_chip/`): exact mode reads S from HBM once at N = 1k and 1.93 times at 3k,
+    # as the whole H200 reads it 1.05 and 1.99 times (`validation/h200/softmax_reuse_h200.csv`). Fast mode's lockstep
+    # replay hit every second read up to 4k.
+    scale = 16 / 132
+    arch = load_arch(
+        "h200",
+        {
+            "sms": 16,
+            "l2.capacity_bytes": int(62_914_560 * scale),
+            "hbm.bandwidth_bytes_per_s": 4.8e12 * scale,
+            "l2.bandwidth_bytes_per_s": 9.16e12 * scale,
+        },
+    )
+    problem = Problem(max(1, 2048 // seqlen), 8, seqlen, 64)
+    qk, softmax = schedule(arch, "standard", problem, {"softmax_passes": 2})[:2]
+    s_bytes = problem.batch * problem.heads * seqlen * seqlen * 2
+    before = run_fast(arch, [qk], arch.clock_hz, DEFAULT_EVENT_BUDGET).hbm_read_bytes
+    fast = run_fast(arch, [qk, softmax], arch.clock_hz, DEFAULT_EVENT_BUDGET).hbm_read_bytes
+    exact = Engine(arch).run([qk, softmax]).hbm_read_bytes
+    assert (exact - before) / s_bytes == pytest.approx(passes, abs=0.01)
+    assert (fast - before) / s_bytes == pytest.approx(passes, abs=0.1)
+
+
+def test_the_write_backs_an_earlier_waves_stores_make_are_charged_to_the_accesses_they_stand_in_for() -> None:
+    # Kernel 0 leaves a dirty row D; kernel 1 (above, its heads standing for later ones) puts the earlier wave's
+    # stores in after its first reads, evicting D. D's write-back is charged to the wave's accesses that would
+    # otherwise have evicted it, its second reads of S and its stores of P, by their bytes (2 MB each: 0.5 MB each),
+    # beside the write-backs their own accesses make (1 MB each). Charged to P's stores alone, standard attention's
+    # P V on the A100 at 16k tokens waited at its O stores for the softmax's dirty P: 25% over exact mode.
+    arch = load_arch("h100", {"l2.max_dirty_fraction": 1.0})
+    tiles = [records([Load("S", (t,), MB), Load("S", (t,), MB), Store("P", (t,), MB)]) for t in range(4)]
+    write = KernelAccesses([records([Store("D", (0,), MB)])], slots=1)
+    read = KernelAccesses(tiles, slots=2, waves=4, rereads=True)
+    charged = replay(arch, [write, read], capacity_bytes=3 * MB, carry_bytes=3 * MB, later_heads=1)
+    assert charged.hbm_write_bytes == 5 * MB
+    assert charged.shares[1]["S"].written == 1.5 * MB / (8 * MB)
+    assert charged.shares[1]["P"].written == 1.5 * MB / (4 * MB)
+
+
 def test_fast_mode_sees_the_softmax_evict_the_s_it_has_not_read_yet() -> None:
     # Standard attention's forward on an A100 cut to 33 SMs, 3 x 2 heads, 2048 queries, 1475 keys, d = 96: S is
     # 36 MB of the 40 MB L2, and the softmax's P evicts the S of rows it has not read. Its replayed heads once had L2
