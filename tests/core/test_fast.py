@@ -19,7 +19,7 @@ from simgpu.arch import Arch
 from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine
 from simgpu.errors import EventBudgetError
 from simgpu.fast import plan_fast, run_fast
-from simgpu.fast_costs import TIMES, _staggered, class_costs, metric_names
+from simgpu.fast_costs import FIT_PERIODS, TIMES, _fit_variant, _staggered, class_costs, metric_names
 from simgpu.fast_plan import REPLAY_NESTED_PERIODS, grid_prefix, plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fast_whole import unit_ops
@@ -388,6 +388,22 @@ def test_the_later_heads_newest_bytes_take_room_from_the_replayed_heads() -> Non
     beside = replay(arch, [write, read], carry_bytes=5 * MB / 3, later_heads=2)
     assert beside.hbm_read_bytes == 5 * row
     assert beside.evicted
+
+
+def test_a_fit_variant_holds_a_whole_cycle_of_each_tensors_spread_misses() -> None:
+    # v2's forward, d = 128, N = 1024: 16 K/V iterations, 8 kept. With K and V missing on every 8th access (8 Q
+    # blocks read a head's K/V once), the variant that adds FIT_PERIODS periods (4 iterations) adds half a cycle of
+    # misses: it held one of each, and the fit priced a removed iteration at twice its misses (an H100 with a 33x
+    # slower HBM: fast mode 56% over exact mode). It now adds all 8 removed iterations, a whole cycle; where every
+    # access hits or misses, the FIT_PERIODS periods.
+    arch = load_arch("h100")
+    plan = plan_kernel(arch, schedule(arch, "v2", Problem(1, 4, 1024, 128), {})[0])
+    base = plan.representative(plan.kinds[0])
+    assert (base.executed[0], plan.spec.period, plan.sides) == (8, 2, ("head",))
+    spread = {"Q": MissShares(load=1.0), "K": MissShares(load=0.125), "V": MissShares(load=0.125)}
+    assert _fit_variant(base, "head", plan.spec.period, spread).executed[0] == 16
+    whole = {"Q": MissShares(load=1.0), "K": MissShares(load=0.0), "V": MissShares(load=1.0)}
+    assert _fit_variant(base, "head", plan.spec.period, whole).executed[0] == 8 + FIT_PERIODS * plan.spec.period
 
 
 def test_a_rows_second_read_meets_the_stores_of_the_ctas_that_finished_while_it_waited() -> None:

@@ -302,8 +302,10 @@ def check_fast_equals_exact(case: Case) -> None:
 @pytest.mark.parametrize(
     "case",
     [
-        # cycles +14% (docs/results/fast_vs_exact_whatif.csv; +83% before the fifteenth session's model): HBM 33x
-        # slower than the H100's
+        # cycles +35% (docs/results/fast_vs_exact_whatif.csv): HBM 33x slower than the H100's. +83% before the
+        # fifteenth session's model, +14% after it, +56% after the twenty-first's fit from a single round, +35% since
+        # the fit variants hold whole miss cycles (docs/results/fit_miss_cycles_2026-12-04/whatif_slow_hbm.txt): fast
+        # mode gives each SM's sparse K/V misses an equal share of HBM, where exact mode's queue serves them whole
         Case(
             "h100",
             {"hbm.bandwidth_bytes_per_s": 1e11},
