@@ -8,11 +8,12 @@ while the re-reads hit, 2 when none does); its L2 bytes show whether the re-read
 also timed (CUDA events, median, L2 flushed between runs).
 
   PYTHONPATH=. python3 validation/probes/softmax_reuse.py OUT_DIR     (runs ncu on itself; writes
-  OUT_DIR/softmax_reuse_h200.csv)
+  OUT_DIR/softmax_reuse_h200.csv; `SOFTMAX_SEQLENS` picks the N)
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,7 +22,8 @@ import cupy as cp
 from cupy_kernels import common
 from cupy_kernels.standard import launch as standard
 
-SEQLENS = (1024, 2048, 2560, 3072, 3584, 4096, 5120, 8192)
+# `SOFTMAX_SEQLENS=1280,1536,...` in the environment probes other N (the twenty-sixth session's finer sweep).
+SEQLENS = tuple(int(n) for n in os.environ.get("SOFTMAX_SEQLENS", "1024,2048,2560,3072,3584,4096,5120,8192").split(","))
 TOKENS, HEADS = 16384, 32
 METRICS = "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum"
 
