@@ -15,8 +15,9 @@ and is at least the time HBM and L2 take to serve its bytes at the SM's share. W
 exceeds the rounds' period (short CTAs, many per SM: the next round's work ran beside the first round's tail), a slot's
 first tile ends on the line of that work through the longest run, and a slot's only tile takes the rest, its tail.
 A removed iteration's cost is fitted from runs of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold
-periods more. In a kernel of one wave at most (no slot takes a second tile: v1's one CTA per head), no further tile is
-run: a removed iteration is fitted from the single round's time, and the per-tile metrics are that round's.
+periods more, or more until what they add holds a whole cycle of each tensor's spread misses (`_fit_variant`). In a
+kernel of one wave at most (no slot takes a second tile: v1's one CTA per head), no further tile is run: a removed
+iteration is fitted from the single round's time, and the per-tile metrics are that round's.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -36,7 +37,7 @@ from simgpu.engine import Engine, RunStats
 from simgpu.fast_plan import KernelPlan, solve_removed
 from simgpu.fold import FoldedTile
 from simgpu.kernel import Kernel, with_programs
-from simgpu.ops import Delay, Load, Op
+from simgpu.ops import Delay, Load, Op, Store
 from simgpu.units.fluid_l2 import MissShares
 
 TIMES = 3  # the times that begin a cost vector: a slot's first tile, a further tile, a lone first tile's tail (`Cost`)
@@ -191,13 +192,18 @@ def _holds_miss_cycles(base: FoldedTile, widened: FoldedTile, shares: Mapping[st
     added: dict[tuple[str, int], int] = {}
     for ops, sign in ((widened.accesses, 1), (base.accesses, -1)):
         for op in ops:
-            kind = 0 if isinstance(op, Load) else 2 if op.atomic else 1
+            kind = _access_kind(op)
             added[op.tensor, kind] = added.get((op.tensor, kind), 0) + sign
     for (tensor, kind), count in added.items():
         miss = shares.get(tensor)
         if count > 0 and miss is not None and 0 < (share := miss.kinds(False)[kind]) < 1 and count * share < 1:
             return False
     return True
+
+
+def _access_kind(op: Load | Store) -> int:
+    """The kind of a memory access as `MissShares.kinds` orders them: load, store, atomic."""
+    return 0 if isinstance(op, Load) else 2 if op.atomic else 1
 
 
 def _occupancies(fit: int) -> list[int]:
@@ -325,7 +331,7 @@ def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> in
     `MAX_ROUNDS`. A single round would hold the rarest misses once or not at all."""
     accessed: dict[tuple[str, int], int] = {}
     for op in tile.accesses:
-        kind = 0 if isinstance(op, Load) else 2 if op.atomic else 1
+        kind = _access_kind(op)
         accessed[op.tensor, kind] = accessed.get((op.tensor, kind), 0) + 1
     per_round = [
         ctas * count * miss.kinds(False)[kind]
