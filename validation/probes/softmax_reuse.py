@@ -26,6 +26,8 @@ from cupy_kernels.standard import launch as standard
 SEQLENS = tuple(int(n) for n in os.environ.get("SOFTMAX_SEQLENS", "1024,2048,2560,3072,3584,4096,5120,8192").split(","))
 TOKENS, HEADS = 16384, 32
 METRICS = "dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum"
+# `SOFTMAX_EXTRA_METRICS=a,b` in the environment: more Nsight Compute metrics, each a column of its own.
+EXTRA_METRICS = tuple(filter(None, os.environ.get("SOFTMAX_EXTRA_METRICS", "").split(",")))
 
 
 def tensors(n: int) -> tuple[object, object, object]:
@@ -42,7 +44,7 @@ def ncu_target() -> None:
 
 
 def main(out: Path) -> None:
-    metrics = common.ncu_self_metrics(__file__, "std_softmax", METRICS)
+    metrics = common.ncu_self_metrics(__file__, "std_softmax", ",".join((METRICS, *EXTRA_METRICS)))
     flush = common.L2Flusher()
     rows = []
     for n, m in zip(SEQLENS, metrics, strict=True):
@@ -56,6 +58,7 @@ def main(out: Path) -> None:
             "l2_bytes": m["lts__t_bytes.sum"], "passes_from_dram": m["dram__bytes_read.sum"] / s_bytes,
             "l2_reads_over_s": (m["lts__t_bytes.sum"] - m["dram__bytes_write.sum"]) / s_bytes,
             "median_ms": timing.median_ms,
+            **{name: m[name] for name in EXTRA_METRICS},
         })  # fmt: skip
         print(rows[-1])
     common.write_rows(out / "softmax_reuse_h200.csv", rows)
