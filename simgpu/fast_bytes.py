@@ -36,7 +36,6 @@ from simgpu.fold import NESTED, FoldedTile, fold_tile
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
-    REREAD,
     Cuts,
     HeadTemplate,
     Joined,
@@ -529,12 +528,10 @@ def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[FoldedTile | _HeadCo
     if totals is not None and any(each is None for each in totals):
         totals = None
     slots = arch.sms * plan.fit
-    # Every tile has the kinds of accesses of its shape, as the plan folded it.
-    rereads = any(record[0] == REREAD for shape in plan.folded.values() for record in shape.records)
     return KernelAccesses(
         [tile.records for tile in tiles],
         slots,
         totals,  # type: ignore[arg-type]
         waves=-(-len(plan.kernel.tiles) // slots),
-        rereads=rereads,
+        rereads=plan.rereads,
     )

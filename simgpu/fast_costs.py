@@ -176,8 +176,9 @@ def _fit_variant(base: FoldedTile, side: str, period: int, shares: Mapping[str, 
     access): two periods added 4 accesses of each, and a miss of each, and fast mode came out 56% slower than exact
     mode; 14% before the twenty-first session's fit from a single round, whose further rounds had averaged it out."""
     widened = base.widened(side, FIT_PERIODS * period)
+    before = _access_counts(base)
     for periods in range(FIT_PERIODS + 1, MAX_ROUNDS * FIT_PERIODS + 1):
-        if _holds_miss_cycles(base, widened, shares):
+        if _holds_miss_cycles(before, widened, shares):
             break
         wider = base.widened(side, periods * period)
         if wider.executed == widened.executed:  # every removed iteration kept
@@ -186,17 +187,24 @@ def _fit_variant(base: FoldedTile, side: str, period: int, shares: Mapping[str, 
     return widened
 
 
-def _holds_miss_cycles(base: FoldedTile, widened: FoldedTile, shares: Mapping[str, MissShares]) -> bool:
-    """Whether the accesses `widened` adds to `base` hold, for each tensor and kind of access whose miss share is
-    strictly between 0 and 1, at least one whole cycle of its misses."""
-    added: dict[tuple[str, int], int] = {}
-    for ops, sign in ((widened.accesses, 1), (base.accesses, -1)):
-        for op in ops:
-            kind = _access_kind(op)
-            added[op.tensor, kind] = added.get((op.tensor, kind), 0) + sign
-    for (tensor, kind), count in added.items():
+def _access_counts(tile: FoldedTile) -> dict[tuple[str, int], int]:
+    """The tile's memory accesses per tensor and kind (`_access_kind`)."""
+    counts: dict[tuple[str, int], int] = {}
+    for op in tile.accesses:
+        key = (op.tensor, _access_kind(op))
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _holds_miss_cycles(
+    before: Mapping[tuple[str, int], int], widened: FoldedTile, shares: Mapping[str, MissShares]
+) -> bool:
+    """Whether the accesses `widened` has beyond `before` (its base's `_access_counts`) hold, for each tensor and kind
+    of access whose miss share is strictly between 0 and 1, at least one whole cycle of its misses."""
+    for (tensor, kind), count in _access_counts(widened).items():
+        added = count - before.get((tensor, kind), 0)
         miss = shares.get(tensor)
-        if count > 0 and miss is not None and 0 < (share := miss.kinds(False)[kind]) < 1 and count * share < 1:
+        if added > 0 and miss is not None and 0 < (share := miss.kinds(False)[kind]) < 1 and added * share < 1:
             return False
     return True
 
@@ -329,10 +337,7 @@ def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> in
     """Further rounds to average a round's time over: enough that each tensor's misses, spread evenly over its
     accesses (`simgpu.units.fluid_l2`), come out at their share (one whole cycle of the rarest), at most
     `MAX_ROUNDS`. A single round would hold the rarest misses once or not at all."""
-    accessed: dict[tuple[str, int], int] = {}
-    for op in tile.accesses:
-        kind = _access_kind(op)
-        accessed[op.tensor, kind] = accessed.get((op.tensor, kind), 0) + 1
+    accessed = _access_counts(tile)
     per_round = [
         ctas * count * miss.kinds(False)[kind]
         for (tensor, kind), count in accessed.items()

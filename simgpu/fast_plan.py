@@ -12,6 +12,7 @@ import itertools
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from simgpu.fast_whole import ORDERED_WHOLE_OPS, cheap_to_run_whole, ordered, un
 from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
+from simgpu.replay import REREAD
 
 KEEP_ITERATIONS = 4  # iterations kept at each end of a folded loop: enough for every schedule's pipeline to fill
 REPLAY_NESTED_PERIODS = 64  # periods of a nested loop's uniform middle the L2 replay builds at most (`replay_spec`)
@@ -80,6 +82,13 @@ class KernelPlan:
             sampled=REPLAY_NESTED_PERIODS if self.nested else 0,
             sampled_top=REPLAY_TOP_PERIODS if self.sampled_top else 0,
         )
+
+    @cached_property
+    def rereads(self) -> bool:
+        """Whether a tile loads a key it accessed before (`simgpu.replay.KernelAccesses.rereads`), from the folded
+        shapes' records: found once per plan, as the replay asks for each of its walks and a long head's QK^T has
+        thousands of shapes (16k tokens: 16,384, some 20 ms a scan)."""
+        return any(record[0] == REREAD for shape in self.folded.values() for record in shape.records)
 
     @property
     def looped(self) -> bool:

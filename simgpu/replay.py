@@ -326,11 +326,7 @@ def _pushed_out_at_end(arch: Arch, state: ReplayState, number: int, later_heads:
     lines, dirty = state.lines, state.dirty
     state.used -= _drop_ballast(state)
     kept = _newest_kept(lines, state.touched, arch.l2.capacity_bytes, later_heads)
-    pushed = 0.0
-    while lines and state.used > kept:
-        _, nbytes, back, state.dirty_used = _evict_oldest(lines, dirty, state.dirty_used)
-        state.used -= nbytes
-        pushed += back
+    state.used, state.dirty_used, pushed = _evict_to(lines, dirty, state.used, state.dirty_used, kept)
     if not pushed:
         return
     state.hbm_write += pushed
@@ -528,11 +524,7 @@ def _stand_in_stores(
     standard attention's P V on the A100 at 16k tokens waited for the softmax's dirty P at its O stores and took
     25% longer than in exact mode. Returns the bytes used, the dirty bytes used and the bytes written back."""
     used += _ballast(state, sum([record[3] for record in tails]), newest=True)
-    written = 0.0
-    while used > capacity:
-        _, old_bytes, back, dirty_used = _evict_oldest(state.lines, state.dirty, dirty_used)
-        used -= old_bytes
-        written += back
+    used, dirty_used, written = _evict_to(state.lines, state.dirty, used, dirty_used, capacity)
     if written:
         weights: dict[tuple[int, str], float] = {}
         for kind, tensor, _, nbytes in chain(rest, tails):
@@ -540,6 +532,19 @@ def _stand_in_stores(
         whole = sum(weights.values())
         for counted, nbytes in weights.items():
             missed.setdefault(counted, [0.0, 0.0])[1] += written * nbytes / whole
+    return used, dirty_used, written
+
+
+def _evict_to(
+    lines: OrderedDict[int, float], dirty: OrderedDict[int, None], used: float, dirty_used: float, limit: float
+) -> tuple[float, float, float]:
+    """Evict the least recently used keys until at most `limit` bytes are used: the bytes used, the dirty bytes used
+    and the bytes written back."""
+    written = 0.0
+    while lines and used > limit:
+        _, nbytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
+        used -= nbytes
+        written += back
     return used, dirty_used, written
 
 
