@@ -200,7 +200,9 @@ class Vector:
 
     The pipes work concurrently and share the warp schedulers' issue slots, as interleaved instructions do (FA2's
     softmax mixes FFMA, FMNMX and MUFU.EX2). `emulated_fraction` of the exps run on the FMA pipe as polynomials of
-    `fma_per_emulated` ops each.
+    `fma_per_emulated` ops each. `issue` lane instructions take issue slots and no modeled pipe: branches, the
+    uniform datapath, loads and stores of a few bytes a thread beyond what the op's copies issue (PyTorch's
+    elementwise kernels, counted by Nsight Compute).
     """
 
     fma: float = 0.0
@@ -210,6 +212,7 @@ class Vector:
     fma_per_emulated: float = 0.0
     arrive: BarrierRef | None = None
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
+    issue: float = 0.0
 
 
 @slot_init

@@ -194,10 +194,11 @@ class Sm:
         emulated: float,
         fma_per_emulated: float,
         chain: Chain | None,
+        other: float = 0.0,
     ) -> float:
-        """FMA, ALU and exp2 lane ops issued together: the pipes run concurrently, issue slots are shared; the op
-        ends no sooner than its dependency chain allows."""
-        key: _ElementwiseKey = (fma, alu, ex2, emulated, fma_per_emulated, chain, warps)
+        """FMA, ALU and exp2 lane ops issued together (and `other` lane instructions that only take issue slots): the
+        pipes run concurrently, issue slots are shared; the op ends no sooner than its dependency chain allows."""
+        key: _ElementwiseKey = (fma, alu, ex2, emulated, fma_per_emulated, chain, warps, other)
         plan = self._elementwise_plans.get(key)
         if plan is None:
             plan = self._elementwise_plans[key] = self._elementwise_plan(key)
@@ -231,7 +232,7 @@ class Sm:
     def _elementwise_plan(self, key: _ElementwiseKey) -> _ElementwisePlan:
         """An elementwise op's lane ops per pipe, issue slots, latency floor and shares, for a role of `warps`, from
         `_elementwise`'s arguments (its cache key)."""
-        fma, alu, ex2, emulated, fma_per_emulated, chain, warps = key
+        fma, alu, ex2, emulated, fma_per_emulated, chain, warps, other = key
         if not 0.0 <= emulated <= 1.0:
             raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
         hardware = ex2 * (1.0 - emulated)
@@ -243,7 +244,7 @@ class Sm:
         lanes = fma_total + alu + hardware
         parts = self._parts
         return (
-            lanes / WARP_LANES,
+            (lanes + other) / WARP_LANES,
             min(warps, self._schedulers),
             floor,
             fma_total,
@@ -264,7 +265,7 @@ class Sm:
 
     def _vector(self, op: Vector, now: float, warps: int) -> float:
         return self._elementwise(
-            now, warps, op.fma, op.alu, op.ex2, op.emulated_fraction, op.fma_per_emulated, op.chain
+            now, warps, op.fma, op.alu, op.ex2, op.emulated_fraction, op.fma_per_emulated, op.chain, op.issue
         )
 
     def _smem(self, op: Smem, now: float, warps: int) -> float:
@@ -504,8 +505,8 @@ class Sm:
 # fraction or None), derived once per op shape and role size: `Sm._elementwise` unpacks it per op.
 _ElementwisePlan = tuple[float, int, float, float, float, float, float, float | None]
 # `Sm._elementwise`'s arguments, the key of its plans: FMA, ALU and ex2 lane ops, the emulated fraction, FMAs per
-# emulated exp2, the dependency chain, and the role's warps.
-_ElementwiseKey = tuple[float, float, float, float, float, Chain | None, int]
+# emulated exp2, the dependency chain, the role's warps, and the lane instructions that only take issue slots.
+_ElementwiseKey = tuple[float, float, float, float, float, Chain | None, int, float]
 
 
 @dataclass(frozen=True, slots=True)

@@ -356,6 +356,16 @@ def test_one_warp_per_scheduler_overlaps_its_pipes_only_in_part(toy_hopper: Arch
     assert Engine(arch.with_overrides({"sm.single_warp_serial_fraction": None})).run([one_cta([role])]).cycles == 300
 
 
+def test_instructions_on_no_pipe_take_issue_slots(toy_hopper: Arch) -> None:
+    # 100 cycles of FFMA (128 lanes a cycle) issue 400 warp instructions: 100 cycles of 4 schedulers. 800 more warp
+    # instructions on no modeled pipe (branches, narrow loads: `Vector.issue`) make the op issue-bound, 300 cycles.
+    arch = toy_hopper.with_overrides({"contention": None, "sm.single_warp_serial_fraction": None})
+    assert arch.sm.warp_schedulers == 4
+    for issue, cycles in ((0.0, 100), (800 * 32, 300)):
+        role = Role("r", 8, lambda tile, issue=issue: (Vector(fma=128 * 100, issue=issue),))  # type: ignore[misc]
+        assert Engine(arch).run([one_cta([role])]).cycles == pytest.approx(cycles), issue
+
+
 @pytest.mark.parametrize("engine", ["cp_async", "tma"])
 def test_a_copy_landing_in_smem_takes_its_engines_share_of_the_port(toy_hopper: Arch, engine: str) -> None:
     # 128,000 bytes land in smem: at 128 B/cycle the port would need 1000 cycles for them; a copy engine takes its

@@ -1,0 +1,313 @@
+"""Standard attention's kernels: separate kernels, with S and P (and dP, dS) materialized in HBM; the builders that
+`algorithms.standard.schedule` launches for our CUDA kernels and `algorithms.standard.pytorch` for PyTorch's.
+
+Forward, the three kernels of `cupy_kernels/standard/attention.cu`:
+  std_qk       S = scale * Q K^T. One CTA per block_m x block_n tile of S (tiles ordered (batch, head, i, j), j
+               fastest, as the kernel's grid); Q_i and K_j are copied to smem whole (d is the whole contraction,
+               no k loop); the S tile is stored in the storage dtype.
+  std_softmax  P = softmax(S) and LSE, one warp per row, `softmax_warps` rows per CTA at a time (see
+               `rowwise_kernel`): a row is loaded whole (twice with `softmax_passes=2`, as the CUDA kernel does),
+               its statistics and P computed on chip, its P row and LSE stored.
+  std_pv       O = P V. One CTA per block_m rows of O; a k loop over block_n keys with a `stages`-deep cp.async
+               ring of P and V tiles.
+Backward, the five kernels the numerics count (`algorithms/standard/numerics.py`): dV = P^T dO, dP = dO V^T,
+dS = P * (dP - rowsum(P * dP)) (elementwise, rows as in the softmax), dQ = scale * dS K, dK = scale * dS^T Q.
+The GEMMs write S and dP as tiles named (tensor, (batch, head, i, j)), i the block_m query block and j the block_n
+key block; the row-wise kernels write P and dS as row groups (tensor, (batch, head, g)). A kernel that reads with
+the other grid names what it reads a `Piece` of what was written, so that bytes still in L2 when the next kernel
+reads them hit.
+Causal: nothing is skipped (as cuBLAS-based attention): the full S is computed, and the S = QK^T kernel's epilogue
+masks it (a compare and a select per element, every tile, as our `std_qk` does: measured 10-21% slower causal on
+the H200, the softmax and P V not slower, `validation/h200/kernels_h200.csv`).
+
+Instruction: mma.sync m16n8k16 on every arch (Hopper and Blackwell take their legacy mma.sync path), as the CUDA
+kernels we measure do. cuBLAS would use wgmma/tcgen05 on those chips; it matters little here because every GEMM of
+standard attention moves an N x N matrix of 2-byte elements for 2 N^2 d FLOPs (at most ~d FLOP per HBM byte,
+below the ridge point of A100 and H100), so HBM bounds them. At d = 128 on B200 the legacy rate may bind instead.
+
+HBM bytes by the loop structure, per (batch, head) with L2 off: each N x N tensor is written once and read once by
+each kernel that consumes it; an N x d operand is read once per CTA that needs it (Q and dO once per key block,
+K and V once per query block in the tiled GEMMs), each output once. The numerics count ideal GEMM reuse (every
+operand once per kernel); the difference is exactly those N x d re-reads, which L2 absorbs when it is on.
+Memory footprint: S and P live together during the softmax, P, dP and dS during the softmax backward; a problem
+whose buffers exceed HBM raises OutOfMemoryError (`algorithms._schedule.memory`).
+The CUDA softmax's second pass over a row hits while what enters L2 between the row's two reads fits (H200 with
+ncu, 16k tokens x 32 heads: S read from HBM 1.05 times at N = 1k, 1.49 at 2k, twice from 3k; the model 1.00, 1.55,
+2.00: `experiments.softmax_reuse`); ncu's L2 traffic says those re-reads are L2's, not L1's.
+Ignored: the __syncthreads of the GEMMs (warps modelled in lockstep), register-dependency latency, PyTorch's fp32
+upcasts and other temporaries, the 16-byte row padding of S and P in the CUDA kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+
+from algorithms._schedule.copies import tile_copy
+from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
+from simgpu.ops import Load, Mma, Op, Piece, Repeat, Store, Vector, Wait
+from simgpu.problem import LSE_BYTES, Problem
+
+SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernels)
+GEMM_REGISTERS = 255  # __launch_bounds__(WARPS * 32) lets ptxas use up to 255; no ptxas report recorded
+ROWWISE_REGISTERS = 32  # ptxas -v of std_softmax<4, bf16> (sm_90a): the row streams through, 8 elements a lane
+STORAGE_BYTES = 2  # S, P, dP, dS, O and the gradients are stored in 16 bits (bf16/fp16)
+MMA_ROWS = 16  # rows of one mma.sync m16 group
+# Written by the GEMMs (N x N in block_m x block_n tiles; dQ and dK unscaled, PyTorch's, in blocks of rows): a row-wise
+# kernel reads a row group of them as a `Piece`.
+GEMM_OUTPUTS = frozenset({"S", "dP", "dPd", "dQs", "dKs"})
+
+
+@dataclass(frozen=True)
+class Config:
+    block_m: int
+    block_n: int
+    warps: int
+    stages: int
+    softmax_passes: int
+    softmax_warps: int  # warps (one a row) of a CTA of the row-wise kernels
+    framework: str  # whose kernels: "cuda" (ours, `cupy_kernels/standard`) or "pytorch" (`algorithms.standard.pytorch`)
+    dropout: float  # attention dropout probability (PyTorch's kernels only)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """An N x cols tensor that a row-wise kernel reads or writes, a row group at a time: its name, bytes per element,
+    and whether one copy serves every head (PyTorch's causal mask, broadcast over batch and heads)."""
+
+    tensor: str
+    element_bytes: int = STORAGE_BYTES
+    shared: bool = False
+
+
+def nt_gemm_kernel(
+    name: str, p: Problem, cfg: Config, a: str, b: str, out: str, scaled: bool, masked: bool = False
+) -> Kernel:
+    """out[i, j] = A_i B_j^T over the head dimension (S = Q K^T, dP = dO V^T): one CTA per block_m x block_n tile;
+    `masked`: the epilogue applies the causal mask (S of a causal problem)."""
+    d, eb = p.headdim, p.element_bytes
+    r, c = cfg.block_m, cfg.block_n
+    # ldmatrix per tile: each warp reads its r / warps rows of A_i and all c rows of B_j.
+    operand_bytes = r * d * eb + cfg.warps * c * d * eb
+    wait = Wait("ab")
+    mma = Mma(r, c, d, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes)
+    # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack), and for causal S
+    # the mask (compare the column with the row, select -inf). One op per tile shape (interior, edge): long sequences
+    # build a program for each of thousands of tiles.
+    epilogues: dict[tuple[int, int], Vector] = {}
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        bi, hi, i, j = tile  # type: ignore[misc]
+        rows, cols = rows_in_block(p.seqlen_q, r, i), rows_in_block(p.nk, c, j)
+        epilogue = epilogues.get((rows, cols))
+        if epilogue is None:
+            mask = 2 * rows * cols if masked else 0
+            epilogue = epilogues[rows, cols] = Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols + mask)
+        return (
+            tile_copy(a, (bi, hi, i), rows * d * eb, "ab"),  # HBM: rows x d, per key block
+            tile_copy(b, (bi, hi, j), cols * d * eb, "ab"),  # HBM: cols x d, per query block
+            wait,
+            mma,
+            epilogue,
+            # HBM: the N x N tile, once, in 4-byte stores straight from the accumulator fragments.
+            Store(out, (bi, hi, i, j), rows * cols * STORAGE_BYTES, engine="ldg", fragment_lane_bytes=4),
+        )
+
+    n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
+    return Kernel(
+        name=name,
+        tiles=TileGrid((p.batch, p.heads, n_i, n_j)),
+        head_axes=HEAD_AXES,
+        cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, (r + c) * (d + SMEM_PAD_ELEMENTS) * eb),
+        roles=(Role("warps", cfg.warps, program),),
+        barriers=(BarrierSpec("ab", arrivals=2),),
+    )
+
+
+def long_k_kernel(
+    name: str, p: Problem, cfg: Config, square: str, operand: str, out: str, by_keys: bool, scaled: bool
+) -> Kernel:
+    """out = X @ operand with X an N x N tensor (O = P V, dQ = dS K), or X^T @ operand when `by_keys` (dV = P^T dO,
+    dK = dS^T Q): one CTA per block of output rows, a k loop over the other sequence through a cp.async ring."""
+    d, eb, stages = p.headdim, p.element_bytes, cfg.stages
+    if by_keys:  # output rows are keys (block_n), the k loop runs over query blocks (block_m)
+        rows_total, rows_block, k_total, k_block = p.nk, cfg.block_n, p.seqlen_q, cfg.block_m
+    else:
+        rows_total, rows_block, k_total, k_block = p.seqlen_q, cfg.block_m, p.nk, cfg.block_n
+    n_k = ceil_div(k_total, k_block)
+    # ldmatrix per k step: each warp reads its rows of the X tile and the whole operand chunk.
+    operand_bytes = rows_block * k_block * STORAGE_BYTES + cfg.warps * k_block * d * eb
+    wholes: Wholes = {}
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        bi, hi, i = tile  # type: ignore[misc]
+        rows = rows_in_block(rows_total, rows_block, i)
+
+        def loads(t: int) -> tuple[Load, Load]:
+            ks = rows_in_block(k_total, k_block, t)
+            # The (query block, key block) tile of X, which a row-wise kernel wrote.
+            key = tile_piece(p, cfg, (bi, hi), t, i, wholes) if by_keys else tile_piece(p, cfg, (bi, hi), i, t, wholes)
+            slot = ("stage", t % stages)
+            return (
+                tile_copy(square, key, rows * ks * STORAGE_BYTES, slot),  # HBM: X once
+                tile_copy(operand, (bi, hi, t), ks * d * eb, slot),  # HBM: per output block
+            )
+
+        def step(t: int) -> Sequence[Op]:
+            ahead = t + stages - 1
+            return (
+                Wait(("stage", t % stages)),
+                *(loads(ahead) if ahead < n_k else ()),
+                Mma(
+                    rows_block,
+                    d,
+                    k_block,
+                    p.dtype,
+                    a="reg",
+                    b="reg",
+                    instruction="mma_sync",
+                    operand_smem_bytes=operand_bytes,
+                ),
+            )
+
+        return (
+            *(op for t in range(min(stages - 1, n_k)) for op in loads(t)),
+            Repeat(n_k, step),
+            # Epilogue per element: FMUL by the scale (dQ, dK), half an F2FP.
+            Vector(fma=rows * d if scaled else 0.0, alu=0.5 * rows * d),
+            # HBM: rows x d, once, in 4-byte stores from the accumulator fragments.
+            Store(out, (bi, hi, i), rows * d * STORAGE_BYTES, engine="ldg", fragment_lane_bytes=4),
+        )
+
+    smem = stages * (
+        rows_block * (k_block + SMEM_PAD_ELEMENTS) * STORAGE_BYTES + k_block * (d + SMEM_PAD_ELEMENTS) * eb
+    )
+    return Kernel(
+        name=name,
+        tiles=TileGrid((p.batch, p.heads, ceil_div(rows_total, rows_block))),
+        head_axes=HEAD_AXES,
+        cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, smem),
+        roles=(Role("warps", cfg.warps, program),),
+        barriers=(BarrierSpec("stage", arrivals=2, slots=stages),),
+    )
+
+
+def softmax_ops(rows: int, cols: int) -> Vector:
+    """Row softmax of a rows x cols block of S, the row on chip: max pass, exp-and-sum pass, normalize pass. A causal
+    S comes masked (-inf) from its kernel's epilogue: the mask costs nothing here."""
+    scores = rows * cols
+    fma = 3 * scores  # FFMA scale-subtract of the max (log2 units), FADD row sum, FMUL by 1/sum
+    alu = 2.5 * scores  # 16-bit -> fp32 conversion, FMNMX row max, half an F2FP pack of P
+    # Per row: two 5-step butterfly reductions over the warp (SHFL + FMNMX, SHFL + FADD), LSE = max + lg2(sum).
+    fma += 5 * rows + rows
+    alu += 15 * rows
+    return Vector(fma=fma, alu=alu, ex2=scores + 2 * rows)  # one ex2 per score; MUFU.RCP and MUFU.LG2 per row
+
+
+def softmax_bwd_ops(rows: int, cols: int) -> Vector:
+    """dS = P * (dP - rowsum(P * dP)) over a rows x cols block, the rows on chip."""
+    scores = rows * cols
+    fma = 3 * scores  # FFMA of the row dot product, FADD (dP - D), FMUL by P
+    alu = 2.5 * scores  # two 16-bit -> fp32 conversions (P, dP), half an F2FP pack of dS
+    return Vector(fma=fma + 5 * rows, alu=alu + 5 * rows)  # per row: butterfly sum (SHFL + FADD) x 5
+
+
+# The wholes of a kernel's pieces built so far, by head and the range of blocks or row groups they cover: the pieces
+# of one row block share one tuple (up to hundreds of keys), built once per kernel, which the L2 replay also cuts
+# once (`simgpu.replay.head_template` finds it by identity).
+Wholes = dict[tuple[int, ...], tuple[Hashable, ...]]
+
+
+def row_group_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, wholes: Wholes) -> Piece:
+    """Row group `g` (softmax_warps query rows) of an N x N tensor written as block_m x block_n tiles."""
+    first, last = g * cfg.softmax_warps, min((g + 1) * cfg.softmax_warps, p.seqlen_q) - 1
+    blocks = (first // cfg.block_m, last // cfg.block_m + 1)
+    tiles = wholes.get((*head, *blocks))
+    if tiles is None:
+        n_j = ceil_div(p.nk, cfg.block_n)
+        tiles = wholes[(*head, *blocks)] = tuple((*head, i, j) for i in range(*blocks) for j in range(n_j))
+    return Piece((*head, g), tiles)
+
+
+def tile_piece(p: Problem, cfg: Config, head: tuple[int, int], i: int, j: int, wholes: Wholes) -> Piece:
+    """Tile (query block i, key block j) of an N x N tensor written by a row-wise kernel, a row group at a time."""
+    w = cfg.softmax_warps
+    groups = (i * cfg.block_m // w, (min((i + 1) * cfg.block_m, p.seqlen_q) - 1) // w + 1)
+    tiles = wholes.get((*head, *groups))
+    if tiles is None:
+        tiles = wholes[(*head, *groups)] = tuple((*head, g) for g in range(*groups))
+    return Piece((*head, i, j), tiles)
+
+
+def block_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, by_keys: bool) -> Piece:
+    """Row group `g` of an N x d tensor that a GEMM wrote in blocks of rows (`long_k_kernel`: dQ in block_m query
+    rows, dK with `by_keys` in block_n key rows)."""
+    total, block = (p.nk, cfg.block_n) if by_keys else (p.seqlen_q, cfg.block_m)
+    first, last = g * cfg.softmax_warps, min((g + 1) * cfg.softmax_warps, total) - 1
+    return Piece((*head, g), tuple((*head, i) for i in range(first // block, last // block + 1)))
+
+
+def rowwise_kernel(
+    name: str,
+    p: Problem,
+    cfg: Config,
+    reads: Sequence[Operand],
+    outs: Sequence[Operand],
+    ops: Callable[[int, int], Vector],
+    passes: int = 1,
+    lse: bool = False,
+    cols: int | None = None,
+    by_keys: bool = False,
+    registers: int = ROWWISE_REGISTERS,
+) -> Kernel:
+    """An elementwise kernel over the rows of N x `cols` tensors (N x N by default) as the CUDA softmax launches it:
+    one warp per row, a CTA per `softmax_warps` rows (in order, so the rows in flight are a window that sweeps the
+    tensor). The rows are loaded whole (`passes` times: the CUDA softmax reads a row once for the max and sum, once
+    more to write P; the second read hits while what enters L2 in between fits), `ops` run on them, the rows (and
+    LSE) are stored. Rows of a tensor a GEMM wrote are a `Piece` of its tiles (`GEMM_OUTPUTS`; with `cols` set, of
+    its blocks of rows), so that they hit while those are in L2; a shared operand's rows are one per row group for
+    every head. `by_keys`: the rows are the N_k keys (PyTorch's dK). `registers` per thread set the CTAs per SM.
+    PyTorch's flat elementwise kernels stream their tensors in the same order (`algorithms.standard.pytorch`)."""
+    w = cfg.softmax_warps
+    total = p.nk if by_keys else p.seqlen_q
+    ctas = ceil_div(total, w)
+    width = p.nk if cols is None else cols
+    wholes: Wholes = {}
+    wait = Wait("in")
+    row_ops: dict[int, Vector] = {}  # per row count (the last group may be short): one op for thousands of CTAs
+
+    def key(operand: Operand, bi: int, hi: int, g: int) -> Hashable:
+        if operand.shared:
+            return (g,)
+        if operand.tensor not in GEMM_OUTPUTS:
+            return (bi, hi, g)
+        return (
+            row_group_piece(p, cfg, (bi, hi), g, wholes) if cols is None else block_piece(p, cfg, (bi, hi), g, by_keys)
+        )
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        bi, hi, g = tile  # type: ignore[misc]
+        rows = rows_in_block(total, w, g)
+        loads = [
+            Load(r.tensor, key(r, bi, hi, g), rows * width * r.element_bytes, engine="ldg", arrive="in") for r in reads
+        ]
+        work = row_ops.get(rows)
+        if work is None:
+            work = row_ops[rows] = ops(rows, width)
+        return (
+            # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
+            *(op for _ in range(passes if loads else 0) for op in (*loads, wait)),
+            work,
+            *(Store(o.tensor, tile, rows * width * o.element_bytes, engine="ldg") for o in outs),  # each row once
+            *((Store("LSE", tile, rows * LSE_BYTES, engine="ldg"),) if lse else ()),
+        )
+
+    return Kernel(
+        name=name,
+        tiles=TileGrid((p.batch, p.heads, ctas)),
+        head_axes=HEAD_AXES,
+        cta=CtaResources(w * 32, registers, 0),
+        roles=(Role("warps", w, program),),
+        barriers=(BarrierSpec("in", arrivals=len(reads)),) if reads else (),
+    )

@@ -1,0 +1,151 @@
+"""Standard attention as PyTorch's eager mode runs it, kernel by kernel: the `framework="pytorch"` schedule.
+
+The program is the form of Megatron-LM's unfused path that FA1's GPT-2 comparison measured (its Fig. 1 splits the
+attention into Matmul, Mask, Softmax, Dropout, Matmul): `baddbmm` with the softmax scale as alpha, `masked_fill_`
+with a [1, 1, N, N] boolean causal mask, `softmax`, `dropout`, `bmm`, and autograd's backward. The kernels are those
+PyTorch 2.11 launched for it on the H200 (`validation/probes/torch_gpt2_attention.py`; the list, each kernel's DRAM
+bytes and its executed instructions in `validation/h200/torch_gpt2/`):
+
+  forward   QK^T (scale in the epilogue) -> S; [causal] masked_fill: S and the mask -> S; softmax: S -> P;
+            [dropout] P -> P dropped and its 1-byte keep mask; P V -> O.
+  backward  dV = P^T dO; dP = dO V^T; [dropout] masked_scale: dP and the keep mask -> dP; T = dP * P (PyTorch's
+            softmax backward multiplies first); softmax backward: T, P -> dS; [causal] a fill of an N x N buffer
+            (autograd's copy of the in-place masked_fill_ on a view) and masked_fill: dS and the mask -> dS;
+            dQ = dS K, then alpha times dQ (an N x d kernel); dK = dS^T Q, alpha times dK, and a copy of dK (the
+            gradient of the transposed K).
+
+The GEMMs are this schedule's own (`algorithms.standard.kernels`: mma.sync tiles; cuBLAS picks its own, wgmma on
+Hopper), so their bytes follow the loop structure and their time is that of our kernels'. Each elementwise kernel is
+a `rowwise_kernel` that streams its tensors a row group at a time (PyTorch's flat grid-stride kernels stream them in
+the same order) with the lane ops per element that Nsight Compute counted on the H200 (`LANE_OPS`), its instructions
+on no modeled pipe taking issue slots (`Vector.issue`). Ignored: that
+masked_fill read 17% less of S from DRAM than S holds (1.79 of 2.15 GB, both passes; not explained), and the
+allocator's buffers beyond those `algorithms.standard.schedule.footprint_bytes` counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from algorithms.standard.kernels import (
+    Config,
+    Operand,
+    long_k_kernel,
+    nt_gemm_kernel,
+    rowwise_kernel,
+)
+from simgpu.kernel import Kernel
+from simgpu.ops import Vector
+from simgpu.problem import Problem
+
+# Elements each kernel went over in the measured run (GPT-2 medium: B = 64, H = 16, N = 1024, d = 64).
+_SQUARE = 64 * 16 * 1024 * 1024
+_ROWS_D = 64 * 16 * 1024 * 64
+# Warp instructions executed per kernel (Nsight Compute, validation/h200/torch_gpt2/ncu_insts_dropout.csv, the second
+# iteration): on the ALU, FMA and XU pipes (sm__inst_executed_pipe_{alu,fma,xu}.sum) and in all (smsp__inst_executed.
+# sum), with the elements they went over and the bytes an element moves (reads and writes). XU holds the softmax's
+# ex2 and conversions; the model runs it as MUFU work.
+_MEASURED: dict[str, tuple[int, int, int, int, int, int]] = {
+    "masked_fill": (671_088_640, 335_544_320, 0, 1_769_996_288, _SQUARE, 5),  # nocast: per-element index arithmetic
+    "softmax": (712_058_880, 515_528_704, 100_663_296, 1_943_896_064, _SQUARE, 4),  # softmax_warp_forward
+    "dropout": (419_742_976, 440_782_080, 8_448, 927_828_224, _SQUARE, 5),  # fused_dropout_kernel_vec: Philox
+    "dropout_bwd": (163_577_856, 142_606_336, 0, 364_904_448, _SQUARE, 5),  # masked_scale_kernel
+    "mul": (29_360_128, 125_829_120, 0, 209_715_200, _SQUARE, 6),  # BinaryFunctor<MulFunctor>
+    "softmax_bwd": (177_209_344, 170_917_888, 0, 469_762_048, _SQUARE, 6),  # softmax_warp_backward
+    "fill": (20_971_520, 25_165_824, 0, 88_080_384, _SQUARE, 2),  # FillFunctor
+    "scale": (1_835_008, 5_242_880, 0, 10_223_616, _ROWS_D, 4),  # AUnaryFunctor<MulFunctor>: alpha times dQ or dK
+    "copy": (39_321_600, 26_738_688, 0, 114_294_784, _ROWS_D, 4),  # direct_copy_kernel_cuda (nocast)
+}
+WARP_LANES = 32
+COPY_BYTES_PER_LANE = 16  # what the model's own loads and stores issue an instruction for (`simgpu.sm`)
+# Lane ops per element: ALU, FMA, XU, and the other instructions (branches, uniform datapath, narrow loads and
+# stores), less the instructions the model's loads and stores of the element already issue.
+LANE_OPS: dict[str, tuple[float, float, float, float]] = {
+    name: (
+        alu * WARP_LANES / n,
+        fma * WARP_LANES / n,
+        xu * WARP_LANES / n,
+        (issued - alu - fma - xu) * WARP_LANES / n - moved / COPY_BYTES_PER_LANE,
+    )
+    for name, (alu, fma, xu, issued, n, moved) in _MEASURED.items()
+}
+# Registers per thread of each kernel (Nsight Compute's launch statistics, validation/h200/torch_gpt2/
+# ncu_launch_dropout.csv.gz): they set its CTAs per SM. Its CTAs are 128 threads (the dropout's are 256 with 56
+# registers, four per SM: 32 warps, as nine of the model's 128-thread CTAs hold 36).
+REGISTERS = {
+    "masked_fill": 18,
+    "softmax": 48,
+    "dropout": 56,
+    "dropout_bwd": 40,
+    "mul": 40,
+    "softmax_bwd": 96,
+    "fill": 16,
+    "scale": 32,
+    "copy": 18,
+}
+MASK_BYTES = 1  # torch.bool: the causal mask and the dropout's keep mask
+
+
+def _ops(name: str) -> Callable[[int, int], Vector]:
+    """The kernel's work on a block of rows x cols elements, at its measured lane ops per element."""
+    alu, fma, xu, other = LANE_OPS[name]
+
+    def ops(rows: int, cols: int) -> Vector:
+        elements = rows * cols
+        return Vector(fma=fma * elements, alu=alu * elements, ex2=xu * elements, issue=other * elements)
+
+    return ops
+
+
+def kernels(p: Problem, cfg: Config) -> tuple[Kernel, ...]:
+    """The kernels of `p.pass_` (forward, backward or both) in launch order."""
+    causal, dropout = p.causal, cfg.dropout > 0
+    mask = Operand("mask", MASK_BYTES, shared=True)
+    keep = Operand("keep", MASK_BYTES)
+    scores = "Sm" if causal else "S"  # masked in place: the masked S under a name of its own
+    probs = "Pd" if dropout else "P"  # what P V multiplies: the dropped P where there is dropout
+
+    def elementwise(name: str, reads: tuple[Operand, ...], outs: tuple[Operand, ...], kind: str) -> Kernel:
+        return rowwise_kernel(name, p, cfg, reads=reads, outs=outs, ops=_ops(kind), registers=REGISTERS[kind])
+
+    def rows_d(name: str, read: str, out: str, kind: str, by_keys: bool) -> Kernel:
+        """An elementwise kernel over an N x d gradient."""
+        reads, outs = (Operand(read),), (Operand(out),)
+        return rowwise_kernel(
+            name, p, cfg, reads, outs, _ops(kind), cols=p.headdim, by_keys=by_keys, registers=REGISTERS[kind]
+        )
+
+    forward = (
+        nt_gemm_kernel("torch_qk", p, cfg, a="Q", b="K", out="S", scaled=True),
+        *((elementwise("torch_mask", (Operand("S"), mask), (Operand("Sm"),), "masked_fill"),) if causal else ()),
+        elementwise("torch_softmax", (Operand(scores),), (Operand("P"),), "softmax"),
+        *((elementwise("torch_dropout", (Operand("P"),), (Operand("Pd"), keep), "dropout"),) if dropout else ()),
+        long_k_kernel("torch_pv", p, cfg, square=probs, operand="V", out="O", by_keys=False, scaled=False),
+    )
+    grad_probs = "dPd" if dropout else "dP"
+    grad_scores = "dSm" if causal else "dS"
+    backward = (
+        long_k_kernel("torch_dv", p, cfg, square=probs, operand="dO", out="dV", by_keys=True, scaled=False),
+        nt_gemm_kernel("torch_dp", p, cfg, a="dO", b="V", out=grad_probs, scaled=False),
+        *(
+            (elementwise("torch_dropout_bwd", (Operand("dPd"), keep), (Operand("dP"),), "dropout_bwd"),)
+            if dropout
+            else ()
+        ),
+        elementwise("torch_softmax_mul", (Operand("dP"), Operand("P")), (Operand("T"),), "mul"),
+        elementwise("torch_softmax_bwd", (Operand("T"), Operand("P")), (Operand("dS"),), "softmax_bwd"),
+        *(
+            (
+                elementwise("torch_mask_fill", (), (Operand("Z"),), "fill"),
+                elementwise("torch_mask_bwd", (Operand("dS"), mask), (Operand("dSm"),), "masked_fill"),
+            )
+            if causal
+            else ()
+        ),
+        long_k_kernel("torch_dq", p, cfg, square=grad_scores, operand="K", out="dQs", by_keys=False, scaled=False),
+        rows_d("torch_dq_scale", "dQs", "dQ", "scale", by_keys=False),
+        long_k_kernel("torch_dk", p, cfg, square=grad_scores, operand="Q", out="dKs", by_keys=True, scaled=False),
+        rows_d("torch_dk_scale", "dKs", "dKt", "scale", by_keys=True),
+        rows_d("torch_dk_copy", "dKt", "dK", "copy", by_keys=True),
+    )
+    return {"fwd": forward, "bwd": backward, "fwd_bwd": forward + backward}[p.pass_]

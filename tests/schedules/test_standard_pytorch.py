@@ -1,0 +1,84 @@
+"""Standard attention as PyTorch's eager mode runs it (`framework="pytorch"`): bytes by loop structure, the kernel
+sequence measured on the H200, the options' errors."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+import algorithms.standard as standard
+from simgpu import OptionError, Problem, load_arch, simulate
+from tests.schedules._helpers import no_l2
+from tests.schedules.test_standard import rereads
+
+MEASURED = Path(__file__).parents[2] / "validation/h200/torch_gpt2"
+SHAPES = [
+    Problem(1, 2, 300, 64),
+    Problem(1, 2, 300, 64, causal=True),
+    Problem(2, 1, 200, 128, seqlen_k=333, causal=True),
+]
+
+
+def ideal(problem: Problem, pass_: str, dropout: bool) -> tuple[int, int]:
+    """(read, write) bytes of PyTorch's kernels with every operand read once per kernel: the N x N tensors in 16
+    bits, the causal mask and the dropout's keep mask in one byte an element, the mask read once per head (L2 off)."""
+    nq, nk, d, bh = problem.seqlen_q, problem.nk, problem.headdim, problem.batch * problem.heads
+    sq, m = nq * nk * 2, nq * nk
+    qd, kd = nq * d * 2, nk * d * 2
+    causal = problem.causal
+    if pass_ == "fwd":
+        # QK^T; masked_fill (S, mask); softmax; dropout (P -> P dropped and keep); P V
+        read = (qd + kd) + causal * (sq + m) + sq + dropout * sq + (sq + kd)
+        write = sq + causal * sq + sq + dropout * (sq + m) + qd
+    else:
+        # dV; dP; masked_scale (dP, keep); T = dP * P; softmax backward (T, P); masked_fill (dS, mask) after a fill;
+        # dQ, alpha dQ; dK, alpha dK, the copy of dK
+        read = (sq + qd) + (qd + kd) + dropout * (sq + m) + 2 * sq + 2 * sq + causal * (sq + m)
+        read += (sq + kd) + qd + (sq + qd) + kd + kd
+        write = kd + sq + dropout * sq + sq + sq + causal * 2 * sq + 2 * qd + 3 * kd
+    return bh * read, bh * write
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.1])
+@pytest.mark.parametrize("problem", SHAPES, ids=str)
+def test_hbm_bytes_with_l2_off_equal_the_kernels_closed_form(problem: Problem, dropout: float) -> None:
+    options = {"framework": "pytorch", "dropout": dropout}
+    for pass_ in ("fwd", "bwd"):
+        result = simulate(no_l2("h100"), "standard", dataclasses.replace(problem, pass_=pass_), options, mode="exact")
+        read, write = ideal(problem, pass_, dropout > 0)
+        # The GEMMs are the schedule's own: their N x d operands re-read per block as in our CUDA kernels.
+        assert (result.hbm_read_bytes, result.hbm_write_bytes) == (read + rereads(problem, pass_), write)
+
+
+@pytest.mark.parametrize(("variant", "dropout"), [("dropout", 0.1), ("nodropout", 0.0)])
+def test_one_kernel_for_each_that_pytorch_launched(variant: str, dropout: float) -> None:
+    # The probe's causal GPT-2 attention: 17 kernels with dropout, 15 without (validation/h200/torch_gpt2/).
+    launched = int((MEASURED / f"torch_gpt2_count_{variant}.txt").read_text())
+    problem = Problem(2, 2, 256, 64, causal=True, dtype="fp16", pass_="fwd_bwd")
+    kernels = standard.schedule(load_arch("h200"), problem, framework="pytorch", dropout=dropout)
+    assert len(kernels) == launched
+
+
+def test_the_mask_and_dropout_kernels_add_their_passes_over_n_squared() -> None:
+    # GPT-2 medium's shape on the A100 with L2 off: each kernel over an N x N tensor adds its 2 GB-class passes.
+    problem = Problem(1, 16, 1024, 64, causal=True, pass_="fwd_bwd")
+    arch = no_l2("a100")
+    ours = simulate(arch, "standard", problem, mode="exact")
+    theirs = simulate(arch, "standard", problem, {"framework": "pytorch", "dropout": 0.1}, mode="exact")
+    assert theirs.hbm_read_bytes + theirs.hbm_write_bytes > 1.8 * (ours.hbm_read_bytes + ours.hbm_write_bytes)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"dropout": 0.1}, "dropout needs framework=pytorch"),
+        ({"framework": "jax"}, "framework must be one of cuda, pytorch"),
+        ({"framework": "pytorch", "dropout": 1.0}, r"dropout must be a probability in \[0, 1\)"),
+        ({"framework": "pytorch", "dropout": True}, "dropout must be a probability"),
+    ],
+)
+def test_bad_options_are_refused(options: dict[str, object], message: str) -> None:
+    with pytest.raises(OptionError, match=message):
+        simulate("h100", "standard", Problem(1, 1, 128, 64), options)
