@@ -107,16 +107,19 @@ def measure(out: Path, variant: str) -> tuple[list[dict[str, object]], dict[str,
     count = len({order for order, _, _ in durations})
     (out / f"torch_gpt2_count_{variant}.txt").write_text(f"{count}\n")
     batch, heads, seqlen, headdim = SHAPE
-    rows = [
+    run = {
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "variant": variant,
+        "dropout": p,
+        "batch": batch,
+        "heads": heads,
+        "seqlen": seqlen,
+        "headdim": headdim,
+    }
+    rows: list[dict[str, object]] = [
         {
-            "gpu": torch.cuda.get_device_name(),
-            "torch": torch.__version__,
-            "variant": variant,
-            "dropout": p,
-            "batch": batch,
-            "heads": heads,
-            "seqlen": seqlen,
-            "headdim": headdim,
+            **run,
             "order": order,
             "pass": pass_,
             "kernel": name[:240],
@@ -126,14 +129,7 @@ def measure(out: Path, variant: str) -> tuple[list[dict[str, object]], dict[str,
         for (order, name, pass_), times in sorted(durations.items())
     ]
     times = {
-        "gpu": torch.cuda.get_device_name(),
-        "torch": torch.__version__,
-        "variant": variant,
-        "dropout": p,
-        "batch": batch,
-        "heads": heads,
-        "seqlen": seqlen,
-        "headdim": headdim,
+        **run,
         "fwd_ms": statistics.median(fwd_ms),
         "bwd_ms": statistics.median(bwd_ms),
         "fwd_bwd_ms": statistics.median(f + b for f, b in zip(fwd_ms, bwd_ms, strict=True)),
