@@ -73,11 +73,13 @@ class Config:
 
 @dataclass(frozen=True)
 class Operand:
-    """An N x cols tensor that a row-wise kernel reads or writes, a row group at a time: its name and bytes per
-    element (PyTorch's dropout keeps a 1-byte mask)."""
+    """An N x cols tensor that a row-wise kernel reads or writes, a row group at a time: its name, bytes per element
+    (PyTorch's dropout keeps a 1-byte mask), and whether one copy serves every head (PyTorch's causal mask,
+    broadcast over batch and heads)."""
 
     tensor: str
     element_bytes: int = STORAGE_BYTES
+    shared: bool = False
 
 
 def nt_gemm_kernel(
@@ -265,7 +267,8 @@ def rowwise_kernel(
     tensor). The rows are loaded whole (`passes` times: the CUDA softmax reads a row once for the max and sum, once
     more to write P; the second read hits while what enters L2 in between fits), `ops` run on them, the rows (and
     LSE) are stored. Rows of a tensor a GEMM wrote are a `Piece` of its tiles (`GEMM_OUTPUTS`; with `cols` set, of
-    its blocks of rows), so that they hit while those are in L2. `by_keys`: the rows are the N_k keys (PyTorch's dK).
+    its blocks of rows), so that they hit while those are in L2; a shared operand's rows are one per row group for
+    every head. `by_keys`: the rows are the N_k keys (PyTorch's dK).
     `registers` per thread set the CTAs per SM. PyTorch's flat elementwise kernels stream their tensors in the same
     order (`algorithms.standard.pytorch`)."""
     w = cfg.softmax_warps
@@ -277,6 +280,8 @@ def rowwise_kernel(
     row_ops: dict[int, Vector] = {}  # per row count (the last group may be short): one op for thousands of CTAs
 
     def key(operand: Operand, bi: int, hi: int, g: int) -> Hashable:
+        if operand.shared:
+            return (g,)
         if operand.tensor not in GEMM_OUTPUTS:
             return (bi, hi, g)
         return (

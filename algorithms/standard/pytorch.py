@@ -6,11 +6,11 @@ with a [1, 1, N, N] boolean causal mask, `softmax`, `dropout`, `bmm`, and autogr
 PyTorch 2.11 launched for it on the H200 (`validation/probes/torch_gpt2_attention.py`; the list, each kernel's DRAM
 bytes and its executed instructions in `validation/h200/torch_gpt2/`):
 
-  forward   QK^T (scale in the epilogue) -> S; [causal] masked_fill: S (and the mask) -> S; softmax: S -> P;
+  forward   QK^T (scale in the epilogue) -> S; [causal] masked_fill: S and the mask -> S; softmax: S -> P;
             [dropout] P -> P dropped and its 1-byte keep mask; P V -> O.
   backward  dV = P^T dO; dP = dO V^T; [dropout] masked_scale: dP and the keep mask -> dP; T = dP * P (PyTorch's
             softmax backward multiplies first); softmax backward: T, P -> dS; [causal] a fill of an N x N buffer
-            (autograd's copy of the in-place masked_fill_ on a view) and masked_fill: dS (and the mask) -> dS;
+            (autograd's copy of the in-place masked_fill_ on a view) and masked_fill: dS and the mask -> dS;
             dQ = dS K, then alpha times dQ (an N x d kernel); dK = dS^T Q, alpha times dK, and a copy of dK (the
             gradient of the transposed K).
 
@@ -20,12 +20,14 @@ a `rowwise_kernel` that streams its tensors a row group at a time (PyTorch's fla
 the same order) with the lane ops per element that Nsight Compute counted on the H200 (`LANE_OPS`), its instructions
 on no modeled pipe taking issue slots (`Vector.issue`).
 
-Ignored: the causal mask's reads. It is one N x N boolean tensor that every head reads, in L2 after the first head
-(1 MB at N = 1024: DRAM bytes it adds once), so L2 serves 1 byte an element more than the model counts; modelled as a
-load, fast mode's replay, which takes heads to share no memory (`Kernel.head_axes`), counted its first touch once per
-head it stood for (HBM reads 3% over exact mode's at GPT-2 medium's shape). Also ignored: that masked_fill read 17%
-less of S from DRAM than S holds (1.79 of 2.15 GB, both passes; not explained), and the allocator's buffers beyond
-those `algorithms.standard.schedule.footprint_bytes` counts.
+The causal mask is one N x N boolean tensor that every head reads: it stays in L2 from one head to the next at
+N = 1024 (1 MB) and 2048, not at 4096 (16 MB: masked_fill then read 0.7 GB more than S holds). Its keys name no head,
+which `Kernel.head_axes` promises they do: fast mode's replay, which takes the heads it replays to stand for the
+others, counts a mask that stays in L2 once per head it stands for (HBM reads 3-5% over exact mode's at GPT-2 medium's
+shape; `tests/core/test_properties.py` marks the departure). Ignored: that
+masked_fill skips the loads of some masked elements (of S's 2.15 GB it read 2.15 with no element masked, 1.79 under
+the causal mask at N = 1024, 1.61 with every element masked: `validation/h200/torch_gpt2/`), and the allocator's
+buffers beyond those `algorithms.standard.schedule.footprint_bytes` counts.
 """
 
 from __future__ import annotations
@@ -51,12 +53,18 @@ _ROWS_D = 64 * 16 * 1024 * 64
 # sum), with the elements they went over and the bytes an element moves (reads and writes). XU holds the softmax's
 # ex2 and conversions; the model runs it as MUFU work.
 _MEASURED: dict[str, tuple[int, int, int, int, int, int]] = {
-    "masked_fill": (671_088_640, 335_544_320, 0, 1_769_996_288, _SQUARE, 4),  # nocast: per-element index arithmetic
-    "softmax": (712_058_880, 515_528_704, 100_663_296, 1_943_896_064, _SQUARE, 4),  # softmax_warp_forward
+    "masked_fill": (671_088_640, 335_544_320, 0, 1_769_996_288, _SQUARE, 5),  # nocast: per-element index arithmetic
+    "softmax": (712_058_880, 515_528_704, 100_663_296, 1_943_896_064, _SQUARE, 4),  # softmax_warp_forward<.., 10>
+    # The softmax of longer rows (`more/ncu_insts_dropout_n{2048,4096}.csv`: 16 x 16 heads at N = 2048, 4 x 16 at
+    # 4096, as many elements): softmax_warp_forward<.., 11> to 2048 keys, then cunn_SoftMaxForwardReg (a CTA of
+    # 1024 threads a row); the backward's cunn_SoftMaxBackwardSmem from 2048 keys (as many instructions at 4096).
+    "softmax_2048": (707_832_576, 501_552_384, 100_663_296, 1_911_472_128, _SQUARE, 4),
+    "softmax_block": (961_503_232, 1_100_464_128, 134_217_728, 3_241_648_128, _SQUARE, 4),
+    "softmax_bwd_block": (130_023_424, 201_850_880, 0, 434_110_464, _SQUARE, 6),
     "dropout": (419_742_976, 440_782_080, 8_448, 927_828_224, _SQUARE, 5),  # fused_dropout_kernel_vec: Philox
     "dropout_bwd": (163_577_856, 142_606_336, 0, 364_904_448, _SQUARE, 5),  # masked_scale_kernel
     "mul": (29_360_128, 125_829_120, 0, 209_715_200, _SQUARE, 6),  # BinaryFunctor<MulFunctor>
-    "softmax_bwd": (177_209_344, 170_917_888, 0, 469_762_048, _SQUARE, 6),  # softmax_warp_backward
+    "softmax_bwd": (177_209_344, 170_917_888, 0, 469_762_048, _SQUARE, 6),  # softmax_warp_backward<.., 10>
     "fill": (20_971_520, 25_165_824, 0, 88_080_384, _SQUARE, 2),  # FillFunctor
     "scale": (1_835_008, 5_242_880, 0, 10_223_616, _ROWS_D, 4),  # AUnaryFunctor<MulFunctor>: alpha times dQ or dK
     "copy": (39_321_600, 26_738_688, 0, 114_294_784, _ROWS_D, 4),  # direct_copy_kernel_cuda (nocast)
@@ -75,11 +83,15 @@ LANE_OPS: dict[str, tuple[float, float, float, float]] = {
     for name, (alu, fma, xu, issued, n, moved) in _MEASURED.items()
 }
 # Registers per thread of each kernel (Nsight Compute's launch statistics, validation/h200/torch_gpt2/
-# ncu_launch_dropout.csv.gz): they set its CTAs per SM. Its CTAs are 128 threads (the dropout's are 256 with 56
-# registers, four per SM: 32 warps, as nine of the model's 128-thread CTAs hold 36).
+# ncu_launch_dropout.csv.gz and more/ncu_launch_dropout_n{2048,4096}.csv.gz): they set its CTAs per SM. Its CTAs are
+# 128 threads (the dropout's are 256 with 56 registers, four per SM: 32 warps, as nine of the model's 128-thread CTAs
+# hold 36; cunn_SoftMaxForwardReg's 1024, one a row, 30 registers: two per SM, as 16 of the model's).
 REGISTERS = {
     "masked_fill": 18,
     "softmax": 48,
+    "softmax_2048": 80,
+    "softmax_block": 30,
+    "softmax_bwd_block": 32,
     "dropout": 56,
     "dropout_bwd": 40,
     "mul": 40,
@@ -88,7 +100,7 @@ REGISTERS = {
     "scale": 32,
     "copy": 18,
 }
-MASK_BYTES = 1  # torch.bool: the dropout's keep mask
+MASK_BYTES = 1  # torch.bool: the causal mask and the dropout's keep mask
 
 
 def _ops(name: str) -> Callable[[int, int], Vector]:
@@ -102,9 +114,22 @@ def _ops(name: str) -> Callable[[int, int], Vector]:
     return ops
 
 
+WARP_SOFTMAX_KEYS = 2048  # rows up to this long: softmax_warp_forward (longer: cunn_SoftMaxForwardReg)
+WARP_SOFTMAX_BWD_KEYS = 1024  # rows up to this long: softmax_warp_backward (longer: cunn_SoftMaxBackwardSmem)
+
+
+def softmax_kinds(keys: int) -> tuple[str, str]:
+    """The forward's and the backward's softmax kernel for rows of `keys` elements, as PyTorch 2.11 picked them on
+    the H200 at 1024, 2048 and 4096 keys (the measured kernel nearest in kind stands for the others)."""
+    forward = "softmax" if keys <= 1024 else "softmax_2048" if keys <= WARP_SOFTMAX_KEYS else "softmax_block"
+    return forward, "softmax_bwd" if keys <= WARP_SOFTMAX_BWD_KEYS else "softmax_bwd_block"
+
+
 def kernels(p: Problem, cfg: Config) -> tuple[Kernel, ...]:
     """The kernels of `p.pass_` (forward, backward or both) in launch order."""
     causal, dropout = p.causal, cfg.dropout > 0
+    softmax, softmax_bwd = softmax_kinds(p.nk)
+    mask = Operand("mask", MASK_BYTES, shared=True)
     keep = Operand("keep", MASK_BYTES)
     scores = "Sm" if causal else "S"  # masked in place: the masked S under a name of its own
     probs = "Pd" if dropout else "P"  # what P V multiplies: the dropped P where there is dropout
@@ -121,8 +146,8 @@ def kernels(p: Problem, cfg: Config) -> tuple[Kernel, ...]:
 
     forward = (
         nt_gemm_kernel("torch_qk", p, cfg, a="Q", b="K", out="S", scaled=True),
-        *((elementwise("torch_mask", (Operand("S"),), (Operand("Sm"),), "masked_fill"),) if causal else ()),
-        elementwise("torch_softmax", (Operand(scores),), (Operand("P"),), "softmax"),
+        *((elementwise("torch_mask", (Operand("S"), mask), (Operand("Sm"),), "masked_fill"),) if causal else ()),
+        elementwise("torch_softmax", (Operand(scores),), (Operand("P"),), softmax),
         *((elementwise("torch_dropout", (Operand("P"),), (Operand("Pd"), keep), "dropout"),) if dropout else ()),
         long_k_kernel("torch_pv", p, cfg, square=probs, operand="V", out="O", by_keys=False, scaled=False),
     )
@@ -137,11 +162,11 @@ def kernels(p: Problem, cfg: Config) -> tuple[Kernel, ...]:
             else ()
         ),
         elementwise("torch_softmax_mul", (Operand("dP"), Operand("P")), (Operand("T"),), "mul"),
-        elementwise("torch_softmax_bwd", (Operand("T"), Operand("P")), (Operand("dS"),), "softmax_bwd"),
+        elementwise("torch_softmax_bwd", (Operand("T"), Operand("P")), (Operand("dS"),), softmax_bwd),
         *(
             (
                 elementwise("torch_mask_fill", (), (Operand("Z"),), "fill"),
-                elementwise("torch_mask_bwd", (Operand("dS"),), (Operand("dSm"),), "masked_fill"),
+                elementwise("torch_mask_bwd", (Operand("dS"), mask), (Operand("dSm"),), "masked_fill"),
             )
             if causal
             else ()

@@ -16,13 +16,16 @@ dropout of GPT-2's config (p = 0.1) and without it.
 - `torch_gpt2_count_<variant>.txt`: the kernels of one iteration (for the Nsight Compute runs below).
 `python3 validation/probes/torch_gpt2_attention.py --iterate VARIANT` runs two iterations and nothing else: the
 target of `torch_gpt2_attention.sh`, which reads each kernel's DRAM bytes and executed instructions with Nsight
-Compute (the second iteration's kernels are the last `count` ones).
+Compute (the second iteration's kernels are the last `count` ones). `--maskfill KIND` runs `masked_fill_` alone
+(`mask_fill`). `TORCH_ATTN_SHAPE="B,H,N,d"` runs another shape, its files named with `_n<N>`
+(`torch_gpt2_more.sh`).
 """
 
 from __future__ import annotations
 
 import csv
 import math
+import os
 import statistics
 import sys
 from collections import defaultdict
@@ -32,7 +35,9 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-SHAPE = (64, 16, 1024, 64)  # GPT-2 medium: batch, heads, seqlen, headdim (FA1 Fig. 2 left)
+# GPT-2 medium: batch, heads, seqlen, headdim (FA1 Fig. 2 left); TORCH_ATTN_SHAPE="B,H,N,d" runs another shape.
+SHAPE = tuple(int(n) for n in os.environ.get("TORCH_ATTN_SHAPE", "64,16,1024,64").split(","))
+SUFFIX = "" if "TORCH_ATTN_SHAPE" not in os.environ else f"_n{SHAPE[2]}"  # the other shapes' files
 VARIANTS = {"dropout": 0.1, "nodropout": 0.0}  # GPT-2's attn_pdrop is 0.1
 WARMUP = 2
 REPEATS = 5
@@ -105,7 +110,7 @@ def measure(out: Path, variant: str) -> tuple[list[dict[str, object]], dict[str,
                 order += 1
         q.grad = k.grad = v.grad = None
     count = len({order for order, _, _ in durations})
-    (out / f"torch_gpt2_count_{variant}.txt").write_text(f"{count}\n")
+    (out / f"torch_gpt2_count_{variant}{SUFFIX}.txt").write_text(f"{count}\n")
     batch, heads, seqlen, headdim = SHAPE
     run = {
         "gpu": torch.cuda.get_device_name(),
@@ -145,7 +150,22 @@ def write_csv(path: Path, rows: list[dict[str, object]]) -> None:
         writer.writerows(rows)
 
 
+def mask_fill(kind: str) -> None:
+    """`masked_fill_` alone on a random S, twice, with a mask of `kind`: "causal" (the upper triangle), "none" (all
+    False: nothing filled) or "all" (all True): whether its DRAM reads of S depend on the mask."""
+    batch, heads, seqlen, _ = SHAPE
+    scores = torch.randn(batch, heads, seqlen, seqlen, device="cuda", dtype=torch.float16)
+    ones = torch.ones(seqlen, seqlen, device="cuda", dtype=torch.bool)
+    mask = {"causal": torch.triu(ones, diagonal=1), "none": ~ones, "all": ones}[kind].view(1, 1, seqlen, seqlen)
+    for _ in range(2):
+        scores.masked_fill_(mask, -10000.0)
+    torch.cuda.synchronize()
+
+
 def main() -> None:
+    if sys.argv[1] == "--maskfill":
+        mask_fill(sys.argv[2])
+        return
     if sys.argv[1] == "--iterate":
         p = VARIANTS[sys.argv[2]]
         q, k, v, grad, mask = tensors()
@@ -165,8 +185,8 @@ def main() -> None:
             print(
                 f"  {row['order']:2} {row['pass']} {row['median_us']:9.1f} us  {str(row['kernel'])[:110]}", flush=True
             )
-    write_csv(out / "torch_gpt2_kernels_h200.csv", kernels)
-    write_csv(out / "torch_gpt2_times_h200.csv", times)
+    write_csv(out / f"torch_gpt2_kernels{SUFFIX}_h200.csv", kernels)
+    write_csv(out / f"torch_gpt2_times{SUFFIX}_h200.csv", times)
 
 
 if __name__ == "__main__":
