@@ -235,6 +235,8 @@ class Sm:
         fma, alu, ex2, emulated, fma_per_emulated, chain, warps, other = key
         if not 0.0 <= emulated <= 1.0:
             raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
+        if other < 0:
+            raise ScheduleError(f"issue (lane instructions on no pipe) must be >= 0, got {other}")
         hardware = ex2 * (1.0 - emulated)
         fma_total = fma + ex2 * emulated * fma_per_emulated
         floor = 0.0

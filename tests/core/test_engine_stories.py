@@ -364,6 +364,9 @@ def test_instructions_on_no_pipe_take_issue_slots(toy_hopper: Arch) -> None:
     for issue, cycles in ((0.0, 100), (800 * 32, 300)):
         role = Role("r", 8, lambda tile, issue=issue: (Vector(fma=128 * 100, issue=issue),))  # type: ignore[misc]
         assert Engine(arch).run([one_cta([role])]).cycles == pytest.approx(cycles), issue
+    negative = Role("r", 8, lambda tile: (Vector(fma=128, issue=-1.0),))
+    with pytest.raises(ScheduleError, match=r"issue \(lane instructions on no pipe\) must be >= 0, got -1.0"):
+        Engine(arch).run([one_cta([negative])])
 
 
 @pytest.mark.parametrize("engine", ["cp_async", "tma"])
