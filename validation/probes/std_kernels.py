@@ -14,6 +14,9 @@ their peak, warps active, global store requests): std_kernels_ncu_h200.csv.
 Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probes/std_kernels.py OUT`
 (runs ncu on itself).
 
+`... std_kernels.py --mix-target`: the three kernels at `MIX_SHAPES`, causal and not, once each: the target of
+`std_kernels_mix.sh` (Nsight Compute's instructions per pipe).
+
 `... std_kernels.py --pv-variants OUT`: the PV kernel alone (not causal) in the launch configurations of
 `PV_VARIANTS` (more CTA warps, more ring stages, shorter k steps) at `PV_SHAPES`, each checked against the default
 configuration's O: std_pv_variants_h200.csv. Which of them speeds it up tells what bounds it: the ring's loads in
@@ -109,6 +112,20 @@ def ncu_target() -> None:
     for headdim, n in NCU_SHAPES:
         for run in kernels(headdim, False, buffers(headdim, n)[1]).values():
             run()
+    cp.cuda.runtime.deviceSynchronize()
+
+
+MIX_SHAPES = ((64, 4096), (128, 4096))  # (headdim, N) of `mix_target`, each causal and not
+
+
+def mix_target() -> None:
+    """The three kernels at `MIX_SHAPES`, not causal then causal, in order (what `std_kernels_mix.sh` profiles):
+    the instructions each executes per pipe, and what the causal mask adds to the QK^T's epilogue."""
+    for headdim, n in MIX_SHAPES:
+        tensors = buffers(headdim, n)[1]
+        for causal in (False, True):
+            for run in kernels(headdim, causal, tensors).values():
+                run()
     cp.cuda.runtime.deviceSynchronize()
 
 
@@ -212,6 +229,8 @@ def qk_ablate(out_dir: Path) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "--target":
         ncu_target()
+    elif sys.argv[1] == "--mix-target":
+        mix_target()
     elif sys.argv[1] == "--qk-ablate":
         qk_ablate(Path(sys.argv[2]))
     elif sys.argv[1] == "--pv-ablate":
