@@ -12,7 +12,7 @@ model), so v1 is also run causal, without a published value to compare. Writes a
 
 Standard attention: PyTorch 2.11's kernels move 54.0 GB in the model (the paper: 40.3). On the H200 at this shape
 they moved 53.2 GB by Nsight Compute, the model 54.0 (`docs/results/torch_gpt2/vs_model_exact.txt`), so the kernels are
-counted as launched today. Three of today's backward kernels weigh 12.9 GB at the loop counts (the softmax
+counted as launched today. Three of today's backward kernels move 14.0 GB with L2 off (the softmax
 backward's product T = dP * P, autograd's fill for the in-place mask, the mask's backward); which kernels the
 paper's PyTorch launched is not published.
 
