@@ -29,13 +29,11 @@ HBM bytes by the loop structure, per (batch, head) with L2 off: each N x N tenso
 each kernel that consumes it; an N x d operand is read once per CTA that needs it (Q and dO once per key block,
 K and V once per query block in the tiled GEMMs), each output once. The numerics count ideal GEMM reuse (every
 operand once per kernel); the difference is exactly those N x d re-reads, which L2 absorbs when it is on.
-Memory footprint: S and P live together during the softmax, P, dP and dS during the softmax backward; a problem
-whose buffers exceed HBM raises OutOfMemoryError (`algorithms._schedule.memory`).
 The CUDA softmax's second pass over a row hits while what enters L2 between the row's two reads fits (H200 with
 ncu, 16k tokens x 32 heads: S read from HBM 1.05 times at N = 1k, 1.49 at 2k, twice from 3k; the model 1.00, 1.55,
 2.00: `experiments.softmax_reuse`); ncu's L2 traffic says those re-reads are L2's, not L1's.
-Ignored: the __syncthreads of the GEMMs (warps modelled in lockstep), register-dependency latency, PyTorch's fp32
-upcasts and other temporaries, the 16-byte row padding of S and P in the CUDA kernels.
+Ignored: the __syncthreads of the GEMMs (warps modelled in lockstep), register-dependency latency, the 16-byte row
+padding of S and P in the CUDA kernels.
 """
 
 from __future__ import annotations
