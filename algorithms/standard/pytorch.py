@@ -44,6 +44,7 @@ from algorithms.standard.kernels import (
 from simgpu.kernel import Kernel
 from simgpu.ops import Vector
 from simgpu.problem import Problem
+from simgpu.sm import VECTOR_BYTES_PER_LANE, WARP_LANES
 
 # Elements each kernel went over in the measured run (GPT-2 medium: B = 64, H = 16, N = 1024, d = 64).
 _SQUARE = 64 * 16 * 1024 * 1024
@@ -69,16 +70,15 @@ _MEASURED: dict[str, tuple[int, int, int, int, int, int]] = {
     "scale": (1_835_008, 5_242_880, 0, 10_223_616, _ROWS_D, 4),  # AUnaryFunctor<MulFunctor>: alpha times dQ or dK
     "copy": (39_321_600, 26_738_688, 0, 114_294_784, _ROWS_D, 4),  # direct_copy_kernel_cuda (nocast)
 }
-WARP_LANES = 32
-COPY_BYTES_PER_LANE = 16  # what the model's own loads and stores issue an instruction for (`simgpu.sm`)
 # Lane ops per element: ALU, FMA, XU, and the other instructions (branches, uniform datapath, narrow loads and
-# stores), less the instructions the model's loads and stores of the element already issue.
+# stores), less the instructions the model's loads and stores of the element already issue (one per 16 bytes a lane:
+# `simgpu.sm.VECTOR_BYTES_PER_LANE`).
 LANE_OPS: dict[str, tuple[float, float, float, float]] = {
     name: (
         alu * WARP_LANES / n,
         fma * WARP_LANES / n,
         xu * WARP_LANES / n,
-        (issued - alu - fma - xu) * WARP_LANES / n - moved / COPY_BYTES_PER_LANE,
+        (issued - alu - fma - xu) * WARP_LANES / n - moved / VECTOR_BYTES_PER_LANE,
     )
     for name, (alu, fma, xu, issued, n, moved) in _MEASURED.items()
 }
