@@ -88,11 +88,24 @@ class Load:
     # Integer instructions (ALU) that form the addresses of each thread-issued 16-byte copy (cp.async, ld.global),
     # each waiting for the one before: the issuing code's, not the hardware's (0: addresses come for free).
     address_instructions: float = 0.0
+    # Dependent round trips the warps make for a thread-issued load (`engine="ldg"`): each thread holds a part of
+    # its elements at a time and uses (and stores) it before it loads the next, as PyTorch's non-vectorized
+    # elementwise kernels do one element after another. 1: every load issued before any is waited for.
+    rounds: int = 1
 
     def with_nbytes(self, nbytes: int | float) -> Load:
         """This load moving `nbytes`: `dataclasses.replace` without its generic walk of the fields (the L2 replay's
         sampled loops scale thousands of accesses)."""
-        return Load(self.tensor, self.tile, nbytes, self.engine, self.arrive, self.acquire, self.address_instructions)
+        return Load(
+            self.tensor,
+            self.tile,
+            nbytes,
+            self.engine,
+            self.arrive,
+            self.acquire,
+            self.address_instructions,
+            self.rounds,
+        )
 
 
 @slot_init

@@ -1,7 +1,10 @@
 """One SM: its units, and how each op turns into reservations on them.
 
 An op's completion time is the latest completion among the units it uses; the units work on it concurrently
-(cut-through), each in FIFO order. Memory ops add the latency of the level that served them. Every op also costs
+(cut-through), each in FIFO order. Memory ops add the latency of the level that served them; a thread-issued load
+made in dependent rounds (`Load.rounds`: each thread loads, uses and stores a part of its elements before it loads
+the next) takes at least that latency once per round, so that a CTA moves at most its bytes per round per latency
+(PyTorch's non-vectorized elementwise kernels: validation/h200/elementwise_rounds/). Every op also costs
 warp-instruction issue slots. On an arch with a `latency:` section an op also cannot finish before its warps'
 dependency chain (`simgpu.latency`): a delay of the role that occupies no unit. On an arch with a `contention:`
 section the tensor cores and the lane pipes slow each other down while both are busy (`simgpu.units.contention`).
@@ -321,7 +324,16 @@ class Sm:
         self.copy_issued = issued if op.engine == "cp_async" else now
         access = self.l2.load(issued, (op.tensor, op.tile), op.nbytes)
         if op.engine == "ldg":
-            return access.ready
+            if op.rounds == 1:
+                return access.ready
+            if op.rounds < 1:
+                raise ScheduleError(f"a load's rounds must be >= 1, got {op.rounds}")
+            # Each round waits for its data before the next is issued: the copy's bytes book L2 and HBM at its
+            # issue as one access, and it is ready no sooner than `rounds` latencies of the level that served it.
+            latency = self.l2.hit_latency if access.hit else self.l2.hbm.latency(issued)
+            return max(access.ready, issued + op.rounds * latency)
+        if op.rounds != 1:
+            raise ScheduleError(f"rounds are the round trips of a thread-issued load (ldg), not of {op.engine}")
         ready = access.ready
         ingest = self._ingest.get(op.engine)
         if ingest is not None:

@@ -46,6 +46,7 @@ from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Load, Mma, Op, Piece, Repeat, Store, Vector, Wait
 from simgpu.problem import LSE_BYTES, Problem
+from simgpu.sm import WARP_LANES
 
 SMEM_PAD_ELEMENTS = 8  # 16 bytes added to every smem row against bank conflicts (as in the CUDA kernels)
 GEMM_REGISTERS = 255  # __launch_bounds__(WARPS * 32) lets ptxas use up to 255; no ptxas report recorded
@@ -259,6 +260,7 @@ def rowwise_kernel(
     cols: int | None = None,
     by_keys: bool = False,
     registers: int = ROWWISE_REGISTERS,
+    lane_elements: int | None = None,
 ) -> Kernel:
     """An elementwise kernel over the rows of N x `cols` tensors (N x N by default) as the CUDA softmax launches it:
     one warp per row, a CTA per `softmax_warps` rows (in order, so the rows in flight are a window that sweeps the
@@ -268,7 +270,8 @@ def rowwise_kernel(
     its blocks of rows), so that they hit while those are in L2; a shared operand's rows are one per row group for
     every head. `by_keys`: the rows are the N_k keys (PyTorch's dK).
     `registers` per thread set the CTAs per SM. PyTorch's flat elementwise kernels stream their tensors in the same
-    order (`algorithms.standard.pytorch`)."""
+    order (`algorithms.standard.pytorch`); for them `lane_elements` is the elements a thread loads before it waits
+    (the CTA's loads then take one round trip per `lane_elements` a thread: `Load.rounds`; None: all in one)."""
     w = cfg.softmax_warps
     total = p.nk if by_keys else p.seqlen_q
     ctas = ceil_div(total, w)
@@ -289,8 +292,10 @@ def rowwise_kernel(
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, g = tile  # type: ignore[misc]
         rows = rows_in_block(total, w, g)
+        rounds = 1 if lane_elements is None else ceil_div(rows * width, w * WARP_LANES * lane_elements)
         loads = [
-            Load(r.tensor, key(r, bi, hi, g), rows * width * r.element_bytes, engine="ldg", arrive="in") for r in reads
+            Load(r.tensor, key(r, bi, hi, g), rows * width * r.element_bytes, engine="ldg", arrive="in", rounds=rounds)
+            for r in reads
         ]
         work = row_ops.get(rows)
         if work is None:

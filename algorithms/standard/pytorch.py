@@ -18,7 +18,18 @@ The GEMMs are this schedule's own (`algorithms.standard.kernels`: mma.sync tiles
 Hopper), so their bytes follow the loop structure and their time is that of our kernels'. Each elementwise kernel is
 a `rowwise_kernel` that streams its tensors a row group at a time (PyTorch's flat grid-stride kernels stream them in
 the same order) with the lane ops per element that Nsight Compute counted on the H200 (`LANE_OPS`), its instructions
-on no modeled pipe taking issue slots (`Vector.issue`).
+on no modeled pipe taking issue slots (`Vector.issue`), and its loads in the dependent rounds its threads make
+(`LANE_ELEMENTS`, `Load.rounds`): masked_fill and the strided copy load, use and store one element a thread at a time,
+which bounds them by memory latency, not by bandwidth or issue (masked_fill 2.91 ms on the H200 where its bytes take
+about 1 ms). A CTA of the model stands for several of such a kernel's grid (masked_fill's take 512 elements, the
+model's 4 rows); their launches are not counted (our probe of the same fill in CTAs of 512 and of 4096 elements ran
+in 2.29 and 2.50 ms: `validation/h200/elementwise_rounds/`). Neither is the chip's limit on narrow stores (2 bytes a
+thread, 64 bytes a warp instruction: a fill in them took 1.28 ms on the H200 where 16-byte stores took 0.65,
+`docs/results/elementwise_rounds/vs_model.txt`), the limit `simgpu.sm` leaves out for fragment stores. The rounds
+wait the HBM's loaded latency, whose extra follows the bookings a CTA makes at once for all its rounds; fast mode's
+representative SMs see other bursts than the whole chip, so its masked_fill departs from exact mode's by up to 11%
+on the H200 (0.906 of it at 8 x 16 heads, 1.003 without the loaded latency:
+`docs/results/elementwise_rounds/fast_vs_exact.txt`; 1.108 at 64 x 16: `docs/results/torch_gpt2/vs_model*.txt`).
 
 The causal mask is one N x N boolean tensor that every head reads: it stays in L2 from one head to the next at
 N = 1024 (1 MB) and 2048, not at 4096 (16 MB: masked_fill then read 0.7 GB more than S holds). Its keys name no head,
@@ -100,6 +111,15 @@ REGISTERS = {
     "scale": 32,
     "copy": 18,
 }
+# Elements a thread loads before it waits for them (`rowwise_kernel`'s `lane_elements`) where the kernel does not
+# load its whole row group first, as the model's row-wise kernels do: from the SASS with Nsight Compute's stall
+# samples (validation/h200/elementwise_rounds/torch_masked_fill_source.csv and torch_sass/*_source.csv).
+# elementwise_kernel<128, 4> (masked_fill, the strided copy) loads, uses and stores its 4 elements a thread one after
+# another, its stores through pointers that may alias the next loads: 4 round trips of one element, the warps stalled
+# on them in 82% of masked_fill's samples. vectorized_elementwise_kernel<8> makes one 16-byte load a thread per input
+# (8 elements); fused_dropout_kernel_vec loops over its elements 8 a thread, one 16-byte load, a store and a CTA
+# barrier a turn. The softmax kernels load whole rows before they use any: one round, as the model's row groups.
+LANE_ELEMENTS = {"masked_fill": 1, "copy": 1, "mul": 8, "dropout_bwd": 8, "scale": 8, "dropout": 8}
 MASK_BYTES = 1  # torch.bool: the causal mask and the dropout's keep mask
 
 
@@ -134,15 +154,18 @@ def kernels(p: Problem, cfg: Config) -> tuple[Kernel, ...]:
     scores = "Sm" if causal else "S"  # masked in place: the masked S under a name of its own
     probs = "Pd" if dropout else "P"  # what P V multiplies: the dropped P where there is dropout
 
-    def elementwise(name: str, reads: tuple[Operand, ...], outs: tuple[Operand, ...], kind: str) -> Kernel:
-        return rowwise_kernel(name, p, cfg, reads=reads, outs=outs, ops=_ops(kind), registers=REGISTERS[kind])
+    def elementwise(
+        name: str, reads: tuple[Operand, ...], outs: tuple[Operand, ...], kind: str, cols: int | None = None,
+        by_keys: bool = False,
+    ) -> Kernel:  # fmt: skip
+        return rowwise_kernel(
+            name, p, cfg, reads, outs, _ops(kind), cols=cols, by_keys=by_keys, registers=REGISTERS[kind],
+            lane_elements=LANE_ELEMENTS.get(kind),
+        )  # fmt: skip
 
     def rows_d(name: str, read: str, out: str, kind: str, by_keys: bool) -> Kernel:
         """An elementwise kernel over an N x d gradient."""
-        reads, outs = (Operand(read),), (Operand(out),)
-        return rowwise_kernel(
-            name, p, cfg, reads, outs, _ops(kind), cols=p.headdim, by_keys=by_keys, registers=REGISTERS[kind]
-        )
+        return elementwise(name, (Operand(read),), (Operand(out),), kind, cols=p.headdim, by_keys=by_keys)
 
     forward = (
         nt_gemm_kernel("torch_qk", p, cfg, a="Q", b="K", out="S", scaled=True),

@@ -410,6 +410,29 @@ def test_a_cp_async_copy_holds_its_warps_while_they_issue_it(toy_hopper: Arch) -
         run(Load("K", 0, 65536, engine="cp_async", arrive="kv", address_instructions=-1))
 
 
+def test_a_load_in_dependent_rounds_takes_a_latency_per_round(toy_hopper: Arch) -> None:
+    # 10 kB come from HBM in 10 cycles and land 500 later; made in 4 dependent rounds (each thread loads, uses and
+    # stores a part before it loads the next) they take 4 x 500 from the issue, unless the bytes take longer: 10 MB
+    # in 10,000 cycles. A hit (the second load of a tile that stays in L2) waits the L2's 100 per round.
+    arch = toy_hopper.with_overrides(
+        {"hbm.latency_cycles": 500, "l2.hit_latency_cycles": 100, "l2.capacity_bytes": 100 * MB}
+    )
+
+    def run(*loads: Load) -> float:
+        return Engine(arch).run([one_cta([fixed(*loads)])]).cycles
+
+    one = run(Load("S", 0, 10_000, engine="ldg"))
+    assert run(Load("S", 0, 10_000, engine="ldg", rounds=4)) - one == pytest.approx(4 * 500 - (10 + 500))
+    assert run(Load("S", 0, 10 * MB, engine="ldg", rounds=4)) == run(Load("S", 0, 10 * MB, engine="ldg"))
+    again = run(Load("S", 0, 10_000, engine="ldg"), Load("S", 0, 10_000, engine="ldg"))
+    rounds = run(Load("S", 0, 10_000, engine="ldg"), Load("S", 0, 10_000, engine="ldg", rounds=4))
+    assert rounds - again == pytest.approx(3 * 100)
+    with pytest.raises(ScheduleError, match="a load's rounds must be >= 1, got 0"):
+        run(Load("S", 0, 10_000, engine="ldg", rounds=0))
+    with pytest.raises(ScheduleError, match="rounds are the round trips of a thread-issued load"):
+        run(Load("S", 0, 10_000, engine="tma", rounds=2))
+
+
 def test_fragment_stores_hold_their_warps_while_the_store_path_takes_them(toy_hopper: Arch) -> None:
     # 64 KiB written 4 bytes per thread from accumulator fragments: 16384 thread stores, 512 warp instructions. At 16
     # cycles each on the SM's store path the role is held 8192 cycles before its 100 cycles of FFMA; the write

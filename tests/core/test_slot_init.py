@@ -62,7 +62,7 @@ def test_a_field_left_out_of_init_gets_its_default() -> None:
 
 def test_with_nbytes_is_replace_of_the_bytes_for_every_field_of_loads_and_stores() -> None:
     # Every field away from its default, so that a field added to the class and left out of `with_nbytes` fails here.
-    load = Load("K", ("b", 3), 64, engine="cp_async", arrive="kv", acquire=None, address_instructions=6.0)
+    load = Load("K", ("b", 3), 64, engine="cp_async", arrive="kv", acquire=None, address_instructions=6.0, rounds=3)
     store = Store(
         "dQ",
         ("b", 4),
@@ -78,6 +78,6 @@ def test_with_nbytes_is_replace_of_the_bytes_for_every_field_of_loads_and_stores
     semaphore = Load("lock", 0, 4, engine="ldg", acquire=2)
     for op in (load, store, semaphore):
         defaults = {f.name for f in dataclasses.fields(op) if getattr(op, f.name) == f.default}
-        assert defaults <= {"acquire", "engine", "arrive", "address_instructions"}
+        assert defaults <= {"acquire", "engine", "arrive", "address_instructions", "rounds"}
         assert op.with_nbytes(384.5) == dataclasses.replace(op, nbytes=384.5)
         assert type(op.with_nbytes(1)) is type(op)

@@ -10,6 +10,7 @@ import pytest
 
 import algorithms.standard as standard
 from simgpu import OptionError, Problem, load_arch, simulate
+from simgpu.ops import Load
 from tests.schedules._helpers import no_l2
 from tests.schedules.test_standard import rereads
 
@@ -72,6 +73,43 @@ def test_one_kernel_for_each_that_pytorch_launched(variant: str, dropout: float)
     problem = Problem(2, 2, 256, 64, causal=True, dtype="fp16", pass_="fwd_bwd")
     kernels = standard.schedule(load_arch("h200"), problem, framework="pytorch", dropout=dropout)
     assert len(kernels) == launched
+
+
+def test_each_elementwise_kernel_loads_in_the_rounds_its_threads_make() -> None:
+    # 4 rows of 1024 keys a CTA of 128 threads: masked_fill and the strided copy load one element a thread a round
+    # (4096 / 128 = 32 rounds; the copy's 4 x 64 elements of dK: 2), the vectorized kernels and the dropout 8
+    # (4 rounds), the softmax kernels their rows at once (validation/h200/elementwise_rounds/).
+    problem = Problem(1, 1, 1024, 64, causal=True, dtype="fp16", pass_="fwd_bwd")
+    kernels = standard.schedule(load_arch("h200"), problem, framework="pytorch", dropout=0.1)
+    rounds = {}
+    for kernel in kernels:
+        loads = [op for op in kernel.roles[0].program(kernel.tiles[0]) if isinstance(op, Load)]
+        if kernel.name.startswith("torch_") and loads and all(op.engine == "ldg" for op in loads):
+            rounds[kernel.name] = {op.rounds for op in loads}
+    assert rounds == {
+        "torch_mask": {32},
+        "torch_softmax": {1},
+        "torch_dropout": {4},
+        "torch_dropout_bwd": {4},
+        "torch_softmax_mul": {4},
+        "torch_softmax_bwd": {1},
+        "torch_mask_bwd": {32},
+        "torch_dq_scale": {1},
+        "torch_dk_scale": {1},
+        "torch_dk_copy": {2},
+    }
+
+
+@pytest.mark.parametrize("pass_", ["fwd", "bwd"])
+def test_fast_mode_follows_exact_mode_through_the_load_rounds(pass_: str) -> None:
+    # Non-causal with dropout (the shared causal mask is a known fast-mode departure: tests/core/test_properties.py):
+    # the dropout, its backward, the product T and the copy load in rounds; fast mode's folded runs keep them.
+    arch = load_arch("h100").with_overrides({"sms": 8})
+    problem = Problem(1, 4, 512, 64, dtype="fp16", pass_=pass_)
+    options = {"framework": "pytorch", "dropout": 0.1}
+    fast, exact = (simulate(arch, "standard", problem, options, mode=mode) for mode in ("fast", "exact"))
+    assert fast.cycles == pytest.approx(exact.cycles, rel=0.01)
+    assert (fast.hbm_read_bytes, fast.hbm_write_bytes) == (exact.hbm_read_bytes, exact.hbm_write_bytes)
 
 
 def test_the_mask_and_dropout_kernels_add_their_passes_over_n_squared() -> None:
