@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
-from simgpu.ops import Load, Mma, Op, Piece, Repeat, Store, Vector, Wait
+from simgpu.ops import Load, Mma, Op, Piece, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import LSE_BYTES, Problem
 from simgpu.sm import WARP_LANES
 
@@ -81,6 +81,16 @@ class Operand:
     shared: bool = False
 
 
+def c_store(cfg: Config, out: str, key: Hashable, nbytes: int) -> tuple[Op, ...]:
+    """A GEMM's output tile. Our kernels store it in 4-byte stores straight from the accumulator fragments (8 rows
+    of 16 bytes a warp instruction: parts of sectors). cuBLAS, which PyTorch's GEMMs run, stages it through shared
+    memory (stmatrix) and stores whole lines (TMA stores on the H200: validation/h200/torch_gemm_sass/); modelled as
+    16-byte stores from the threads (a TMA store's single issue aside)."""
+    if cfg.framework != "pytorch":
+        return (Store(out, key, nbytes, engine="ldg", fragment_lane_bytes=4),)
+    return (Smem(write_bytes=nbytes, read_bytes=nbytes), Store(out, key, nbytes, engine="ldg"))
+
+
 def nt_gemm_kernel(
     name: str, p: Problem, cfg: Config, a: str, b: str, out: str, scaled: bool, masked: bool = False
 ) -> Kernel:
@@ -110,8 +120,8 @@ def nt_gemm_kernel(
             wait,
             mma,
             epilogue,
-            # HBM: the N x N tile, once, in 4-byte stores straight from the accumulator fragments.
-            Store(out, (bi, hi, i, j), rows * cols * STORAGE_BYTES, engine="ldg", fragment_lane_bytes=4),
+            # HBM: the N x N tile, once.
+            *c_store(cfg, out, (bi, hi, i, j), rows * cols * STORAGE_BYTES),
         )
 
     n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
@@ -176,8 +186,8 @@ def long_k_kernel(
             Repeat(n_k, step),
             # Epilogue per element: FMUL by the scale (dQ, dK), half an F2FP.
             Vector(fma=rows * d if scaled else 0.0, alu=0.5 * rows * d),
-            # HBM: rows x d, once, in 4-byte stores from the accumulator fragments.
-            Store(out, (bi, hi, i), rows * d * STORAGE_BYTES, engine="ldg", fragment_lane_bytes=4),
+            # HBM: rows x d, once.
+            *c_store(cfg, out, (bi, hi, i), rows * d * STORAGE_BYTES),
         )
 
     smem = stages * (

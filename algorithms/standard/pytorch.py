@@ -14,8 +14,10 @@ bytes and its executed instructions in `validation/h200/torch_gpt2/`):
             dQ = dS K, then alpha times dQ (an N x d kernel); dK = dS^T Q, alpha times dK, and a copy of dK (the
             gradient of the transposed K).
 
-The GEMMs are this schedule's own (`algorithms.standard.kernels`: mma.sync tiles; cuBLAS picks its own, wgmma on
-Hopper), so their bytes follow the loop structure and their time is that of our kernels'. Each elementwise kernel is
+The GEMMs' main loops are this schedule's own (`algorithms.standard.kernels`: mma.sync tiles; cuBLAS picks its own,
+wgmma on Hopper), so their bytes follow that loop structure; their epilogue is cuBLAS's: the output tile staged
+through shared memory and stored in whole lines (`c_store`; its SASS on the H200: stmatrix, then TMA stores), where
+ours store from the accumulator fragments in parts of sectors. Each elementwise kernel is
 a `rowwise_kernel` that streams its tensors a row group at a time (PyTorch's flat grid-stride kernels stream them in
 the same order) with the lane ops per element that Nsight Compute counted on the H200 (`LANE_OPS`), its instructions
 on no modeled pipe taking issue slots (`Vector.issue`), and its loads in the dependent rounds its threads make
