@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
+from simgpu.errors import ScheduleError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Load, Mma, Op, Piece, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import LSE_BYTES, Problem
@@ -250,11 +251,11 @@ def tile_piece(p: Problem, cfg: Config, head: tuple[int, int], i: int, j: int, w
     return Piece((*head, i, j), tiles)
 
 
-def block_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, by_keys: bool) -> Piece:
-    """Row group `g` of an N x d tensor that a GEMM wrote in blocks of rows (`long_k_kernel`: dQ in block_m query
-    rows, dK with `by_keys` in block_n key rows)."""
+def block_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, by_keys: bool, group: int) -> Piece:
+    """Row group `g` (`group` rows) of an N x d tensor that a GEMM wrote in blocks of rows (`long_k_kernel`: dQ in
+    block_m query rows, dK with `by_keys` in block_n key rows)."""
     total, block = (p.nk, cfg.block_n) if by_keys else (p.seqlen_q, cfg.block_m)
-    first, last = g * cfg.softmax_warps, min((g + 1) * cfg.softmax_warps, total) - 1
+    first, last = g * group, min((g + 1) * group, total) - 1
     return Piece((*head, g), tuple((*head, i) for i in range(first // block, last // block + 1)))
 
 
@@ -271,6 +272,7 @@ def rowwise_kernel(
     by_keys: bool = False,
     registers: int = ROWWISE_REGISTERS,
     lane_elements: int | None = None,
+    group_rows: int | None = None,
 ) -> Kernel:
     """An elementwise kernel over the rows of N x `cols` tensors (N x N by default) as the CUDA softmax launches it:
     one warp per row, a CTA per `softmax_warps` rows (in order, so the rows in flight are a window that sweeps the
@@ -281,10 +283,15 @@ def rowwise_kernel(
     every head. `by_keys`: the rows are the N_k keys (PyTorch's dK).
     `registers` per thread set the CTAs per SM. PyTorch's flat elementwise kernels stream their tensors in the same
     order (`algorithms.standard.pytorch`); for them `lane_elements` is the elements a thread loads before it waits
-    (the CTA's loads then take one round trip per `lane_elements` a thread: `Load.rounds`; None: all in one)."""
+    (the CTA's loads then take one round trip per `lane_elements` a thread: `Load.rounds`; None: all in one), and,
+    over N x `cols` tensors, `group_rows` the rows a CTA of `softmax_warps` warps takes (None: one a warp), so that it
+    covers as many elements as a CTA of their grid."""
     w = cfg.softmax_warps
+    if group_rows is not None and cols is None:
+        raise ScheduleError(f"{name}: group_rows needs cols (the N x N tensors' row groups are one row a warp)")
+    group = w if group_rows is None else group_rows
     total = p.nk if by_keys else p.seqlen_q
-    ctas = ceil_div(total, w)
+    ctas = ceil_div(total, group)
     width = p.nk if cols is None else cols
     wholes: Wholes = {}
     wait = Wait("in")
@@ -296,12 +303,14 @@ def rowwise_kernel(
         if operand.tensor not in GEMM_OUTPUTS:
             return (bi, hi, g)
         return (
-            row_group_piece(p, cfg, (bi, hi), g, wholes) if cols is None else block_piece(p, cfg, (bi, hi), g, by_keys)
+            row_group_piece(p, cfg, (bi, hi), g, wholes)
+            if cols is None
+            else block_piece(p, cfg, (bi, hi), g, by_keys, group)
         )
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, g = tile  # type: ignore[misc]
-        rows = rows_in_block(total, w, g)
+        rows = rows_in_block(total, group, g)
         rounds = 1 if lane_elements is None else ceil_div(rows * width, w * WARP_LANES * lane_elements)
         loads = [
             Load(r.tensor, key(r, bi, hi, g), rows * width * r.element_bytes, engine="ldg", arrive="in", rounds=rounds)

@@ -122,6 +122,11 @@ REGISTERS = {
 # (8 elements); fused_dropout_kernel_vec loops over its elements 8 a thread, one 16-byte load, a store and a CTA
 # barrier a turn. The softmax kernels load whole rows before they use any: one round, as the model's row groups.
 LANE_ELEMENTS = {"masked_fill": 1, "copy": 1, "mul": 8, "dropout_bwd": 8, "scale": 8, "dropout": 8}
+# Elements a CTA of vectorized_elementwise_kernel<8> takes: 128 threads x 8 (its grid: 1,048,576 CTAs over 2^30
+# elements, ncu_launch_dropout.csv.gz). The model's row-wise CTAs over N x N tensors hold 4 rows of N (more than the
+# grids' CTAs: a model CTA stands for several, their launches not counted); over N x d ones, 4 rows of d would hold a
+# quarter of it and pay four launches and four round trips where the kernel pays one.
+VECTOR_CTA_ELEMENTS = 1024
 MASK_BYTES = 1  # torch.bool: the causal mask and the dropout's keep mask
 
 
@@ -156,18 +161,19 @@ def kernels(p: Problem, cfg: Config) -> tuple[Kernel, ...]:
     scores = "Sm" if causal else "S"  # masked in place: the masked S under a name of its own
     probs = "Pd" if dropout else "P"  # what P V multiplies: the dropped P where there is dropout
 
-    def elementwise(
-        name: str, reads: tuple[Operand, ...], outs: tuple[Operand, ...], kind: str, cols: int | None = None,
-        by_keys: bool = False,
-    ) -> Kernel:  # fmt: skip
+    def elementwise(name: str, reads: tuple[Operand, ...], outs: tuple[Operand, ...], kind: str) -> Kernel:
         return rowwise_kernel(
-            name, p, cfg, reads, outs, _ops(kind), cols=cols, by_keys=by_keys, registers=REGISTERS[kind],
-            lane_elements=LANE_ELEMENTS.get(kind),
-        )  # fmt: skip
+            name, p, cfg, reads, outs, _ops(kind), registers=REGISTERS[kind], lane_elements=LANE_ELEMENTS.get(kind)
+        )
 
     def rows_d(name: str, read: str, out: str, kind: str, by_keys: bool) -> Kernel:
-        """An elementwise kernel over an N x d gradient."""
-        return elementwise(name, (Operand(read),), (Operand(out),), kind, cols=p.headdim, by_keys=by_keys)
+        """An elementwise kernel over an N x d gradient, a CTA over as many rows as a vectorized kernel's CTA holds
+        elements (one group for the scale and the copy, which reads what the scale wrote)."""
+        reads, outs = (Operand(read),), (Operand(out),)
+        return rowwise_kernel(
+            name, p, cfg, reads, outs, _ops(kind), cols=p.headdim, by_keys=by_keys, registers=REGISTERS[kind],
+            lane_elements=LANE_ELEMENTS.get(kind), group_rows=max(1, VECTOR_CTA_ELEMENTS // p.headdim),
+        )  # fmt: skip
 
     forward = (
         nt_gemm_kernel("torch_qk", p, cfg, a="Q", b="K", out="S", scaled=True),

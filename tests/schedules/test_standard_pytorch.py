@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 import algorithms.standard as standard
+from algorithms.standard.kernels import Operand, rowwise_kernel, softmax_ops
+from algorithms.standard.schedule import config
 from simgpu import OptionError, Problem, load_arch, simulate
+from simgpu.errors import ScheduleError
 from simgpu.ops import Load, Op, Smem, Store
 from tests.schedules._helpers import no_l2
 from tests.schedules.test_standard import rereads
@@ -78,8 +81,9 @@ def test_one_kernel_for_each_that_pytorch_launched(variant: str, dropout: float)
 
 def test_each_elementwise_kernel_loads_in_the_rounds_its_threads_make() -> None:
     # 4 rows of 1024 keys a CTA of 128 threads: masked_fill and the strided copy load one element a thread a round
-    # (4096 / 128 = 32 rounds; the copy's 4 x 64 elements of dK: 2), the vectorized kernels and the dropout 8
-    # (4 rounds), the softmax kernels their rows at once (validation/h200/elementwise_rounds/).
+    # (4096 / 128 = 32 rounds; the copy's 16 x 64 elements of dK, a vectorized CTA's 1024: 8), the vectorized
+    # kernels and the dropout 8 (4 rounds; over N x d, 1024 elements: 1), the softmax kernels their rows at once
+    # (validation/h200/elementwise_rounds/).
     problem = Problem(1, 1, 1024, 64, causal=True, dtype="fp16", pass_="fwd_bwd")
     kernels = standard.schedule(load_arch("h200"), problem, framework="pytorch", dropout=0.1)
     rounds = {}
@@ -97,7 +101,7 @@ def test_each_elementwise_kernel_loads_in_the_rounds_its_threads_make() -> None:
         "torch_mask_bwd": {32},
         "torch_dq_scale": {1},
         "torch_dk_scale": {1},
-        "torch_dk_copy": {2},
+        "torch_dk_copy": {8},
     }
 
 
@@ -114,6 +118,21 @@ def test_fast_mode_follows_exact_mode_through_the_load_rounds(pass_: str) -> Non
     fast, exact = (simulate(arch, "standard", problem, options, mode=mode) for mode in ("fast", "exact"))
     assert (fast.hbm_read_bytes, fast.hbm_write_bytes) == (exact.hbm_read_bytes, exact.hbm_write_bytes)
     assert fast.cycles == pytest.approx(exact.cycles, rel=0.01 if pass_ == "fwd" else 0.02)
+
+
+def test_the_gradient_kernels_take_a_vectorized_ctas_elements() -> None:
+    # alpha x dQ, alpha x dK and the copy over N x d: 1024 elements a CTA (16 rows at d = 64, 8 at d = 128), as
+    # vectorized_elementwise_kernel<8>'s CTAs; the N x N kernels keep one row a warp.
+    for d, rows in ((64, 16), (128, 8)):
+        problem = Problem(1, 1, 1024, d, dtype="fp16", pass_="bwd")
+        kernels = {k.name: k for k in standard.schedule(load_arch("h200"), problem, framework="pytorch")}
+        assert [len(kernels[n].tiles) for n in ("torch_dq_scale", "torch_dk_scale", "torch_dk_copy")] == [
+            1024 // rows
+        ] * 3
+        assert len(kernels["torch_softmax_bwd"].tiles) == 1024 // 4
+    problem = Problem(1, 1, 256, 64, dtype="fp16")
+    with pytest.raises(ScheduleError, match="group_rows needs cols"):
+        rowwise_kernel("k", problem, config(problem, {}), (), (Operand("S"),), softmax_ops, group_rows=8)
 
 
 def test_cublas_stages_its_output_tiles_through_shared_memory() -> None:
