@@ -59,7 +59,7 @@ from simgpu.units.contention import Contention
 from simgpu.units.fluid_l2 import FluidL2
 from simgpu.units.fma import LanePipe
 from simgpu.units.issue import IssueSlots
-from simgpu.units.l2 import L2
+from simgpu.units.l2 import L2, Access
 from simgpu.units.mufu import Mufu
 from simgpu.units.server import PendingEnd, Server, SpanRecorder
 from simgpu.units.smem import SharedMemory
@@ -330,18 +330,20 @@ class Sm:
                 raise ScheduleError(f"a load's rounds must be >= 1, got {op.rounds}")
             # Each round waits for its data before the next is issued: the copy's bytes book L2 and HBM at its
             # issue as one access, and it is ready no sooner than `rounds` latencies of the level that served it.
-            latency = self.l2.hit_latency if access.hit else self.l2.hbm.latency(issued)
-            return max(access.ready, issued + op.rounds * latency)
+            return max(access.ready, issued + op.rounds * self._served_latency(access, issued))
         if op.rounds != 1:
             raise ScheduleError(f"rounds are the round trips of a thread-issued load (ldg), not of {op.engine}")
         ready = access.ready
         ingest = self._ingest.get(op.engine)
         if ingest is not None:
             # The copy's bytes leave the SM's load path at its rate; the last returns one latency after it left.
-            latency = self.l2.hit_latency if access.hit else self.l2.hbm.latency(issued)
-            ready = max(ready, ingest.reserve(issued, op.nbytes) + latency)
+            ready = max(ready, ingest.reserve(issued, op.nbytes) + self._served_latency(access, issued))
         ready = max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
         return ready + self._tensor_map_wait(op)
+
+    def _served_latency(self, access: Access, issued: float) -> float:
+        """The latency of the level that served `access` (a load issued at `issued`): L2's for a hit, HBM's then."""
+        return self.l2.hit_latency if access.hit else self.l2.hbm.latency(issued)
 
     def _store(self, op: Store, now: float, warps: int) -> float:
         key = (op.tensor, op.tile)

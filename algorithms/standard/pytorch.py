@@ -46,6 +46,7 @@ buffers beyond those `algorithms.standard.schedule.footprint_bytes` counts.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from algorithms.standard.kernels import (
     Config,
@@ -83,18 +84,21 @@ _MEASURED: dict[str, tuple[int, int, int, int, int, int]] = {
     "scale": (1_835_008, 5_242_880, 0, 10_223_616, _ROWS_D, 4),  # AUnaryFunctor<MulFunctor>: alpha times dQ or dK
     "copy": (39_321_600, 26_738_688, 0, 114_294_784, _ROWS_D, 4),  # direct_copy_kernel_cuda (nocast)
 }
-# Lane ops per element: ALU, FMA, XU, and the other instructions (branches, uniform datapath, narrow loads and
-# stores), less the instructions the model's loads and stores of the element already issue (one per 16 bytes a lane:
-# `simgpu.sm.VECTOR_BYTES_PER_LANE`).
-LANE_OPS: dict[str, tuple[float, float, float, float]] = {
-    name: (
-        alu * WARP_LANES / n,
-        fma * WARP_LANES / n,
-        xu * WARP_LANES / n,
-        (issued - alu - fma - xu) * WARP_LANES / n - moved / VECTOR_BYTES_PER_LANE,
-    )
-    for name, (alu, fma, xu, issued, n, moved) in _MEASURED.items()
-}
+
+
+def lane_ops(
+    alu: float, fma: float, xu: float, issued: float, elements: float, moved_bytes: float
+) -> tuple[float, float, float, float]:
+    """Lane ops per element from a kernel's warp instructions (on the ALU, FMA and XU pipes, and in all) over
+    `elements`: ALU, FMA, XU, and the other instructions (branches, uniform datapath, narrow loads and stores), less
+    the instructions the model's loads and stores of the element's `moved_bytes` already issue (one per 16 bytes a
+    lane: `simgpu.sm.VECTOR_BYTES_PER_LANE`)."""
+    per_element = WARP_LANES / elements
+    other = (issued - alu - fma - xu) * per_element - moved_bytes / VECTOR_BYTES_PER_LANE
+    return alu * per_element, fma * per_element, xu * per_element, other
+
+
+LANE_OPS = {name: lane_ops(*counts) for name, counts in _MEASURED.items()}
 # Registers per thread of each kernel (Nsight Compute's launch statistics, validation/h200/torch_gpt2/
 # ncu_launch_dropout.csv.gz and more/ncu_launch_dropout_n{2048,4096}.csv.gz): they set its CTAs per SM. Its CTAs are
 # 128 threads (the dropout's are 256 with 56 registers, four per SM: 32 warps, as nine of the model's 128-thread CTAs
@@ -161,19 +165,21 @@ def kernels(p: Problem, cfg: Config) -> tuple[Kernel, ...]:
     scores = "Sm" if causal else "S"  # masked in place: the masked S under a name of its own
     probs = "Pd" if dropout else "P"  # what P V multiplies: the dropped P where there is dropout
 
-    def elementwise(name: str, reads: tuple[Operand, ...], outs: tuple[Operand, ...], kind: str) -> Kernel:
+    def elementwise(
+        name: str, reads: tuple[Operand, ...], outs: tuple[Operand, ...], kind: str, **rows_d: Any
+    ) -> Kernel:
         return rowwise_kernel(
-            name, p, cfg, reads, outs, _ops(kind), registers=REGISTERS[kind], lane_elements=LANE_ELEMENTS.get(kind)
-        )
+            name, p, cfg, reads, outs, _ops(kind), registers=REGISTERS[kind], lane_elements=LANE_ELEMENTS.get(kind),
+            **rows_d,
+        )  # fmt: skip
 
     def rows_d(name: str, read: str, out: str, kind: str, by_keys: bool) -> Kernel:
         """An elementwise kernel over an N x d gradient, a CTA over as many rows as a vectorized kernel's CTA holds
         elements (one group for the scale and the copy, which reads what the scale wrote)."""
-        reads, outs = (Operand(read),), (Operand(out),)
-        return rowwise_kernel(
-            name, p, cfg, reads, outs, _ops(kind), cols=p.headdim, by_keys=by_keys, registers=REGISTERS[kind],
-            lane_elements=LANE_ELEMENTS.get(kind), group_rows=max(1, VECTOR_CTA_ELEMENTS // p.headdim),
-        )  # fmt: skip
+        group_rows = max(1, VECTOR_CTA_ELEMENTS // p.headdim)
+        return elementwise(
+            name, (Operand(read),), (Operand(out),), kind, cols=p.headdim, by_keys=by_keys, group_rows=group_rows
+        )
 
     forward = (
         nt_gemm_kernel("torch_qk", p, cfg, a="Q", b="K", out="S", scaled=True),
