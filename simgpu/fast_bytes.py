@@ -1,6 +1,7 @@
 """Fast mode's HBM and L2 bytes and L2 miss shares: the memory accesses of the first heads (or of the first tiles)
 replayed through the L2 model (`simgpu.replay`) at the base fold and at each fit variant, the removed iterations
-added back and the heads scaled up.
+added back and the heads scaled up: by their number where heads share no memory, else extrapolated linearly from
+half the replayed heads (PyTorch's causal mask, which every head reads, costs HBM bytes once while it stays in L2).
 
 Exact (equal to exact mode's bytes) while the whole run fits in L2. Ignored: for runs that overflow L2, that the
 replay sees the pressure of fewer heads, in their share of L2, than run side by side; that a folded top-level loop
@@ -62,11 +63,14 @@ def replayed_bytes(
 ) -> tuple[Shares, np.ndarray]:
     """The replay's miss shares and its bytes with every removed iteration added back.
 
-    When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`: heads share no memory), the first
-    heads replay, as many as fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2
-    pressure of the heads running beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow, and their bytes
-    scale by the number of heads. In a kernel that runs more heads side by side than are replayed, the replayed
-    heads see their share of L2; in one that runs no more (FlashAttention's backward: a head's key blocks fill a
+    When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`), the first heads replay, as many
+    as fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2 pressure of the heads
+    running beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow, and their bytes scale by the number of
+    heads. Where the heads share memory (keys that name no head), the bytes extrapolate linearly in heads from half
+    the replayed heads to all of them, at least two replayed (two where the budgets allow one), so that what one
+    head leaves in L2 for the next counts once; ignored: that more heads could push the shared data out where two
+    do not. In a kernel that runs more heads side by side than are replayed, the replayed heads see their share of
+    L2; in one that runs no more (FlashAttention's backward: a head's key blocks fill a
     few SMs' slots, where its row-wise kernels fill 16 slots of each SM) they see all of it, as on the chip each
     head runs beside the few that fill the slots with it (with one share for all kernels, the H200's v2 causal
     backward at 16k tokens, 32 heads, N = 1k replayed its main kernel in 0.39 of L2 and read 1.72x exact mode's
@@ -101,21 +105,39 @@ def replayed_bytes(
             head_share,
             1 / total,
         )
-        if replayed == 1:
+        own = _own_memory(fitted, plans, head)
+        if replayed == 1 and own:
             shares, some = _fold_replay(arch, plans, fitted)
             return shares, some * total
+        if replayed == 1:
+            # Heads that share memory replay two heads however large, to see what the second reads again.
+            replayed, tiles = 2, _heads_tiles(plans, 2)
         accesses = fitted.accesses(arch, plans)
         alone = fitted.replay(arch, accesses, keep=_varied(plans))
-        if not alone.evicted and _own_memory(fitted, plans, head):
+        if not alone.evicted and own:
             # Nothing left L2 for want of room in the first head's share, nor would it with more heads beside it
             # (each holds as much): the heads' bytes add up, and they share nothing. The first head stands for all.
             shares, some = _fold_replay(arch, plans, fitted, fit_done=(accesses, alone))
             return shares, some * total
         folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
-        replayed_share = tuple(min(1.0, replayed / each) for each in concurrent)
-        replay_set = _Replayed(tiles, folded, replayed_share, replayed / total)
-        shares, some = _fold_replay(arch, plans, replay_set, fitted, (accesses, alone))
-        return shares, some * total / replayed
+
+        def first(count: int) -> tuple[Shares, np.ndarray]:
+            """The bytes of the first `count` replayed heads, in their share of L2."""
+            chosen = [_first_tiles(plan, ts, count) for plan, ts in zip(plans, tiles, strict=True)]
+            subset = [[copies[n] for n in numbers] for copies, numbers in zip(folded, chosen, strict=True)]
+            kept = [[ts[n] for n in numbers] for ts, numbers in zip(tiles, chosen, strict=True)]
+            share = tuple(min(1.0, count / each) for each in concurrent)
+            return _fold_replay(arch, plans, _Replayed(kept, subset, share, count / total), fitted, (accesses, alone))
+
+        shares, some = first(replayed)
+        if own or replayed == total:
+            return shares, some * total / replayed
+        # The heads share memory (PyTorch's causal mask, which every head reads): what stays in L2 from one head to
+        # the next is read once, not once per head. The bytes extrapolate linearly in heads from the first half of
+        # the replayed heads to all of them: each further head adds what the later half's did.
+        fewer = replayed // 2
+        _, less = first(fewer)
+        return shares, some + (total - replayed) * (some - less) / (replayed - fewer)
     total_tiles = sum(len(plan.kernel.tiles) for plan in plans)
     if total_tiles <= REPLAY_TILES:
         return _prefix_bytes(arch, plans, [len(plan.kernel.tiles) for plan in plans], 1.0)
@@ -235,19 +257,24 @@ def _first_heads(
     needed = max(side_by_side)
     accesses = sum(_planned_accesses(plan, folded) for plan, folded in zip(plans, known, strict=True))
     replayed = max(1, min(total, needed, REPLAY_TILES // sum(per_head), REPLAY_ACCESSES // max(1, accesses)))
+    return total, side_by_side, replayed, _heads_tiles(plans, replayed)
+
+
+def _heads_tiles(plans: Sequence[KernelPlan], count: int) -> list[list[Hashable]]:
+    """Per kernel, the tiles of its first `count` heads, in launch order."""
     tiles: list[list[Hashable]] = []
     for plan in plans:
         kernel, axes = plan.kernel, plan.kernel.head_axes
         if isinstance(kernel.tiles, TileGrid):
-            tiles.append(grid_prefix(kernel.tiles, replayed * math.prod(kernel.tiles.shape[axes:])))
+            tiles.append(grid_prefix(kernel.tiles, count * math.prod(kernel.tiles.shape[axes:])))
             continue
         chosen: dict[tuple[object, ...], None] = {}
         for tile in kernel.tiles:
-            if len(chosen) == replayed and _head(tile, axes) not in chosen:
+            if len(chosen) == count and _head(tile, axes) not in chosen:
                 continue
             chosen.setdefault(_head(tile, axes))
         tiles.append([tile for tile in kernel.tiles if _head(tile, axes) in chosen])
-    return total, side_by_side, replayed, tiles
+    return tiles
 
 
 def _replay_folded(plan: KernelPlan) -> dict[int, FoldedTile]:
@@ -402,6 +429,18 @@ def _head_prefix_bytes(
 
 def _head(tile: Hashable, axes: int) -> tuple[object, ...]:
     return tuple(tile[:axes])  # type: ignore[index]
+
+
+def _first_tiles(plan: KernelPlan, tiles: Sequence[Hashable], count: int) -> list[int]:
+    """The positions in `tiles` (a kernel's replayed tiles, in launch order) of those of its first `count` heads."""
+    axes = plan.kernel.head_axes
+    heads: dict[tuple[object, ...], None] = {}
+    for tile in tiles:
+        heads.setdefault(_head(tile, axes))
+        if len(heads) > count:
+            break
+    chosen = set(list(heads)[:count])
+    return [n for n, tile in enumerate(tiles) if _head(tile, axes) in chosen]
 
 
 def _prefix_bytes(

@@ -103,9 +103,9 @@ class Kernel:
     barriers: tuple[BarrierSpec, ...] = field(default=())
     persistent: bool = False
     # The first `head_axes` entries of every tile's index tuple only select memory (batch and head): tiles equal
-    # in the other entries run the same programs on other memory, and tiles that differ in these entries never
-    # touch the same memory. Fast mode builds one tile of each shape and replays one head's memory traffic.
-    # 0: tiles may all differ.
+    # in the other entries run the same programs on other memory. Tiles that differ in these entries touch the
+    # same memory only through keys that name no head (PyTorch's causal mask, which every head reads). Fast mode
+    # builds one tile of each shape and replays the first heads' memory traffic. 0: tiles may all differ.
     head_axes: int = 0
 
     def __post_init__(self) -> None:

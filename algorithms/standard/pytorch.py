@@ -34,10 +34,10 @@ on the H200 (0.906 of it at 8 x 16 heads, 1.003 without the loaded latency:
 `docs/results/elementwise_rounds/fast_vs_exact.txt`; 1.108 at 64 x 16: `docs/results/torch_gpt2/vs_model*.txt`).
 
 The causal mask is one N x N boolean tensor that every head reads: it stays in L2 from one head to the next at
-N = 1024 (1 MB) and 2048, not at 4096 (16 MB: masked_fill then read 0.7 GB more than S holds). Its keys name no head,
-which `Kernel.head_axes` promises they do: fast mode's replay, which takes the heads it replays to stand for the
-others, counts a mask that stays in L2 once per head it stands for (HBM reads 3-5% over exact mode's at GPT-2 medium's
-shape; `tests/core/test_properties.py` marks the departure). Ignored: that
+N = 1024 (1 MB) and 2048, not at 4096 (16 MB: masked_fill then read 0.7 GB more than S holds). Its keys name no head
+(`Kernel.head_axes`), and fast mode's replay extrapolates the bytes in heads rather than scaling the replayed heads'
+(`simgpu.fast_bytes`): at GPT-2 medium's shape on the A100 it gives exact mode's HBM bytes, 53.96 GB (56.10 when it
+counted the mask once per head). Ignored: that
 masked_fill skips the loads of some masked elements (of S's 2.15 GB it read 2.15 with no element masked, 1.79 under
 the causal mask at N = 1024, 1.61 with every element masked: `validation/h200/torch_gpt2/`), and the allocator's
 buffers beyond those `algorithms.standard.schedule.footprint_bytes` counts.

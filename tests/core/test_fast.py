@@ -19,6 +19,7 @@ from simgpu.arch import Arch
 from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine
 from simgpu.errors import EventBudgetError
 from simgpu.fast import plan_fast, run_fast
+from simgpu.fast_bytes import _first_heads, _replay_folded
 from simgpu.fast_costs import FIT_PERIODS, TIMES, _fit_variant, _staggered, class_costs, metric_names
 from simgpu.fast_plan import REPLAY_NESTED_PERIODS, grid_prefix, plan_kernel
 from simgpu.fast_schedule import shared_schedule
@@ -770,6 +771,27 @@ def test_fast_bytes_equal_exact_bytes_when_standard_scores_approach_l2() -> None
     exact = simulate(arch, "standard", problem, mode="exact")
     fast = simulate(arch, "standard", problem, mode="fast")
     assert fast.hbm_read_bytes == pytest.approx(exact.hbm_read_bytes, abs=0.5)
+
+
+@pytest.mark.parametrize(
+    ("sms", "heads", "pass_", "replayed"),
+    [(8, 16, "fwd", 4), (2, 4, "fwd", 1), (2, 4, "bwd", 1)],
+    ids=["four-heads-replayed", "one-head-fills-the-chip", "one-head-backward"],
+)
+def test_a_mask_that_every_head_reads_costs_its_hbm_bytes_once(sms: int, heads: int, pass_: str, replayed: int) -> None:
+    # PyTorch's causal mask is one N x N tensor that every head's masked_fill reads (and its backward too): exact
+    # mode reads it from HBM once, then hits. The replay walks the first heads and scales their bytes by the heads
+    # they stand for, which counted the mask once per head (+768 KiB at 16 heads: three 256 KiB masks too many). It
+    # now extrapolates in heads from half the replayed heads, replaying two where one head would do.
+    arch = load_arch("h100", {"sms": sms})
+    problem = Problem(1, heads, 512, 64, causal=True, dtype="fp16", pass_=pass_)
+    kernels = schedule(arch, "standard", problem, {"framework": "pytorch"})
+    plans = [plan_kernel(arch, each) for each in kernels]
+    assert _first_heads(arch, plans, [_replay_folded(plan) for plan in plans])[2] == replayed  # type: ignore[index]
+    exact = simulate(arch, "standard", problem, {"framework": "pytorch"}, mode="exact")
+    fast = simulate(arch, "standard", problem, {"framework": "pytorch"}, mode="fast")
+    for name in BYTE_FIELDS:
+        assert getattr(fast, name) == getattr(exact, name), name
 
 
 @pytest.mark.xfail(
