@@ -20,7 +20,16 @@ from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine
 from simgpu.errors import EventBudgetError
 from simgpu.fast import plan_fast, run_fast
 from simgpu.fast_bytes import _first_heads, _replay_folded
-from simgpu.fast_costs import FIT_PERIODS, TIMES, _fit_variant, _staggered, class_costs, metric_names
+from simgpu.fast_costs import (
+    FIT_PERIODS,
+    TIMES,
+    _access_counts,
+    _fit_variant,
+    _rounds,
+    _staggered,
+    class_costs,
+    metric_names,
+)
 from simgpu.fast_plan import REPLAY_NESTED_PERIODS, grid_prefix, plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fast_whole import unit_ops
@@ -434,6 +443,32 @@ def test_a_fit_variant_holds_a_whole_cycle_of_each_tensors_spread_misses() -> No
     assert _fit_variant(base, "head", plan.spec.period, spread).executed[0] == 16
     whole = {"Q": MissShares(load=1.0), "K": MissShares(load=0.0), "V": MissShares(load=1.0)}
     assert _fit_variant(base, "head", plan.spec.period, whole).executed[0] == 8 + FIT_PERIODS * plan.spec.period
+
+
+def test_a_representatives_further_rounds_hold_whole_counts_of_each_tensors_spread_misses() -> None:
+    # v3's forward, d = 128, N = 1024 on an H100: 6 K and 6 V blocks a tile (block_n 176), each missing on every 8th
+    # access (8 Q blocks read a head's K/V once): 0.75 misses of each a round. Two rounds (a whole miss of the rarest)
+    # held one miss of each, not 1.5, whatever the phase; four hold exactly three.
+    arch = load_arch("h100")
+    plan = plan_kernel(arch, schedule(arch, "v3", Problem(16, 16, 1024, 128), {})[0])
+    tile = plan.representative(plan.kinds[0])
+    counts = {tensor: count for (tensor, _), count in _access_counts(tile).items()}
+    assert (counts["K"], counts["V"], counts["Q"]) == (6, 6, 1)
+    shares = {"Q": MissShares(load=1.0), "K": MissShares(load=0.125), "V": MissShares(load=0.125)}
+    assert _rounds(tile, shares, 1) == 4
+    assert _rounds(tile, {**shares, "K": MissShares(load=1 / 6), "V": MissShares(load=1 / 6)}, 1) == 1  # one a round
+    assert _rounds(tile, {**shares, "K": MissShares(load=1 / 9), "V": MissShares(load=1 / 9)}, 1) == 3  # 2 in 3
+    assert _rounds(tile, {"Q": MissShares(load=1.0), "K": MissShares(), "V": MissShares(load=1.0)}, 1) == 1
+
+
+@pytest.mark.parametrize("fraction", [0.25, 0.1])
+def test_fast_mode_keeps_hbm_busy_at_most_the_whole_run_on_a_slow_hbm(fraction: float) -> None:
+    # The what-if above on v3: the representative booked 21% fewer HBM bytes per further tile than the tiles move
+    # (too few rounds to hold K's and V's misses whole), and fast mode came out 12% faster than exact mode, the HBM
+    # 118% busy: faster than the HBM can serve the run's bytes.
+    arch = load_arch("h100", {"hbm.bandwidth_bytes_per_s": 3.35e12 * fraction})
+    fast = simulate(arch, "v3", Problem(16, 16, 1024, 128))
+    assert fast.busy["hbm"] <= 1.0
 
 
 def test_a_rows_second_read_meets_the_stores_of_the_ctas_that_finished_while_it_waited() -> None:

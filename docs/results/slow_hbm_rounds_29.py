@@ -1,0 +1,54 @@
+"""Fast mode on slower HBMs (what-ifs): whether a run's HBM is ever more than busy, and v3's forward against exact mode.
+
+`PYTHONPATH=. python docs/results/slow_hbm_rounds_29.py` (stdout; `slow_hbm_rounds_29.txt` holds runs at this
+session's fix of `simgpu.fast_costs._rounds` and before it). Part 1: fast mode on every arch and algorithm, HBM
+bandwidth at 1, 0.5, 0.25, 0.1 and 0.03 of the arch file's, three shapes (forward 16 x 16 heads N = 1024 d = 128;
+causal forward 4 x 16 N = 4096 d = 64; backward 8 x 16 N = 2048 d = 128): the runs whose HBM busy fraction (the
+replay's timed bytes over the run's cycles at the HBM's rate) passes 1. Part 2: v3's forward on the H100 at 0.8 and
+0.4 TB/s, fast and exact mode.
+"""
+
+from __future__ import annotations
+
+from simgpu import Problem, load_arch, simulate
+from simgpu.errors import SimgpuError
+
+SHAPES = (Problem(16, 16, 1024, 128), Problem(4, 16, 4096, 64, causal=True), Problem(8, 16, 2048, 128, pass_="bwd"))
+
+
+def main() -> None:
+    runs = over = 0
+    worst = 0.0
+    for arch_name in ("a100", "h100", "h200", "b200"):
+        rate = load_arch(arch_name).hbm.bandwidth_bytes_per_s
+        for algo in ("standard", "v1", "v2", "v3", "v4"):
+            for fraction in (1.0, 0.5, 0.25, 0.1, 0.03):
+                arch = load_arch(arch_name, {"hbm.bandwidth_bytes_per_s": rate * fraction})
+                for problem in SHAPES:
+                    try:
+                        busy = simulate(arch, algo, problem).busy["hbm"]
+                    except SimgpuError:
+                        continue
+                    runs += 1
+                    worst = max(worst, busy)
+                    if busy > 1.0 + 1e-6:
+                        over += 1
+                        shape = (
+                            f"{problem.batch}x{problem.heads} N={problem.seqlen_q} d={problem.headdim} {problem.pass_}"
+                        )
+                        print(
+                            f"{arch_name} {algo} x{fraction} {shape} causal={problem.causal}: {busy:.3f}",
+                        )
+    print(f"part 1: {runs} runs, HBM busy over 1 in {over}, at most {worst:.3f}")
+    for rate in (0.8e12, 0.4e12):
+        arch = load_arch("h100", {"hbm.bandwidth_bytes_per_s": rate})
+        fast, exact = (simulate(arch, "v3", SHAPES[0], mode=mode) for mode in ("fast", "exact"))
+        print(
+            f"part 2: v3 fwd 16x16 N=1024 d=128, H100 at {rate / 1e12:.1f} TB/s: exact {exact.cycles:.0f} cycles "
+            f"(HBM {exact.busy['hbm']:.3f} busy), fast {fast.cycles:.0f} ({fast.busy['hbm']:.3f}), "
+            f"fast / exact {fast.cycles / exact.cycles:.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
