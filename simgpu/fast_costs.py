@@ -342,7 +342,7 @@ def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> in
     tensor's expected misses, the smallest for the worst tensor (the fewest rounds among equals). v3's forward on an
     H100 with a quarter of its HBM bandwidth: K and V miss 0.75 times a round (6 accesses, every 8th missing); the
     two rounds that a whole miss cycle of the rarest asked for held one miss of each, not 1.5, and fast mode booked
-    21% fewer HBM bytes per further tile than the tiles make (12% faster than exact mode, HBM 118% busy)."""
+    20% fewer HBM bytes per further tile than the tiles make (12% faster than exact mode, HBM 118% busy)."""
     accessed = _access_counts(tile)
     per_round = [
         ctas * count * miss.kinds(False)[kind]

@@ -463,9 +463,9 @@ def test_a_representatives_further_rounds_hold_whole_counts_of_each_tensors_spre
 
 @pytest.mark.parametrize("fraction", [0.25, 0.1])
 def test_fast_mode_keeps_hbm_busy_at_most_the_whole_run_on_a_slow_hbm(fraction: float) -> None:
-    # The what-if above on v3: the representative booked 21% fewer HBM bytes per further tile than the tiles move
-    # (too few rounds to hold K's and V's misses whole), and fast mode came out 12% faster than exact mode, the HBM
-    # 118% busy: faster than the HBM can serve the run's bytes.
+    # The shape above with a quarter of the H100's HBM bandwidth (a what-if): the representative booked 20% fewer HBM
+    # bytes per further tile than the tiles move (too few rounds to hold K's and V's misses whole), and fast mode
+    # came out 12% faster than exact mode, the HBM 118% busy: faster than the HBM can serve the run's bytes.
     arch = load_arch("h100", {"hbm.bandwidth_bytes_per_s": 3.35e12 * fraction})
     fast = simulate(arch, "v3", Problem(16, 16, 1024, 128))
     assert fast.busy["hbm"] <= 1.0
