@@ -334,33 +334,16 @@ def _staggered(kernel: Kernel, programs: Sequence[Sequence[Op]], ctas: int, cycl
 
 
 def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> int:
-    """Further rounds to average a round's time over, at most `MAX_ROUNDS`: as many as make each tensor's misses,
-    spread evenly over its accesses (`simgpu.units.fluid_l2`), come out nearest their share. The fluid L2 misses a
-    tensor of share s on every 1/s-th access, so r rounds of m misses expected each (m r accesses' worth) hold
-    floor(m r) or ceil(m r) of them, whatever the phase: exactly m r where that is whole, else off by up to the
-    larger of its fraction and one minus it, which r rounds share. The rounds chosen make that share, over the
-    tensor's expected misses, the smallest for the worst tensor (the fewest rounds among equals). v3's forward on an
-    H100 with a quarter of its HBM bandwidth: K and V miss 0.75 times a round (6 accesses, every 8th missing); the
-    two rounds that a whole miss cycle of the rarest asked for held one miss of each, not 1.5, and fast mode booked
-    20% fewer HBM bytes per further tile than the tiles make (12% faster than exact mode, HBM 118% busy)."""
+    """Further rounds to average a round's time over: enough that each tensor's misses, spread evenly over its
+    accesses (`simgpu.units.fluid_l2`), come out at their share (one whole cycle of the rarest), at most
+    `MAX_ROUNDS`. A single round would hold the rarest misses once or not at all."""
     accessed = _access_counts(tile)
     per_round = [
         ctas * count * miss.kinds(False)[kind]
         for (tensor, kind), count in accessed.items()
         if (miss := shares.get(tensor)) is not None and 0 < miss.kinds(False)[kind] < 1
     ]
-    if not per_round:
-        return 1
-
-    def worst(rounds: int) -> float:
-        off = 0.0
-        for expected in per_round:
-            fraction = rounds * expected - math.floor(rounds * expected)
-            if fraction > 1e-9:
-                off = max(off, max(fraction, 1.0 - fraction) / (rounds * expected))
-        return off
-
-    return min(range(1, MAX_ROUNDS + 1), key=lambda rounds: (worst(rounds), rounds))
+    return min(MAX_ROUNDS, max(1, math.ceil(1 / min(per_round)))) if per_round else 1
 
 
 def _busy_shares(sms: int, demand: float) -> tuple[float, float]:

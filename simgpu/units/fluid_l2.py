@@ -1,18 +1,20 @@
 """L2 as fast mode's representative SMs see it: the chip-wide hit and miss shares, not residency.
 
-A representative SM runs only its own tiles, so it cannot know whether another SM already brought a K/V tile into
-L2. Fast mode first replays every access of the run in launch order through the real L2 model (`simgpu.units.l2`)
-and learns, per kernel, tensor and access kind, the share of bytes that went to HBM. Here the accesses of each
-tensor and kind miss in that proportion, spread evenly (error diffusion: a miss whenever the misses owed reach
-one half): a miss waits for its bytes from HBM and the HBM latency, as in the L2 model, a hit costs the L2 rate and
-a hit's latency. A blended latency would push a pipeline that hides a hit but not a miss over an edge that no real
-access crosses; a rounded share (all hits or all misses) would drop every miss of a tensor that mostly hits, such
-as a K/V tile missed by only the first of the CTAs that read it. A tile's first access to a key and its later
-accesses to the same key (`Retouch`: v1 re-reading its Q_i and O_i for every key block) keep separate shares: the
-first read of Q_i misses where the re-reads hit. A store is absorbed by L2, done once the write-backs it causes
-(charged to HBM) have been served, as in the L2 model; a load does not wait for the write-backs it causes.
-With the representative SMs' share of the chip's bandwidth (see `simgpu.fast`), the HBM and L2 servers then see the
-chip's average load. Ignored: which particular accesses miss (the first CTA to touch a tile, in exact mode).
+A representative SM runs only its own tiles, so it cannot know whether another SM already brought a K/V tile into L2.
+Fast mode first replays every access of the run in launch order through the real L2 model (`simgpu.units.l2`) and
+learns, per kernel, tensor and access kind, the share of bytes that went to HBM. Here the accesses of each tensor and
+kind miss in that proportion, spread evenly (error diffusion: a miss whenever the misses owed reach one half): a miss
+waits for its bytes from HBM and the HBM latency, as in the L2 model, a hit costs the L2 rate and a hit's latency. A
+blended latency would push a pipeline that hides a hit but not a miss over an edge that no real access crosses; a
+rounded share (all hits or all misses) would drop every miss of a tensor that mostly hits, such as a K/V tile missed by
+only the first of the CTAs that read it. A tile's first access to a key and its later accesses to the same key
+(`Retouch`: v1 re-reading its Q_i and O_i for every key block) keep separate shares: the first read of Q_i misses where
+the re-reads hit. A store is absorbed by L2, done once the write-backs it causes (charged to HBM) have been served, as
+in the L2 model; a load does not wait for the write-backs it causes. With the representative SMs' share of the chip's
+bandwidth (see `simgpu.fast`), the HBM and L2 servers then see the chip's average load. The HBM time a representative's
+run reports (its bound: `simgpu.fast_costs.Cost`) is that of its misses at their shares, not of the whole misses it
+waited for: a few rounds hold one more or one fewer of a tensor's rare misses than their share (`unrounded_miss_bytes`).
+Ignored: which particular accesses miss (the first CTA to touch a tile, in exact mode).
 """
 
 from __future__ import annotations
@@ -56,7 +58,16 @@ class Retouch:
 
 
 class FluidL2:
-    __slots__ = ("_counters", "hbm", "hit_latency", "read_bytes", "server", "shares", "write_bytes")
+    __slots__ = (
+        "_counters",
+        "hbm",
+        "hit_latency",
+        "read_bytes",
+        "server",
+        "shares",
+        "unrounded_miss_bytes",
+        "write_bytes",
+    )
 
     def __init__(
         self,
@@ -75,6 +86,9 @@ class FluidL2:
         self._counters: dict[tuple[str, int, bool], list[float]] = {}
         self.read_bytes = 0.0
         self.write_bytes = 0.0
+        # The HBM cost of the misses at their shares less that of the whole misses booked: what the misses spread
+        # over the accesses so far fall short of (or exceed) their average by.
+        self.unrounded_miss_bytes = 0.0
 
     def _access(self, now: float, l2_done: float, key: Hashable, nbytes: float, kind: int) -> Access:
         """When the access is served: at a hit's latency after L2, or, for a miss, after its bytes came from HBM
@@ -93,7 +107,9 @@ class FluidL2:
         state[0] = owed - 1.0 if miss else owed
         hbm = self.hbm
         # A store's miss is written through; a load's or an atomic's reads HBM.
-        hbm_done = hbm.book(now, nbytes * hbm.write_cost if kind == _STORE else nbytes) if miss else now
+        cost = nbytes * hbm.write_cost if kind == _STORE else nbytes
+        self.unrounded_miss_bytes += cost * (state[1] - miss)
+        hbm_done = hbm.book(now, cost) if miss else now
         # A store or an atomic is done once the write-backs it makes have reached HBM, as in the L2 model.
         written = 0.0
         if state[2]:  # most tensors write nothing back: skip the empty reservation (once per access)
