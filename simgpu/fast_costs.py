@@ -146,7 +146,10 @@ def class_costs(
                     deltas.append(more.vector - run.vector)
                 slopes = solve_removed(added, deltas)
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
-                # further one, and nothing of the first round's tail.
+                # further one, and nothing of the first round's tail; and no less than its SM's share of HBM and L2
+                # takes to serve its bytes (a variant's last write-backs are booked after its end, not waited for).
+                served = slopes[:, list(bounds[1])].max(axis=1) * ctas
+                slopes[:, 1] = np.maximum(slopes[:, 1], served)
                 slopes[:, 0] = slopes[:, 1]
                 slopes[:, 2] = 0.0
             vector = run.vector

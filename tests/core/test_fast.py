@@ -462,6 +462,24 @@ def test_a_representatives_further_tile_books_the_hbm_time_of_the_bytes_its_miss
     assert booked == pytest.approx(planned.bytes_full[2] / len(plan.kernel.tiles), rel=1e-9)
 
 
+def test_a_removed_iteration_takes_at_least_its_hbm_service_at_the_sms_share() -> None:
+    # v1's causal forward on the A100 at a tenth of its HBM rate (a what-if), one wave of CTAs of a head each: a
+    # fit variant's added query steps write O back, and the last of those write-backs are booked after the variant
+    # ends, not waited for, so the fit priced a removed step below the HBM time of its bytes at the SM's share:
+    # fast mode's run came out shorter than its HBM needs for the replay's bytes (HBM 1.041 busy; now 1.030, the
+    # rest being the kernel's miss shares, averaged over its tensors' accesses, standing for every step alike).
+    base = load_arch("a100")
+    arch = load_arch("a100", {"hbm.bandwidth_bytes_per_s": base.hbm.bandwidth_bytes_per_s / 10})
+    planned = plan_fast(arch, schedule(arch, "v1", Problem(4, 16, 4096, 64, causal=True), {}))
+    plan, names = planned.plans[0], metric_names(arch)
+    costs, _ = class_costs(arch, plan, arch.clock_hz, 10**9, planned.shares[0], names, len(plan.kernel.tiles))
+    served = [TIMES + names.index("served:hbm"), TIMES + names.index("served:l2")]
+    for cost in costs[plan.kinds[0]]:
+        assert cost.slopes[:, 1].any()
+        assert (cost.slopes[:, 1] >= cost.ctas * cost.slopes[:, served].max(axis=1) - 1e-6).all()
+        assert (cost.slopes[:, 0] == cost.slopes[:, 1]).all()
+
+
 @pytest.mark.parametrize("fraction", [0.25, 0.1])
 def test_fast_mode_keeps_hbm_busy_at_most_the_whole_run_on_a_slow_hbm(fraction: float) -> None:
     # The shape above with a quarter of the H100's HBM bandwidth (a what-if): the representative booked 20% fewer HBM
