@@ -3,7 +3,7 @@ mode.
 
 `PYTHONPATH=. python docs/results/slow_hbm_29.py` (stdout; `slow_hbm_29.txt` holds runs at the twenty-ninth session's
 fixes (a representative SM's HBM time counts its misses at their shares; then also a removed iteration's fitted time
-is at least its HBM service at the SM's share), at a fix tried before them (more rounds, `_rounds`, not kept: 15-20%
+is at least its HBM service at the SM's share), at a fix tried before them (more rounds, `_rounds`, not kept: about 20%
 slower fast mode) and at the session's start). Part 1: fast mode on every arch and
 algorithm, HBM bandwidth at 1, 0.5, 0.25, 0.1 and 0.03 of the arch file's, three shapes (forward 16 x 16 heads N = 1024
 d = 128; causal forward 4 x 16 N = 4096 d = 64; backward 8 x 16 N = 2048 d = 128): the runs whose HBM busy fraction (the
