@@ -11,7 +11,9 @@ H200: a kernel that stores 134 MB leaves 28 MB dirty, one that stores 17 MB leav
 re-dirtying 34 MB that stay resident write back the excess over about 27 MB as they go:
 `validation/h200/l2_writeback/`.)
 With capacity 0 every access goes to HBM. Ignored: sets/ways and partial hits (a tile is wholly resident or not),
-the two-partition structure of Hopper's L2, and the per-SM L2 port limit. Tiles larger than the capacity bypass.
+the two-partition structure of Hopper's L2, the per-SM L2 port limit, and that a hit on a tile still being filled
+from HBM waits for the fill (0-0.8% of exact mode's cycles where measured: `docs/results/fill_wait_not_kept_29/`).
+Tiles larger than the capacity bypass.
 """
 
 from __future__ import annotations
