@@ -763,7 +763,7 @@ class Engine:
         if isinstance(self.l2, FluidL2):
             # Fast mode's representative SMs: the HBM time of their misses at the miss shares, not of the whole
             # misses the fluid L2 spread over the accesses, of which a few rounds hold one more or one fewer.
-            hbm_busy += self.l2.unrounded_miss_bytes / self.hbm.server.rate_per_cycle
+            hbm_busy += self.l2.owed_miss_bytes / self.hbm.server.rate_per_cycle
         units: dict[str, UnitTotals] = {
             "hbm": UnitTotals(hbm_busy, 1, self.hbm.server.amount),
             "l2": UnitTotals(self.l2.server.busy_cycles, 1, self.l2.server.amount),

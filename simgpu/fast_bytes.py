@@ -268,13 +268,19 @@ def _heads_tiles(plans: Sequence[KernelPlan], count: int) -> list[list[Hashable]
         if isinstance(kernel.tiles, TileGrid):
             tiles.append(grid_prefix(kernel.tiles, count * math.prod(kernel.tiles.shape[axes:])))
             continue
-        chosen: dict[tuple[object, ...], None] = {}
-        for tile in kernel.tiles:
-            if len(chosen) == count and _head(tile, axes) not in chosen:
-                continue
-            chosen.setdefault(_head(tile, axes))
+        chosen = _leading_heads(kernel.tiles, axes, count)
         tiles.append([tile for tile in kernel.tiles if _head(tile, axes) in chosen])
     return tiles
+
+
+def _leading_heads(tiles: Sequence[Hashable], axes: int, count: int) -> set[tuple[object, ...]]:
+    """The first `count` heads that `tiles` (in launch order) name."""
+    heads: dict[tuple[object, ...], None] = {}
+    for tile in tiles:
+        heads.setdefault(_head(tile, axes))
+        if len(heads) == count:
+            break
+    return set(heads)
 
 
 def _replay_folded(plan: KernelPlan) -> dict[int, FoldedTile]:
@@ -434,12 +440,7 @@ def _head(tile: Hashable, axes: int) -> tuple[object, ...]:
 def _first_tiles(plan: KernelPlan, tiles: Sequence[Hashable], count: int) -> list[int]:
     """The positions in `tiles` (a kernel's replayed tiles, in launch order) of those of its first `count` heads."""
     axes = plan.kernel.head_axes
-    heads: dict[tuple[object, ...], None] = {}
-    for tile in tiles:
-        heads.setdefault(_head(tile, axes))
-        if len(heads) > count:
-            break
-    chosen = set(list(heads)[:count])
+    chosen = _leading_heads(tiles, axes, count)
     return [n for n, tile in enumerate(tiles) if _head(tile, axes) in chosen]
 
 

@@ -31,7 +31,8 @@ thread, 64 bytes a warp instruction: a fill in them took 1.28 ms on the H200 whe
 wait the HBM's loaded latency, whose extra follows the bookings a CTA makes at once for all its rounds; fast mode's
 representative SMs see other bursts than the whole chip, so its masked_fill departs from exact mode's by up to 11%
 on the H200 (0.906 of it at 8 x 16 heads, 1.003 without the loaded latency:
-`docs/results/elementwise_rounds/fast_vs_exact.txt`; 1.108 at 64 x 16: `docs/results/torch_gpt2/vs_model*.txt`).
+`docs/results/elementwise_rounds/fast_vs_exact.txt`; 1.108 at 64 x 16: `docs/results/torch_gpt2/vs_model*.txt`; its
+further tiles are bounded by a lone SM's run, its HBM unloaded: `docs/results/masked_fill_cap_not_kept_29.txt`).
 
 The causal mask is one N x N boolean tensor that every head reads: it stays in L2 from one head to the next at
 N = 1024 (1 MB) and 2048, not at 4096 (16 MB: masked_fill then read 0.7 GB more than S holds). Its keys name no head

@@ -13,7 +13,7 @@ the re-reads hit. A store is absorbed by L2, done once the write-backs it causes
 in the L2 model; a load does not wait for the write-backs it causes. With the representative SMs' share of the chip's
 bandwidth (see `simgpu.fast`), the HBM and L2 servers then see the chip's average load. The HBM time a representative's
 run reports (its bound: `simgpu.fast_costs.Cost`) is that of its misses at their shares, not of the whole misses it
-waited for: a few rounds hold one more or one fewer of a tensor's rare misses than their share (`unrounded_miss_bytes`).
+waited for: a few rounds hold one more or one fewer of a tensor's rare misses than their share (`owed_miss_bytes`).
 Ignored: which particular accesses miss (the first CTA to touch a tile, in exact mode).
 """
 
@@ -62,10 +62,10 @@ class FluidL2:
         "_counters",
         "hbm",
         "hit_latency",
+        "owed_miss_bytes",
         "read_bytes",
         "server",
         "shares",
-        "unrounded_miss_bytes",
         "write_bytes",
     )
 
@@ -86,9 +86,9 @@ class FluidL2:
         self._counters: dict[tuple[str, int, bool], list[float]] = {}
         self.read_bytes = 0.0
         self.write_bytes = 0.0
-        # The HBM cost of the misses at their shares less that of the whole misses booked: what the misses spread
-        # over the accesses so far fall short of (or exceed) their average by.
-        self.unrounded_miss_bytes = 0.0
+        # The HBM cost of the misses owed (their shares of the accesses so far) less that of the whole misses
+        # booked: what the misses spread over the accesses fall short of (or exceed) their average by.
+        self.owed_miss_bytes = 0.0
 
     def _access(self, now: float, l2_done: float, key: Hashable, nbytes: float, kind: int) -> Access:
         """When the access is served: at a hit's latency after L2, or, for a miss, after its bytes came from HBM
@@ -108,7 +108,7 @@ class FluidL2:
         hbm = self.hbm
         # A store's miss is written through; a load's or an atomic's reads HBM.
         cost = nbytes * hbm.write_cost if kind == _STORE else nbytes
-        self.unrounded_miss_bytes += cost * (state[1] - miss)
+        self.owed_miss_bytes += cost * (state[1] - miss)
         hbm_done = hbm.book(now, cost) if miss else now
         # A store or an atomic is done once the write-backs it makes have reached HBM, as in the L2 model.
         written = 0.0
