@@ -46,6 +46,7 @@ from simgpu.replay import (
     ReplayState,
     TileTotals,
     head_template,
+    of_head,
     reheaded,
     replay,
 )
@@ -514,8 +515,9 @@ def _fold_replay(
 
 def _own_memory(replayed: _Replayed, plans: Sequence[KernelPlan], head: tuple[object, ...]) -> bool:
     """Whether every access of the replayed tiles (of `head`) is to memory of that head: its tile key begins with it."""
+    checked: dict[int, dict[int, bool]] = {}  # per head_axes, `of_head`'s wholes checked
     return all(
-        head_template(tile.records, plan.kernel.head_axes, head) is not None
+        of_head(tile.records, plan.kernel.head_axes, head, checked.setdefault(plan.kernel.head_axes, {}))
         for plan, tiles in zip(plans, replayed.folded, strict=True)
         for tile in tiles
     )

@@ -135,6 +135,31 @@ def head_template(
     return tuple(out)
 
 
+def of_head(
+    tile_records: Sequence[Record], axes: int, source: tuple[object, ...], wholes_checked: dict[int, bool]
+) -> bool:
+    """Whether `head_template` would make a template of the records (every tile key, and every whole of a `Piece`,
+    begins with `source`), without making it. `wholes_checked`: per identity of a piece's tuple of wholes, whether
+    they all begin with `source`, shared by the calls for one `source` and `axes` while the records live (pieces of
+    a row block share their wholes: standard attention's softmax at 16k tokens has 20,480 tiles to check)."""
+    for _, _, (_, tile), _ in tile_records:
+        if type(tile) is tuple:
+            if tile[:axes] != source:
+                return False
+            continue
+        if type(tile) is not Piece:
+            return False
+        name = tile.name
+        if type(name) is not tuple or name[:axes] != source:
+            return False
+        known = wholes_checked.get(id(tile.wholes))
+        if known is None:
+            known = wholes_checked[id(tile.wholes)] = _without_head(tile.wholes, axes, source) is not None
+        if not known:
+            return False
+    return True
+
+
 def _without_head(
     keys: tuple[Hashable, ...], axes: int, source: tuple[object, ...]
 ) -> tuple[tuple[object, ...], ...] | None:
