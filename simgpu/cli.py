@@ -200,6 +200,11 @@ def run_command(
 @click.option("--arch", "arch_name", default="h200", show_default=True, help="Arch file of the measured GPU.")
 @click.option("--algos", multiple=True, type=click.Choice(["standard", "v1", "v2", "v3"]), help="Default: all.")
 @click.option("--quick", is_flag=True, help="Only sequence lengths up to 2048.")
+@click.option(
+    "--fast",
+    is_flag=True,
+    help="Predict in fast mode, `simgpu run`'s default, to see its error against the chip (default: exact mode).",
+)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="out/validation", show_default=True)
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 def validate_command(
@@ -208,6 +213,7 @@ def validate_command(
     arch_name: str,
     algos: Sequence[str],
     quick: bool,
+    fast: bool,
     out_dir: str,
     jobs: int,
 ) -> None:
@@ -224,7 +230,7 @@ def validate_command(
     if not cases:
         raise OptionError(f"{measured}: no configuration of {', '.join(algos) or 'any algorithm'} to compare")
     with tqdm(total=len(cases), desc="predicting", unit="config") as bar:
-        comparisons = compare(cases, workers=jobs, progress=lambda _: bar.update())
+        comparisons = compare(cases, workers=jobs, progress=lambda _: bar.update(), fast=fast)
     csv_path, png_path = write_report(comparisons, out_dir, gpu=arch_name)
     for (algo, pass_), error in mape(comparisons).items():
         count = sum(1 for c in comparisons if (c.algo, c.pass_) == (algo, pass_))

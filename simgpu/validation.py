@@ -3,7 +3,8 @@
 Input: the CSV written by `cupy_kernels.selfcheck` (one row per kernel, pass and shape, with the tile configuration
 and the SM clock nvidia-smi sampled during the timing), or by `cupy_kernels.v3.selfcheck` (the same columns plus the
 v3 kernel's `pingpong` and `intra_wg_overlap` switches and `probe_clock_mhz`). Each configuration is simulated in
-exact mode (in fast mode where exact mode's event budget would be exceeded; its row's `mode` says which) with the
+exact mode (in fast mode where exact mode's event budget would be exceeded, or throughout when asked: `simgpu
+validate --fast`; its row's `mode` says which) with the
 arch file of that GPU and the measured kernel's tile options and switches (plus
 `KERNEL_OPTIONS`, where our kernel differs from the schedule's defaults), so prediction and measurement describe the
 same program. The sampled
@@ -68,7 +69,7 @@ class Comparison:
     predicted_tflops: float
     predicted_hbm_bytes: float
     bottleneck: str
-    mode: str = "exact"  # the simulation's mode: "fast" where exact mode's event budget would be exceeded
+    mode: str = "exact"  # the simulation's mode: "fast" where exact mode's event budget would be exceeded, or asked
 
     def as_row(self) -> dict[str, object]:
         row = asdict(self)
@@ -147,12 +148,13 @@ def case_arch(case: Case, overrides: Mapping[str, object] | None = None) -> Arch
     return base.with_overrides({**settings, **(overrides or {})})
 
 
-def predict(case: Case, event_budget: int = DEFAULT_EVENT_BUDGET) -> Comparison:
+def predict(case: Case, event_budget: int = DEFAULT_EVENT_BUDGET, fast: bool = False) -> Comparison:
+    """The case predicted at its measured clock. Exact mode by default: a comparison with silicon should not carry
+    fast mode's own error (`experiments.fast_vs_exact`). A configuration over exact mode's event budget (our v1
+    kernel's longest sequences) is predicted in fast mode, and its row says so. With `fast`, fast mode throughout:
+    the error of the mode `simgpu run` answers in by default."""
     arch = case_arch(case)
-    # Exact mode: a comparison with silicon should not carry fast mode's own error (docs/results/simspeed.csv). A
-    # configuration over exact mode's event budget (our v1 kernel's longest sequences) is predicted in fast mode, and
-    # its row says so.
-    mode = "exact"
+    mode = "fast" if fast else "exact"
     try:
         result = simulate(arch, case.algo, case.problem, case.options, mode=mode, event_budget=event_budget)
     except EventBudgetError:
@@ -183,7 +185,7 @@ def predict(case: Case, event_budget: int = DEFAULT_EVENT_BUDGET) -> Comparison:
 
 def fast_error(case: Case, overrides: Mapping[str, object] | None = None) -> float:
     """Relative error (predicted / measured - 1) of a fast-mode prediction of `case` on its arch with `overrides`:
-    the quick check of a what-if against the committed measurements (`predict` is exact mode's)."""
+    the quick check of a what-if against the committed measurements (`predict` is exact mode's by default)."""
     result = simulate(case_arch(case, overrides), case.algo, case.problem, case.options, mode="fast")
     return (result.time_s * 1e3 - case.measured_ms) / case.measured_ms
 
@@ -207,19 +209,23 @@ def what_if_table(cases: Sequence[Case], what_ifs: Mapping[str, Mapping[str, obj
 
 
 def compare(
-    cases: Sequence[Case], workers: int = 1, progress: Callable[[Comparison], object] | None = None
+    cases: Sequence[Case],
+    workers: int = 1,
+    progress: Callable[[Comparison], object] | None = None,
+    fast: bool = False,
 ) -> list[Comparison]:
-    """Predict every case (in `workers` processes); results in the order of `cases`."""
+    """Predict every case (in `workers` processes; in fast mode with `fast`, `predict`); results in the order of
+    `cases`."""
     if workers <= 1:
         results = []
         for case in cases:
-            results.append(predict(case))
+            results.append(predict(case, fast=fast))
             if progress is not None:
                 progress(results[-1])
         return results
     with ProcessPoolExecutor(max_workers=workers) as pool:
         results = []
-        for comparison in pool.map(predict, cases):
+        for comparison in pool.map(partial(predict, fast=fast), cases):
             results.append(comparison)
             if progress is not None:
                 progress(comparison)

@@ -86,6 +86,17 @@ def test_cli_writes_csv_and_scatter(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert (tmp_path / "report" / "validation.png").stat().st_size > 0
 
 
+def test_fast_validation_predicts_every_case_in_fast_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = read_cases(measured_csv(tmp_path), "h200")
+    forward, backward = compare(cases, fast=True)
+    assert (forward.mode, backward.mode) == ("fast", "fast")
+    assert forward.rel_error == fast_error(cases[0])
+    main(["validate", "--fast", "--measured", str(measured_csv(tmp_path)), "--out", str(tmp_path / "report")])
+    assert "v2        fwd  MAPE" in capsys.readouterr().out
+    with (tmp_path / "report" / "validation.csv").open() as handle:
+        assert [row["mode"] for row in csv.DictReader(handle)] == ["fast", "fast"]
+
+
 def test_without_a_gpu_or_measurements_it_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     if importlib.util.find_spec("cupy") is not None:
         pytest.skip("a GPU stack is installed here")
