@@ -102,17 +102,23 @@ Joined = dict[int, tuple[tuple[object, ...], ...]]
 
 
 def head_template(
-    tile_records: Sequence[Record], axes: int, source: tuple[object, ...], cuts: Cuts | None = None
+    tile_records: Sequence[Record],
+    axes: int,
+    source: tuple[object, ...],
+    cuts: Cuts | None = None,
+    by_identity: dict[int, tuple[tuple[object, ...], ...] | None] | None = None,
 ) -> HeadTemplate | None:
     """The records with the head (`source`, the first `axes` entries of every tile key) left out, for `reheaded`;
     None when a key does not begin with `source`. `cuts`: the pieces' wholes cut so far, shared by the templates of
-    a kernel (by default, this template's own)."""
+    a kernel (by default, this template's own); `by_identity`: the same by the identity of the wholes' tuple, which
+    calls may share while the records they were given live (by default, this call's own)."""
     out: list[tuple[int, str, tuple[object, ...] | _PieceRest, int | float]] = []
     # Pieces of one row block share a tuple of wholes (hundreds of keys): each is cut once, found by its identity
     # (the records hold it meanwhile) or else by its keys, and the pieces' rests share the cut tuple.
     if cuts is None:
         cuts = {}
-    by_identity: dict[int, tuple[tuple[object, ...], ...] | None] = {}
+    if by_identity is None:
+        by_identity = {}
     for kind, tensor, (_, tile), nbytes in tile_records:
         if type(tile) is tuple:
             if tile[:axes] != source:
@@ -133,31 +139,6 @@ def head_template(
             return None
         out.append((kind, tensor, _PieceRest(name[axes:], wholes), nbytes))
     return tuple(out)
-
-
-def of_head(
-    tile_records: Sequence[Record], axes: int, source: tuple[object, ...], wholes_checked: dict[int, bool]
-) -> bool:
-    """Whether `head_template` would make a template of the records (every tile key, and every whole of a `Piece`,
-    begins with `source`), without making it. `wholes_checked`: per identity of a piece's tuple of wholes, whether
-    they all begin with `source`, shared by the calls for one `source` and `axes` while the records live (pieces of
-    a row block share their wholes: standard attention's softmax at 16k tokens has 20,480 tiles to check)."""
-    for _, _, (_, tile), _ in tile_records:
-        if type(tile) is tuple:
-            if tile[:axes] != source:
-                return False
-            continue
-        if type(tile) is not Piece:
-            return False
-        name = tile.name
-        if type(name) is not tuple or name[:axes] != source:
-            return False
-        known = wholes_checked.get(id(tile.wholes))
-        if known is None:
-            known = wholes_checked[id(tile.wholes)] = _without_head(tile.wholes, axes, source) is not None
-        if not known:
-            return False
-    return True
 
 
 def _without_head(

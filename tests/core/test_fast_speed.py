@@ -29,7 +29,7 @@ from simgpu.fast_plan import plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fold import FoldSpec, fold_tile
 from simgpu.ops import Load, Store
-from simgpu.replay import KernelAccesses, head_template, of_head, records, replay
+from simgpu.replay import KernelAccesses, head_template, records, replay
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
 
@@ -234,10 +234,10 @@ def test_a_replay_fold_that_leaves_out_iterations_without_memory_ops_walks_the_s
     [("standard", {}), ("standard", {"framework": "pytorch"}), ("v2", {})],
     ids=["standard-pieces", "pytorch-shared-mask", "v2"],
 )
-def test_telling_a_tiles_memory_its_heads_agrees_with_making_its_template(algo: str, options: dict[str, Any]) -> None:
-    # `of_head` answers whether `head_template` would make a template (every key, and every whole of a piece, begins
-    # with the head) without making it; it checks each tuple of wholes once. Standard attention's softmax reads S
-    # in pieces of row blocks; PyTorch's mask is one tensor every head reads (a key of no head).
+def test_head_templates_that_share_their_cut_wholes_are_each_tiles_own(algo: str, options: dict[str, Any]) -> None:
+    # Fast mode asks whether the replayed tiles touch only their head's memory with one set of cut wholes for all
+    # of them (`simgpu.fast_bytes._own_memory`). Standard attention's softmax reads S in pieces of row blocks;
+    # PyTorch's mask is one tensor every head reads (a key of no head: no template).
     arch = load_arch("h100", {"sms": 8})
     problem = Problem(2, 2, 384, 64, causal=True, pass_="bwd")
     answers = set()
@@ -245,9 +245,10 @@ def test_telling_a_tiles_memory_its_heads_agrees_with_making_its_template(algo: 
         plan = plan_kernel(arch, kernel)
         axes = kernel.head_axes
         for head in {tuple(tile[:axes]) for tile in plan.kernel.tiles}:  # type: ignore[index]
-            checked: dict[int, bool] = {}
+            cuts: dict[Any, Any] = {}
+            identities: dict[int, Any] = {}
             for shape in plan.folded.values():
-                made = head_template(shape.records, axes, head) is not None
-                assert of_head(shape.records, axes, head, checked) == made
-                answers.add(made)
+                own = head_template(shape.records, axes, head)
+                assert head_template(shape.records, axes, head, cuts, identities) == own
+                answers.add(own is not None)
     assert answers == {True, False}
