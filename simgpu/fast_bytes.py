@@ -38,6 +38,7 @@ from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
     Cuts,
+    CutsByIdentity,
     HeadTemplate,
     Joined,
     KernelAccesses,
@@ -516,7 +517,7 @@ def _own_memory(replayed: _Replayed, plans: Sequence[KernelPlan], head: tuple[ob
     """Whether every access of the replayed tiles (of `head`) is to memory of that head: its tile key begins with it."""
     # The pieces' wholes cut once for all the tiles (standard attention's softmax at 16k tokens: 20,480 tiles, their
     # pieces sharing the wholes of a row block), per head_axes; the tiles' records live until the check is done.
-    cut: dict[int, tuple[Cuts, dict[int, tuple[tuple[object, ...], ...] | None]]] = {}
+    cut: dict[int, tuple[Cuts, CutsByIdentity]] = {}
     return all(
         head_template(tile.records, plan.kernel.head_axes, head, *cut.setdefault(plan.kernel.head_axes, ({}, {})))
         is not None

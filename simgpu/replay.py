@@ -97,6 +97,8 @@ def rehead(
 HeadTemplate = tuple[tuple[int, str, "tuple[object, ...] | _PieceRest", int | float], ...]
 # Pieces' wholes with the head left out (`head_template`), by the head and the wholes (None: not all begin with it).
 Cuts = dict[tuple[tuple[object, ...], tuple[Hashable, ...]], "tuple[tuple[object, ...], ...] | None"]
+# The same cut wholes (or None) by the identity of the pieces' tuple of wholes (`head_template`'s `by_identity`).
+CutsByIdentity = dict[int, "tuple[tuple[object, ...], ...] | None"]
 # Pieces' wholes with a head put back (`reheaded`), by the identity of their cut tuple (`_PieceRest.wholes`).
 Joined = dict[int, tuple[tuple[object, ...], ...]]
 
@@ -106,7 +108,7 @@ def head_template(
     axes: int,
     source: tuple[object, ...],
     cuts: Cuts | None = None,
-    by_identity: dict[int, tuple[tuple[object, ...], ...] | None] | None = None,
+    by_identity: CutsByIdentity | None = None,
 ) -> HeadTemplate | None:
     """The records with the head (`source`, the first `axes` entries of every tile key) left out, for `reheaded`;
     None when a key does not begin with `source`. `cuts`: the pieces' wholes cut so far, shared by the templates of

@@ -214,7 +214,7 @@ def compare(
     progress: Callable[[Comparison], object] | None = None,
     fast: bool = False,
 ) -> list[Comparison]:
-    """Predict every case (in `workers` processes; in fast mode with `fast`, `predict`); results in the order of
+    """Predict every case (`predict`, in fast mode with `fast`) in `workers` processes; results in the order of
     `cases`."""
     if workers <= 1:
         results = []
