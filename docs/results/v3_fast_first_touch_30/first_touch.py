@@ -2,7 +2,8 @@
 `docs/results/validation_fast_30/`): 32 x 32 heads, N = 512, d = 64, causal, ping-pong off, intra-warpgroup overlap
 on, one CTA per tile, at its measured clock. Prints fast mode's time per tile of each class (a query block of a head:
 4, 3, 2 or 1 key blocks, launched heaviest first) and both modes' cycles, then, from an exact-mode trace of every
-11th SM, each class's mean CTA duration (first to last span of its roles) and its loads' summed span.
+11th SM, each class's mean CTA duration (first to last span of its roles), its loads' summed span and the gap
+before it on its SM (from the end of the SM's CTA before); and both modes' busy fractions of L2 and HBM.
 
 `PYTHONPATH=. python docs/results/v3_fast_first_touch_30/first_touch.py` (its output: `first_touch.txt` beside it)
 """
@@ -10,6 +11,7 @@ on, one CTA per tile, at its measured clock. Prints fast mode's time per tile of
 from __future__ import annotations
 
 import collections
+import itertools
 import statistics
 
 import numpy as np
@@ -54,11 +56,22 @@ for span in trace.spans:
             loads[cta] += span.end_cycles - span.start_cycles
 durations: dict[int, list[float]] = collections.defaultdict(list)
 loaded: dict[int, list[float]] = collections.defaultdict(list)
+sm_of = {int(span.track.split(" ")[2]): span.process for span in trace.spans if span.track.startswith("CTA slot")}
+gaps: dict[int, list[float]] = collections.defaultdict(list)
+by_sm: dict[str, list[tuple[float, float, int]]] = collections.defaultdict(list)
 for cta, (start, end) in extent.items():
     durations[cta % 4].append(end - start)
     loaded[cta % 4].append(loads[cta])
+    by_sm[sm_of[cta]].append((start, end, cta))
+for ctas in by_sm.values():
+    ctas.sort()
+    for (_, before_end, _), (start, _, cta) in itertools.pairwise(ctas):
+        gaps[cta % 4].append(start - before_end)
 for shape in sorted(durations):
     print(
         f"exact mode, class {shape}: {len(durations[shape])} CTAs, mean duration"
-        f" {statistics.mean(durations[shape]):.0f} cycles, loads' summed span {statistics.mean(loaded[shape]):.0f}"
+        f" {statistics.mean(durations[shape]):.0f} cycles, loads' summed span {statistics.mean(loaded[shape]):.0f},"
+        f" gap before it {statistics.mean(gaps[shape]):.0f}"
     )
+for name, result in (("fast", quick), ("exact", exact)):
+    print(f"{name} mode busy: L2 {result.busy['l2']:.3f}, HBM {result.busy['hbm']:.3f}")
