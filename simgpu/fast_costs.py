@@ -381,6 +381,7 @@ def metric_names(arch: Arch) -> tuple[str, ...]:
         "ops",
         "served:hbm",
         "served:l2",
+        "l2_service_bytes",
     )
 
 
@@ -393,6 +394,8 @@ def metric_vector(stats: RunStats, names: Sequence[str], sms: int = 1) -> np.nda
         "tmem_write": stats.tmem_write_bytes,
         "tensor_native": stats.tensor_activity * stats.cycles * sms,
         "ops": float(stats.ops),
+        # What the L2 served, as it serves it (a store of parts of sectors as its sector accesses): its busy time.
+        "l2_service_bytes": stats.units["l2"].amount,
     }
     for unit, totals in stats.units.items():
         values[f"busy:{unit}"] = totals.busy_cycles

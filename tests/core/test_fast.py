@@ -790,6 +790,21 @@ def test_a_first_kernel_run_whole_is_exact_modes_run_and_a_later_one_takes_the_m
     assert [plan_kernel(arch, k).whole for k in backward] == [False, True, False]
 
 
+def test_fast_modes_l2_is_busy_for_what_it_serves_as_exact_modes() -> None:
+    # Standard attention's QK^T stores S from MMA fragments in parts of sectors, which the L2 serves as sector accesses
+    # (`Sm._partial_sector_bytes`): its L2 is busy longer than its bytes take at the L2's rate. Fast mode reported the
+    # replay's bytes at that rate (0.038 of the run where exact mode gives 0.059); it now reports what the
+    # representatives' L2 served, as exact mode does. v2's forward stores O from its fragments likewise.
+    arch = load_arch("h100", {"sms": 8})
+    for algo, headdim in (("standard", 64), ("v2", 128)):
+        problem = Problem(2, 4, 1024, headdim)
+        fast = simulate(arch, algo, problem, mode="fast")
+        exact = simulate(arch, algo, problem, mode="exact")
+        served = exact.busy["l2"] * exact.cycles
+        assert fast.busy["l2"] * fast.cycles == pytest.approx(served, rel=1e-9)
+        assert served > (exact.l2_read_bytes + exact.l2_write_bytes) / arch.l2_bytes_per_cycle(exact.clock_hz)
+
+
 # Standard attention writes S and P to HBM and reads them back: whether they are still in L2 depends on how much of
 # the chip's L2 the replayed heads get, and fast mode's share misses exact mode's L2 contents by a few percent once
 # the score buffers of the heads in flight approach L2's size (the counterexample below). The property holds for
