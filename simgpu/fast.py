@@ -179,13 +179,12 @@ def _stats(
 ) -> RunStats:
     value = dict(zip(names, totals, strict=True))
     hbm_read, hbm_write, hbm_timed, l2_read, l2_write = (float(x) for x in bytes_full)
+    # The L2's busy time is what it served as it serves it, the representatives' (a store of parts of sectors costs
+    # its sector accesses), not the replay's bytes.
+    l2_served = float(value["l2_service_bytes"])
     units = {
         "hbm": UnitTotals(hbm_timed / arch.hbm_bytes_per_cycle(clock_hz), 1, hbm_timed),
-        # The L2's busy time is what it served as it serves it, the representatives' (a store of parts of sectors
-        # costs its sector accesses), not the replay's bytes.
-        "l2": UnitTotals(
-            float(value["l2_service_bytes"]) / arch.l2_bytes_per_cycle(clock_hz), 1, float(value["l2_service_bytes"])
-        ),
+        "l2": UnitTotals(l2_served / arch.l2_bytes_per_cycle(clock_hz), 1, l2_served),
     }
     for name in names:
         if name.startswith("busy:"):
