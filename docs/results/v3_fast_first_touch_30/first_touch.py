@@ -15,18 +15,14 @@ import itertools
 import statistics
 
 import numpy as np
+from case import validation_case
 
 import simgpu.fast as fast
 from simgpu import simulate
 from simgpu.trace import Trace
-from simgpu.validation import case_arch, read_cases
+from simgpu.validation import case_arch
 
-case = next(
-    each
-    for each in read_cases("validation/h200/v3_kernels_h200.csv", "h200", {"v3"}, None)
-    if (each.problem.seqlen_q, each.problem.headdim, each.problem.causal) == (512, 64, True)
-    and (each.options.get("pingpong"), each.options.get("intra_wg_overlap")) == (False, True)
-)
+case = validation_case()
 arch = case_arch(case)
 schedule_of = fast.shared_schedule
 

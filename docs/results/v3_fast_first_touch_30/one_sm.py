@@ -9,19 +9,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from case import validation_case
+
 import simgpu.fast as F
 from simgpu.api import schedule
 from simgpu.engine import Engine
 from simgpu.kernel import with_programs
 from simgpu.trace import Trace
-from simgpu.validation import case_arch, read_cases
+from simgpu.validation import case_arch
 
-case = next(
-    e
-    for e in read_cases("validation/h200/v3_kernels_h200.csv", "h200", {"v3"}, None)
-    if (e.problem.seqlen_q, e.problem.headdim, e.problem.causal) == (512, 64, True)
-    and (e.options.get("pingpong"), e.options.get("intra_wg_overlap")) == (False, True)
-)
+case = validation_case()
 arch = case_arch(case)
 ks = schedule(arch, "v3", case.problem, case.options)
 pf = F.plan_fast(arch, ks)

@@ -6,16 +6,13 @@ further tiles; `simgpu.fast_costs._busy_shares`), from each kind's lone demand, 
 
 from __future__ import annotations
 
+from case import validation_case
+
 import simgpu.fast_costs as costs
 from simgpu import simulate
-from simgpu.validation import case_arch, read_cases
+from simgpu.validation import case_arch
 
-case = next(
-    each
-    for each in read_cases("validation/h200/v3_kernels_h200.csv", "h200", {"v3"}, None)
-    if (each.problem.seqlen_q, each.problem.headdim, each.problem.causal) == (512, 64, True)
-    and (each.options.get("pingpong"), each.options.get("intra_wg_overlap")) == (False, True)
-)
+case = validation_case()
 busy_shares = costs._busy_shares
 
 
