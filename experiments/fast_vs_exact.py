@@ -14,7 +14,9 @@ patches fast mode's module, so it runs with `SIMGPU_NATIVE=0`).
 `fast_vs_exact_whatif.csv`). `--causal` compares causal attention at full chip size, where causal kernels are too
 large to run whole and take the list schedule (16k tokens, 2,048 / d heads, d = 64 and 128, N = 1k and 4k: v1, v2
 and v3 on the H200, v4 on the B200, v2 on the A100, forward and backward; `fast_vs_exact_causal.csv`), two worker
-processes; with `--quick`, its first case at one sequence.
+processes; with `--quick`, its first case at one sequence. `--whole` compares whole chips at ordinary shapes, not
+causal (every algorithm on the archs that run it, forward and backward, four shapes of 16-64 heads at N = 512-2k;
+`fast_vs_exact_whole.csv`), `--jobs` worker processes; with `--quick`, the A100's standard forward at the first shape.
 """
 
 from __future__ import annotations
@@ -90,6 +92,24 @@ CAUSAL = [
 CAUSAL_TOKENS = 16384
 
 
+# (arch, algos) and (batch, heads, seqlen, headdim) of the --whole comparison: whole chips at shapes exact mode affords
+# in seconds, where the grid's chips cut to 8 and 10 SMs leave out what a whole chip's many SMs sharing HBM and L2 do.
+WHOLE_ALGOS = (
+    ("a100", ("standard", "v1", "v2")),
+    ("h100", ("standard", "v1", "v2", "v3")),
+    ("h200", ("standard", "v2", "v3")),
+    ("b200", ("standard", "v2", "v4")),
+)
+WHOLE_SHAPES = ((1, 16, 1024, 64), (2, 16, 1024, 128), (4, 16, 512, 64), (1, 8, 2048, 128))
+WHOLE = [
+    (arch, algo, pass_, shape)
+    for arch, algos in WHOLE_ALGOS
+    for algo in algos
+    for pass_ in ("fwd", "bwd")
+    for shape in WHOLE_SHAPES
+]
+
+
 # (arch, algo) of the --prefix check, each forward and backward, causal or not.
 PREFIX = (("h100", "standard"), ("h100", "v2"), ("h100", "v3"), ("b200", "v4"), ("a100", "v2"))
 
@@ -125,6 +145,12 @@ def compare_causal(case: tuple[str, str, str, int, int], tokens: int = CAUSAL_TO
     """A --causal case on the whole chip, `tokens` in all."""
     arch, algo, pass_, n, d = case
     return compare_on(arch, {}, algo, Problem(max(1, tokens // n), 2048 // d, n, d, causal=True, pass_=pass_))
+
+
+def compare_whole(case: tuple[str, str, str, tuple[int, int, int, int]]) -> dict[str, object]:
+    """A --whole case: the whole chip, not causal."""
+    arch, algo, pass_, (batch, heads, n, d) = case
+    return compare_on(arch, {}, algo, Problem(batch, heads, n, d, pass_=pass_))
 
 
 def _compare_case(case: tuple[str, str, str, bool, int]) -> dict[str, object]:
@@ -230,6 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prefix", action="store_true", help="the prefix replay of long sequences, scaled down")
     parser.add_argument("--whatif", action="store_true", help="arch what-ifs far from the shipped chips")
     parser.add_argument("--causal", action="store_true", help="causal attention at full chip size")
+    parser.add_argument("--whole", action="store_true", help="whole chips at ordinary shapes, not causal")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (the grid)")
     args = parser.parse_args(argv)
@@ -256,6 +283,10 @@ def main(argv: list[str] | None = None) -> None:
             with ProcessPoolExecutor(2) as pool:
                 rows = list(pool.map(compare_causal, CAUSAL))
         save(rows, args.out, "fast_vs_exact_causal", plot)
+        return
+    if args.whole:
+        rows = map_rows(compare_whole, WHOLE[:1] if args.quick else WHOLE, args.jobs)
+        save(rows, args.out, "fast_vs_exact_whole", plot)
         return
     if args.large:
         rows = [compare_on(arch, {}, algo, Problem(**sizes)) for arch, algo, sizes in LARGE]  # type: ignore[arg-type]
