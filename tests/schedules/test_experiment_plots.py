@@ -126,6 +126,15 @@ def test_fast_vs_exact_causal_quick_run_takes_the_list_schedule_on_the_whole_chi
     assert float(row["fast_over_exact"]) == pytest.approx(1.0, abs=0.03)
 
 
+def test_fast_vs_exact_whole_quick_run_compares_a_whole_chip_kernel_by_kernel(tmp_path: Path) -> None:
+    # The A100's standard forward, 16 heads of 1k tokens, d = 64: the whole chip's 108 SMs, three kernels.
+    (row,) = _run(fast_vs_exact, "fast_vs_exact_whole", tmp_path, "--whole")
+    assert (row["arch"], row["algo"], row["pass"], row["causal"]) == ("a100", "standard", "fwd", "False")
+    assert (row["sms"], row["batch"], row["heads"], row["seqlen_q"], row["headdim"]) == ("108", "1", "16", "1024", "64")
+    assert len(row["kernels_fast_over_exact"].split()) == 3
+    assert float(row["fast_over_exact"]) == float(row["cycles_fast"]) / float(row["cycles_exact"])
+
+
 def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm_in_both_power_states(tmp_path: Path) -> None:
     short, sustained = _run(gemm_ceiling, "gemm_ceiling_h200", tmp_path)
     assert (short["arch"], sustained["arch"]) == ("h200", "h200_sustained")
