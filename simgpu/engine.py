@@ -370,13 +370,16 @@ class Engine:
         bandwidth_share: float | None = None,
         traffic_share: float | None = None,
         semaphore_waits: bool | None = None,
+        burst_share: float = 1.0,
     ) -> None:
-        """`sms` builds only that many SMs, with `bandwidth_share` of the chip's HBM and L2 bandwidth (by default
-        their share of the SMs) and making `traffic_share` of the chip's HBM traffic (by default as much as their
+        """`sms` builds only that many SMs, with `bandwidth_share` of the chip's HBM and L2 bandwidth (by default their
+        share of the SMs) and making `traffic_share` of the chip's HBM traffic (by default as much as their
         bandwidth share: the HBM's loaded latency counts their bookings over that share of the chip's rate),
-        `miss_shares` replaces L2 residency by the chip-wide miss shares, and `max_ctas_per_sm` runs fewer CTAs at
-        once than fit: fast mode's representative SMs (`simgpu.fast`).
-        `semaphore_waits` (default: only when the whole chip is built) lets semaphore acquires wait for releases."""
+        `miss_shares` replaces L2 residency by the chip-wide miss shares (with `burst_share`: the share of their
+        bandwidth at which the SMs' requests made before any of their data came back are served,
+        `simgpu.units.fluid_l2`), and `max_ctas_per_sm` runs fewer CTAs at once than fit: fast mode's
+        representative SMs (`simgpu.fast`). `semaphore_waits` (default: only when the whole chip is built) lets
+        semaphore acquires wait for releases."""
         self.arch = arch
         self.semaphore_waits = sms is None if semaphore_waits is None else semaphore_waits
         self._semaphores: dict[Hashable, _Semaphore] = {}
@@ -415,7 +418,9 @@ class Engine:
                 arch.l2.dirty_capacity_bytes,
             )
         else:
-            self.l2 = FluidL2(l2_rate, arch.l2.hit_latency_cycles, self.hbm, miss_shares, self._chip_recorder())
+            self.l2 = FluidL2(
+                l2_rate, arch.l2.hit_latency_cycles, self.hbm, miss_shares, self._chip_recorder(), burst_share
+            )
         self.sms = [Sm(i, arch, self.l2, self._sm_recorder) for i in range(built)]
         self._ops = 0
         self._roles: list[_RoleState] = []

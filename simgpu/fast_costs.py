@@ -5,19 +5,23 @@ alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (that the 
 tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. In a kernel of
 unequal tiles (more than one cost class) the further tiles are timed with the SM's slots started a round's 1 / CTAs
 apart, as the list schedule hands them tiles at unrelated times; a kernel of one class keeps them in step, as its CTAs
-start and end together. With every SM busy, a slot's first tiles, which start together and queue for the same loads, get
-an equal share of the bandwidth; further tiles, which that queue has staggered, get what the other SMs leave (processor
-sharing: each uses what it used alone), at least an equal share, and take no longer than alone: while an SM's copies are
-not in flight (its issue, its products) the busy SMs use its share, so only the bytes at an equal share bound it further
-(HBM-bound GEMMs whose 2-stage ring leaves the share idle while the next copy is issued). L2 hits come from the replay's
-miss shares (`simgpu.units.fluid_l2`); a further tile's time is averaged over enough rounds to hold its share of misses,
-and is at least the time HBM and L2 take to serve its bytes at the SM's share. Where the busiest unit's work per round
-exceeds the rounds' period (short CTAs, many per SM: the next round's work ran beside the first round's tail), a slot's
-first tile ends on the line of that work through the longest run, and a slot's only tile takes the rest, its tail.
-A removed iteration's cost is fitted from runs of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold
-periods more, or more until what they add holds a whole cycle of each tensor's spread misses (`_fit_variant`). In a
-kernel of one wave at most (no slot takes a second tile: v1's one CTA per head), no further tile is run: a removed
-iteration is fitted from the single round's time, and the per-tile metrics are that round's.
+start and end together. With every SM busy, an SM gets what the other SMs leave of the bandwidth (processor sharing:
+each uses what it used alone), at least an equal share, except for the requests it makes before any of its data came
+back: every busy SM queues its first copies at once, and those are served at an equal share (the burst of
+`simgpu.units.fluid_l2`). Before the thirty-first session a slot's first tiles took an equal share throughout, which on
+a whole chip (1/128 or so) stretched each of their copies where the chip's HBM and L2 were mostly idle: FA3's forward on
+the whole H100 came out 5.0% slower than exact mode, `docs/results/fast_vs_exact_whole_31/`. A further tile takes no
+longer than alone: while an SM's copies are not in flight (its issue, its products) the busy SMs use its share, so only
+the bytes at an equal share bound it further (HBM-bound GEMMs whose 2-stage ring leaves the share idle while the next
+copy is issued). L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`); a further tile's time is averaged
+over enough rounds to hold its share of misses, and is at least the time HBM and L2 take to serve its bytes at the SM's
+share. Where the busiest unit's work per round exceeds the rounds' period (short CTAs, many per SM: the next round's
+work ran beside the first round's tail), a slot's first tile ends on the line of that work through the longest run, and
+a slot's only tile takes the rest, its tail. A removed iteration's cost is fitted from runs of the fit variants
+(`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more, or more until what they add holds a whole cycle of each
+tensor's spread misses (`_fit_variant`). In a kernel of one wave at most (no slot takes a second tile: v1's one CTA per
+head), no further tile is run: a removed iteration is fitted from the single round's time, and the per-tile metrics are
+that round's.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -119,10 +123,10 @@ def class_costs(
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
         for ctas, alone in itertools.product(_occupancies(plan.fit), (True, False)):
             busy = sharers or arch.sms
-            first_share, share = (1.0, 1.0) if alone else _busy_shares(busy, demand[ctas])
+            burst, share = (1.0, 1.0) if alone else _busy_shares(busy, demand[ctas])
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
-            setting = (ctas, first_share, share, traffic)
+            setting = (ctas, burst, share, traffic)
             run = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names, spread, single)
             demand.setdefault(ctas, run.demand)
             ops += run.ops
@@ -134,7 +138,7 @@ def class_costs(
                         arch,
                         plan,
                         variant,
-                        (ctas, share, share, traffic),
+                        setting,
                         clock_hz,
                         event_budget,
                         shares,
@@ -249,13 +253,13 @@ def _representative(
     single: bool = False,
 ) -> _Run:
     """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row with
-    `share` of the chip's bandwidth, and once with `first_share` (unless equal), making `traffic` of the chip's HBM
-    traffic, `setting = (ctas, first_share, share, traffic)`: the cost vector (time to the first tiles' end after
-    the launch at `first_share`, time of a further tile, metrics per tile), the ops run and the bandwidth used. A
+    `share` of the chip's bandwidth, its requests made before any of its data came back at `burst` of it, making
+    `traffic` of the chip's HBM traffic, `setting = (ctas, burst, share, traffic)`: the cost vector (time to the first
+    tiles' end after the launch, time of a further tile, metrics per tile), the ops run and the bandwidth used. A
     further tile takes at least the time the chip's HBM and L2 need to serve its bytes at `share` (its write-backs
     load HBM though no access waits for them). With `spread` (a kernel of unequal tiles) the further tiles are
     timed with the slots started `1 / ctas` of the single round's time (launch included) apart (`_staggered`)."""
-    ctas, first_share, share, traffic = setting
+    ctas, burst, share, traffic = setting
     folded = with_programs(plan.kernel, tile.marked)
 
     def run(rounds: int, bandwidth_share: float, stagger_cycles: float = 0.0) -> RunStats:
@@ -272,52 +276,45 @@ def _representative(
             max_ctas_per_sm=ctas,
             bandwidth_share=bandwidth_share,
             traffic_share=traffic,
+            burst_share=burst / bandwidth_share,
         )
         return engine.run([kernel])
 
     once = run(1, share)
     if single:
-        first = run(1, first_share) if first_share != share else once
-        return _single_round(arch, clock_hz, names, ctas, once, first)
+        return _single_round(arch, clock_hz, names, ctas, once)
     more = _rounds(tile, shares, ctas)
     stagger = once.cycles / ctas if spread and ctas > 1 else 0.0
     start = run(1, share, stagger) if stagger else once
     later = run(1 + more, share, stagger)
-    first = once if first_share == share else run(1, first_share)
     launch = arch.kernel_launch_s * clock_hz
     served = max(later.units[unit].busy_cycles - start.units[unit].busy_cycles for unit in ("hbm", "l2"))
     period = max(later.cycles - start.cycles, served) / more
     metrics = (metric_vector(later, names) - metric_vector(start, names)) / (ctas * more)
-    lone_cycles = first_cycles = first.cycles - launch
+    lone_cycles = first_cycles = once.cycles - launch
     # Where the busiest unit's work per round exceeds the rounds' period, the runs had not reached their steady state:
     # the first round's tail (its last loads' latency, its stores) ran beside the next round's work. A slot's first
     # tile that a further one follows then ends where the line of the steady period through the longest run puts it;
-    # a slot's only tile takes the tail beside. The tail is the SM's (its units bind the period), so a first round at
-    # an equal share of the bandwidth hides as much of it; not where the further rounds ran with the slots started
-    # apart (their period is not that of rounds that follow a first one in step).
+    # a slot's only tile takes the tail beside. Not where the further rounds ran with the slots started apart (their
+    # period is not that of rounds that follow a first one in step).
     floor = ctas * max(metrics[n] for n, name in enumerate(names) if name.startswith("busy:"))
     if period < floor and start is once:
         first_cycles = max(lone_cycles - more * (floor - period), floor)
     vector = np.concatenate(([first_cycles, period, lone_cycles - first_cycles], metrics))
-    ops = once.ops + later.ops + (start.ops if start is not once else 0) + (first.ops if first is not once else 0)
+    ops = once.ops + later.ops + (start.ops if start is not once else 0)
     return _Run(vector, ops, _demand(arch, clock_hz, start, later))
 
 
-def _single_round(
-    arch: Arch, clock_hz: float, names: Sequence[str], ctas: int, once: RunStats, first: RunStats
-) -> _Run:
-    """The cost vector of a kernel whose slots take one tile each (one wave at most), from one round at `share`
-    (`once`) and at `first_share` (`first`, the same run where the shares are equal): no further tile follows, so
-    the period, which only the fit of a removed iteration reads then (`class_costs`), is the round's time at `share`,
-    and the per-tile metrics are the round's. A third of the ops of `_representative`'s rounds (v1, a CTA per head,
-    is one wave in most of the speed benchmark's cases)."""
+def _single_round(arch: Arch, clock_hz: float, names: Sequence[str], ctas: int, once: RunStats) -> _Run:
+    """The cost vector of a kernel whose slots take one tile each (one wave at most), from one round (`once`): no
+    further tile follows, so the period, which only the fit of a removed iteration reads then (`class_costs`), is the
+    round's time, and the per-tile metrics are the round's. A third of the ops of `_representative`'s rounds (v1, a
+    CTA per head, is one wave in most of the speed benchmark's cases)."""
     launch = arch.kernel_launch_s * clock_hz
     metrics = metric_vector(once, names) / ctas
-    first_cycles = first.cycles - launch
     served = max(once.units[unit].busy_cycles for unit in ("hbm", "l2"))
-    vector = np.concatenate(([first_cycles, max(once.cycles - launch, served), 0.0], metrics))
-    ops = once.ops + (first.ops if first is not once else 0)
-    return _Run(vector, ops, _demand(arch, clock_hz, None, once))
+    vector = np.concatenate(([once.cycles - launch, max(once.cycles - launch, served), 0.0], metrics))
+    return _Run(vector, once.ops, _demand(arch, clock_hz, None, once))
 
 
 def _staggered(kernel: Kernel, programs: Sequence[Sequence[Op]], ctas: int, cycles: float) -> Kernel:
@@ -350,9 +347,10 @@ def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> in
 
 
 def _busy_shares(sms: int, demand: float) -> tuple[float, float]:
-    """An SM's bandwidth share while every SM is busy: for the first tiles, which start together and queue for the
-    same loads, an equal share; for further tiles, which the queue has staggered, what the other SMs leave (each
-    uses `demand` of the chip's bandwidth when alone; a processor-sharing server), but at least an equal share."""
+    """An SM's bandwidth shares while every SM is busy: for the requests it makes before any of its data came back,
+    which every SM makes at once and queues behind the others', an equal share; for the rest, which that queue has
+    staggered, what the other SMs leave (each uses `demand` of the chip's bandwidth when alone; a processor-sharing
+    server), but at least an equal share."""
     equal = 1.0 / sms
     return equal, max(equal, 1.0 - (sms - 1) * demand)
 

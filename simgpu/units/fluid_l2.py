@@ -14,11 +14,15 @@ in the L2 model; a load does not wait for the write-backs it causes. With the re
 bandwidth (see `simgpu.fast`), the HBM and L2 servers then see the chip's average load. The HBM time a representative's
 run reports (its bound: `simgpu.fast_costs.Cost`) is that of its misses at their shares, not of the whole misses it
 waited for: a few rounds hold one more or one fewer of a tensor's rare misses than their share (`owed_miss_bytes`).
+With a `burst_share`, the SM's requests made before any of its data came back are served at that share of the rate
+(and of HBM's): at a kernel's start every busy SM queues its first copies at once, so each is served behind the others'
+(`simgpu.fast_costs`); later requests, which that queue has staggered, at the full rate of the SM's share.
 Ignored: which particular accesses miss (the first CTA to touch a tile, in exact mode).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
@@ -60,6 +64,8 @@ class Retouch:
 class FluidL2:
     __slots__ = (
         "_counters",
+        "burst_share",
+        "burst_until",
         "hbm",
         "hit_latency",
         "owed_miss_bytes",
@@ -76,8 +82,11 @@ class FluidL2:
         hbm: Hbm,
         shares: Mapping[str, MissShares],
         recorder: SpanRecorder | None = None,
+        burst_share: float = 1.0,
     ) -> None:
         self.server = Server("l2", bytes_per_cycle, recorder)
+        self.burst_share = burst_share
+        self.burst_until = math.inf if burst_share < 1.0 else -math.inf  # when the SM's first data came back
         self.hit_latency = hit_latency_cycles
         self.hbm = hbm
         self.shares = shares
@@ -90,7 +99,9 @@ class FluidL2:
         # booked: what the misses spread over the accesses fall short of (or exceed) their average by.
         self.owed_miss_bytes = 0.0
 
-    def _access(self, now: float, l2_done: float, key: Hashable, nbytes: float, kind: int) -> Access:
+    def _access(
+        self, now: float, l2_done: float, key: Hashable, nbytes: float, kind: int, share: float = 1.0
+    ) -> Access:
         """When the access is served: at a hit's latency after L2, or, for a miss, after its bytes came from HBM
         and the HBM latency; a store or an atomic no sooner than the write-backs it causes have been served (a load's
         load HBM but are not waited for), as in the L2 model. Only the time is charged here: the bytes a run reports
@@ -109,7 +120,7 @@ class FluidL2:
         # A store's miss is written through; a load's or an atomic's reads HBM.
         cost = nbytes * hbm.write_cost if kind == _STORE else nbytes
         self.owed_miss_bytes += cost * (state[1] - miss)
-        hbm_done = hbm.book(now, cost) if miss else now
+        hbm_done = hbm.book(now, cost, share) if miss else now
         # A store or an atomic is done once the write-backs it makes have reached HBM, as in the L2 model.
         written = 0.0
         if state[2]:  # most tensors write nothing back: skip the empty reservation (once per access)
@@ -122,16 +133,23 @@ class FluidL2:
 
     def load(self, now: float, key: Hashable, nbytes: float) -> Access:
         self.read_bytes += nbytes
-        return self._access(now, self.server.reserve(now, nbytes), key, nbytes, _LOAD)
+        share = self.burst_share if now < self.burst_until else 1.0
+        access = self._access(now, self.server.reserve(now, nbytes, share), key, nbytes, _LOAD, share)
+        if access.ready < self.burst_until:  # the SM's first data back: its later requests meet the others' staggered
+            self.burst_until = access.ready
+        return access
 
     def store(self, now: float, key: Hashable, nbytes: float, service_bytes: float = 0.0) -> float:
         self.write_bytes += nbytes
-        return self._access(now, self.server.reserve(now, service_bytes or nbytes), key, nbytes, _STORE).ready
+        share = self.burst_share if now < self.burst_until else 1.0
+        l2_done = self.server.reserve(now, service_bytes or nbytes, share)
+        return self._access(now, l2_done, key, nbytes, _STORE, share).ready
 
     def atomic(self, now: float, key: Hashable, nbytes: float) -> float:
         self.read_bytes += nbytes
         self.write_bytes += nbytes
-        return self._access(now, self.server.reserve(now, 2 * nbytes), key, nbytes, _ATOMIC).ready
+        share = self.burst_share if now < self.burst_until else 1.0
+        return self._access(now, self.server.reserve(now, 2 * nbytes, share), key, nbytes, _ATOMIC, share).ready
 
     def flush(self) -> None:
         """Nothing is resident here: the write-back bytes are the replay's."""

@@ -64,14 +64,14 @@ class Hbm:
         self._booked_rate = 0.0  # bytes per cycle booked, averaged over about the last window, as of `_booked_at`
         self._booked_at = 0.0
 
-    def book(self, now: float, nbytes: float) -> float:
-        """Serve `nbytes` of read-byte cost (a read, or a write's bytes times `write_cost`) and count them in the
-        recent load; return the end."""
+    def book(self, now: float, nbytes: float, share: float = 1.0) -> float:
+        """Serve `nbytes` of read-byte cost (a read, or a write's bytes times `write_cost`) at `share` of the rate and
+        count them in the recent load; return the end."""
         if self._extra_cycles:
             self._booked_rate = self._rate_at(now) + nbytes / self._window_cycles
             if now > self._booked_at:
                 self._booked_at = now
-        return self.server.reserve(now, nbytes)
+        return self.server.reserve(now, nbytes, share)
 
     def read(self, now: float, nbytes: float) -> float:
         self.read_bytes += nbytes

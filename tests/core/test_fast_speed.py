@@ -193,7 +193,10 @@ def test_folding_v1s_query_loops_keeps_fast_modes_answer(
     monkeypatch: pytest.MonkeyPatch, pass_: str, causal: bool
 ) -> None:
     # v1 loops over 16-row query steps inside every key block: fast mode folds those nested loops too, by kind
-    # (`simgpu.fold`). Against fast mode with them whole: the same answer, from fewer simulated ops.
+    # (`simgpu.fold`). Against fast mode with them whole: the same answer, and from fewer simulated ops where not
+    # causal; causal, at this small size, the fit variants take back all of the gain (forward: 47,280 ops against
+    # 43,536 whole; at 3k queries 65,040 against 253,248, where the forward's HBM reads, not causal, differ: the
+    # replay samples the query loops; docs/results/burst_31/v1_nested_fold_ops.txt).
     arch = load_arch("h100", {"sms": 8})
     kernels = schedule(arch, "v1", Problem(2, 2, 2048, 64, causal=causal, pass_=pass_), {})
     folded = run_fast(arch, kernels, arch.clock_hz, DEFAULT_EVENT_BUDGET)
@@ -201,7 +204,7 @@ def test_folding_v1s_query_loops_keeps_fast_modes_answer(
     whole = run_fast(arch, kernels, arch.clock_hz, DEFAULT_EVENT_BUDGET)
     assert folded.cycles == pytest.approx(whole.cycles, rel=2e-3)
     assert (folded.hbm_read_bytes, folded.hbm_write_bytes) == (whole.hbm_read_bytes, whole.hbm_write_bytes)
-    assert folded.ops < whole.ops  # a small problem: the fit variants take back much of the gain
+    assert causal or folded.ops < whole.ops
 
 
 @pytest.mark.parametrize(

@@ -314,9 +314,6 @@ def check_fast_equals_exact(case: Case) -> None:
         ),
         # cycles -2.0%: no L2
         Case("h100", {"l2.capacity_bytes": 0}, "v3", {"batch": 1, "heads": 1, "seqlen_q": 65, "headdim": 128}),
-        # cycles +2.5%: v1 with one query row against 385 keys (one Q step per K/V block: +0.0% at 129 keys, +1.0% at
-        # 193, +1.6% at 257; with 64 query rows +1.0% at 385); found by the property above on the A100 at 193 keys
-        Case("a100", {}, "v1", {"batch": 2, "heads": 2, "seqlen_q": 1, "seqlen_k": 385, "headdim": 128}),
         # cycles -3.3%: PyTorch's masked_fill 7% fast (262,594 cycles against 282,232), its loads made in dependent
         # rounds (`Load.rounds`) at the HBM's loaded latency, which fast mode's representative SMs see at their
         # share of the traffic; the bytes are equal since the replay reads the mask that every head reads once
@@ -329,16 +326,26 @@ def check_fast_equals_exact(case: Case) -> None:
             {"framework": "pytorch"},
         ),
     ],
-    ids=["v2-slow-hbm", "v3-no-l2", "v1-few-queries", "pytorch-masked-fill-rounds"],
+    ids=["v2-slow-hbm", "v3-no-l2", "pytorch-masked-fill-rounds"],
 )
 def test_fast_mode_equals_exact_mode_off_the_property_domain(case: Case) -> None:
     check_fast_equals_exact(case)
 
 
+def test_fast_mode_equals_exact_mode_for_v1_with_one_query_row() -> None:
+    # v1 with one query row against 385 keys, one Q step per K/V block, found by the property above on the A100 at 193
+    # keys: +2.5% (+0.0% at 129 keys, +1.0% at 193, +1.6% at 257) while a slot's first tile took an equal share of
+    # HBM and L2 throughout; within 0.1% since only its first copies do (the thirty-first session's burst,
+    # `simgpu.fast_costs`). Outside the property's domain (`in_whole_blocks`).
+    check_fast_equals_exact(
+        Case("a100", {}, "v1", {"batch": 2, "heads": 2, "seqlen_q": 1, "seqlen_k": 385, "headdim": 128})
+    )
+
+
 # Two corners the property found where fast mode missed exact mode (+2.1%, +3.5%) until a run's first kernel run
 # whole (`simgpu.fast_whole`: tiles of unequal length, few ops) went through the L2 model itself from empty, as exact
 # mode's does: each is one forward kernel whose partial last block makes its tiles unequal. Still outside the
-# property's domain (`in_whole_blocks`): v1's few queries above, and the backward's partial blocks.
+# property's domain (`in_whole_blocks`): the backward's partial blocks.
 @pytest.mark.parametrize(
     "case",
     [
