@@ -35,9 +35,24 @@ def summary(path: Path) -> str:
     )
 
 
+def ratios(path: Path) -> dict[tuple[str, ...], float]:
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    fields = ("arch", "algo", "pass", "batch", "heads", "seqlen_q", "headdim")
+    return {tuple(row[field] for field in fields): float(row["fast_over_exact"]) for row in rows}
+
+
 def main() -> None:
     for name, before, after in PAIRS:
         print(f"{name}\n  before: {summary(before)}\n  after:  {summary(after)}")
+    _, before_path, after_path = PAIRS[1]
+    before, after = ratios(before_path), ratios(after_path)
+    moved = {case: (abs(after[case] - 1) - abs(before[case] - 1)) for case in before}
+    nearer, further = sum(m < -0.01 for m in moved.values()), sum(m > 0.01 for m in moved.values())
+    print(f"whole chips, not causal: {nearer} cases nearer exact mode by more than a point, {further} further:")
+    for case, change in sorted(moved.items(), key=lambda item: -item[1]):
+        if change > 0.01:
+            print(f"    {' '.join(case)}: {before[case]:.3f} -> {after[case]:.3f}")
 
 
 if __name__ == "__main__":
