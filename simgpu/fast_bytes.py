@@ -518,12 +518,12 @@ def _own_memory(replayed: _Replayed, plans: Sequence[KernelPlan], head: tuple[ob
     # The pieces' wholes cut once for all the tiles (standard attention's softmax at 16k tokens: 20,480 tiles, their
     # pieces sharing the wholes of a row block), per head_axes; the tiles' records live until the check is done.
     cut: dict[int, tuple[Cuts, CutsByIdentity]] = {}
-    return all(
-        head_template(tile.records, plan.kernel.head_axes, head, *cut.setdefault(plan.kernel.head_axes, ({}, {})))
-        is not None
-        for plan, tiles in zip(plans, replayed.folded, strict=True)
-        for tile in tiles
-    )
+    for plan, tiles in zip(plans, replayed.folded, strict=True):
+        axes = plan.kernel.head_axes
+        cuts, by_identity = cut.setdefault(axes, ({}, {}))
+        if any(head_template(tile.records, axes, head, cuts, by_identity) is None for tile in tiles):
+            return False
+    return True
 
 
 def _removed_cost(

@@ -131,9 +131,13 @@ class FluidL2:
             return Access(max(max(l2_done, hbm_done) + hbm.latency(now), written), False)
         return Access(max(l2_done + self.hit_latency, written), True)
 
+    def _share(self, now: float) -> float:
+        """The share of the rate a request made at `now` is served at: `burst_share` before the SM's first data."""
+        return self.burst_share if now < self.burst_until else 1.0
+
     def load(self, now: float, key: Hashable, nbytes: float) -> Access:
         self.read_bytes += nbytes
-        share = self.burst_share if now < self.burst_until else 1.0
+        share = self._share(now)
         access = self._access(now, self.server.reserve(now, nbytes, share), key, nbytes, _LOAD, share)
         if access.ready < self.burst_until:  # the SM's first data back: its later requests meet the others' staggered
             self.burst_until = access.ready
@@ -141,14 +145,14 @@ class FluidL2:
 
     def store(self, now: float, key: Hashable, nbytes: float, service_bytes: float = 0.0) -> float:
         self.write_bytes += nbytes
-        share = self.burst_share if now < self.burst_until else 1.0
+        share = self._share(now)
         l2_done = self.server.reserve(now, service_bytes or nbytes, share)
         return self._access(now, l2_done, key, nbytes, _STORE, share).ready
 
     def atomic(self, now: float, key: Hashable, nbytes: float) -> float:
         self.read_bytes += nbytes
         self.write_bytes += nbytes
-        share = self.burst_share if now < self.burst_until else 1.0
+        share = self._share(now)
         return self._access(now, self.server.reserve(now, 2 * nbytes, share), key, nbytes, _ATOMIC, share).ready
 
     def flush(self) -> None:
