@@ -22,7 +22,9 @@ Four reductions, checked against exact mode by the tests (`tests/core/test_fast.
 3. Waves (`simgpu.fast_schedule`): the chip's CTA slots take the tiles in launch order, each when free; the CTAs
    of an SM share it and the busy SMs share the bandwidth (a fluid list schedule), so full waves, the tail wave and
    uneven (causal, LPT) work come out of one schedule. The tiles of a kernel of one class start and end together
-   on each SM: the schedule walks runs of SMs in one state, and skips full waves whole.
+   on each SM: the schedule walks runs of SMs in one state, and skips full waves whole. No kernel ends before the
+   chip's L2 served what its tiles moved through it (a one-round kernel's busy SMs take what the others leave of L2
+   from a demand that the launch's time dilutes: `docs/results/kernel_l2_bound_32/`).
 4. Small kernels of unequal tiles (`simgpu.fast_whole`) are the exception: where a few tiles per slot of unequal
    length decide the kernel's end by where the last long ones land, which the phases of co-resident CTAs decide
    and a fluid schedule cannot follow, and every CTA costs few ops, the engine runs every CTA on the whole chip.
@@ -134,6 +136,7 @@ def run_fast(
         planned = plan_fast(arch, kernels)
     plans, shares, bytes_full = planned.plans, planned.shares, planned.bytes_full
     names = metric_names(arch)
+    l2_service = names.index("l2_service_bytes")
     launch = arch.kernel_launch_s * clock_hz
     kernel_cycles: list[float] = []
     totals = np.zeros(len(names))
@@ -159,9 +162,13 @@ def run_fast(
             vectors[position] = [cost.of(removed) for cost in costs[kind]]
         tile_class = class_of_shape[plan.index]
         times = vectors[:, :, :TIMES].reshape(len(classes), plan.fit, 2, TIMES)  # class, CTAs - 1, (busy, alone), time
-        kernel_cycles.append(launch + shared_schedule(arch.sms, plan.fit, times, tile_class, sharers))
         tiles_per_class = np.bincount(tile_class, minlength=len(classes))
-        totals += tiles_per_class @ vectors[:, -2, TIMES:]  # all slots filled, all SMs busy
+        kernel_totals = tiles_per_class @ vectors[:, -2, TIMES:]  # all slots filled, all SMs busy
+        totals += kernel_totals
+        # No kernel ends before the chip's L2 served what its tiles moved through it: where every SM starts its first
+        # tiles at once, a representative's first tiles may take more of L2 than its share.
+        l2_cycles = kernel_totals[l2_service] / arch.l2_bytes_per_cycle(clock_hz)
+        kernel_cycles.append(launch + max(shared_schedule(arch.sms, plan.fit, times, tile_class, sharers), l2_cycles))
     cycles = sum(kernel_cycles)
     return _stats(arch, clock_hz, names, totals, bytes_full, cycles, tuple(kernel_cycles), plans, ops)
 

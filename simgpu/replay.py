@@ -59,8 +59,12 @@ class ReplayBytes:
         )
 
 
+# An access's L2 key: (tensor, tile). Typed as any hashable rather than as a pair: compiled (mypyc), a value typed
+# as a tuple of known length is unpacked into its items, and a new tuple built (and hashed anew) wherever it is used
+# whole, which the walk does at every L2 lookup (`_tile` reads its tile).
+MemoryKey = Hashable
 # One access as the replay walks it: kind, tensor, L2 key, bytes.
-Record = tuple[int, str, tuple[str, Hashable], int | float]
+Record = tuple[int, str, MemoryKey, int | float]
 
 
 def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
@@ -121,7 +125,8 @@ def head_template(
         cuts = {}
     if by_identity is None:
         by_identity = {}
-    for kind, tensor, (_, tile), nbytes in tile_records:
+    for kind, tensor, memory, nbytes in tile_records:
+        tile = _tile(memory)
         if type(tile) is tuple:
             if tile[:axes] != source:
                 return None
@@ -206,10 +211,10 @@ def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
     sizes: dict[str, int | float] = {}
     size = sizes.setdefault
     alike = True
-    for kind, tensor, (_, tile), nbytes in tile_records:
+    for kind, tensor, memory, nbytes in tile_records:
         counted = (kind, tensor)
         totals[counted] = total(counted, 0) + nbytes
-        if alike and (size(tensor, nbytes) != nbytes or type(tile) is Piece):
+        if alike and (size(tensor, nbytes) != nbytes or type(_tile(memory)) is Piece):
             alike = False
     # A size that is not an int leaves a sum that is not one: the replay then sums the records themselves.
     if not all(type(value) is int for value in totals.values()):
@@ -447,7 +452,7 @@ def _walk(
                     if not written:
                         continue
                     read = 0.0
-                elif action == _LOAD and type(memory[1]) is Piece and _covered(memory, key, lines, numbers, wholes):
+                elif action == _LOAD and type(_tile(memory)) is Piece and _covered(memory, key, lines, numbers, wholes):
                     continue
                 else:
                     # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
@@ -636,7 +641,7 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 
 
 def _keys_touched(
-    memories: Iterable[tuple[str, Hashable]], numbers: Mapping[Hashable, int], wholes: Mapping[int, tuple[int, ...]]
+    memories: Iterable[MemoryKey], numbers: Mapping[Hashable, int], wholes: Mapping[int, tuple[int, ...]]
 ) -> set[int]:
     """The keys of `memories` and, for a `Piece`, of its wholes (a hit on it touches them); `wholes`: the keys of
     the wholes of pieces found whole (`_covered`)."""
@@ -650,7 +655,7 @@ def _keys_touched(
     looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
     for memory in memories:
         key = numbers[memory]
-        tensor, tile = memory
+        tensor, tile = _tensor(memory), _tile(memory)
         keys.add(key)
         if type(tile) is Piece:
             known = wholes.get(key)
@@ -758,7 +763,7 @@ def _owner(key: int, owners: Sequence[str], owner_of_renamed: dict[int, str]) ->
 
 
 def _covered(
-    memory: tuple[str, Hashable],
+    memory: MemoryKey,
     key: int,
     lines: OrderedDict[int, float],
     numbers: dict[Hashable, int],
@@ -769,7 +774,7 @@ def _covered(
     keys of a piece found whole are kept in `wholes` (they keep their numbers)."""
     known = wholes.get(key)
     if known is None:
-        tensor, piece = memory
+        tensor, piece = _tensor(memory), _tile(memory)
         assert isinstance(piece, Piece)
         found = []
         for whole in piece.wholes:
@@ -788,3 +793,13 @@ def _covered(
 def _ratio(hbm_bytes: Mapping[_Key, float], l2_bytes: Mapping[_Key, float], key: _Key) -> float:
     accessed = l2_bytes.get(key, 0.0)
     return hbm_bytes.get(key, 0.0) / accessed if accessed else 0.0
+
+
+def _tensor(memory: MemoryKey) -> str:
+    """The tensor of an L2 key (`MemoryKey`)."""
+    return cast(str, cast(tuple[object, ...], memory)[0])
+
+
+def _tile(memory: MemoryKey) -> object:
+    """The tile of an L2 key (`MemoryKey`): a tuple of indices or a `Piece`."""
+    return cast(tuple[object, ...], memory)[1]

@@ -915,6 +915,20 @@ def test_fast_mode_predicts_fa3s_forward_on_a_whole_chip() -> None:
     assert fast.cycles == pytest.approx(exact.cycles, rel=0.01)
 
 
+def test_no_kernel_ends_before_the_chips_l2_served_its_bytes() -> None:
+    # FA3's backward converts dQ at its end: each of 256 tiles reads 128 rows of the fp32 accumulator (hits: the main
+    # kernel's atomics left it in L2) and writes them as bf16, one wave of two CTAs on most of the H100's 132 SMs. A
+    # representative's stores take what the other SMs leave of L2, from their demand alone, which the launch's 2.5k
+    # cycles dilute: its kernel ran 2,138 cycles past the launch, less than the 2,513 the chip's L2 takes to serve
+    # the kernel's 12.6 MB (exact mode: 3,129). No kernel ends before that (`simgpu.fast.run_fast`).
+    arch = load_arch("h100")
+    batch, heads, seqlen, headdim = 4, 16, 512, 64
+    l2_bytes = batch * heads * seqlen * headdim * (4 + 2)  # dQ read as fp32, written as bf16
+    fast = simulate(arch, "v3", Problem(batch, heads, seqlen, headdim, pass_="bwd"), mode="fast")
+    launch = arch.kernel_launch_s * fast.clock_hz
+    assert fast.kernel_cycles[-1] - launch == pytest.approx(l2_bytes / arch.l2_bytes_per_cycle(fast.clock_hz))
+
+
 def test_the_write_backs_that_later_heads_force_are_timed_in_the_last_kernel() -> None:
     # Standard attention's softmax alone on an H200 cut to 8 SMs, 2 MB of L2 and 8/132 of its HBM rate, 128 heads:
     # it reads S and writes P, 64 MB of each, HBM-bound. The replay walks the first head, whose P fits its share of
