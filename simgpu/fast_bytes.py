@@ -16,6 +16,10 @@ whole (long sequences) replays two prefixes of its tiles, extrapolated linearly 
 looped, a share of each; `_wave_prefixes`: FlashAttention's backward, whole waves of its main kernel beside its
 loop-free kernels whole, where the smaller prefix turns L2 over); what each ignores is said there.
 
+Where the later heads' bytes push the replayed first heads' lines out (`simgpu.replay.ReplayBytes.pushed`) and every
+head replays within `ALL_HEADS_ACCESSES`, the miss shares (what times the representatives) come from every head
+replayed (`_all_heads_shares`); the bytes stay the first heads'.
+
 The replay folds the shapes that the plan left unfolded (it folds a few of each outline's group) without building
 the loop iterations of the roles that touch no memory in them: it takes from the plan's fold of the group that
 those roles' iterations hold no memory op and no loop (the plan assumes a group's shapes fold to programs equal up
@@ -54,6 +58,9 @@ from simgpu.units.fluid_l2 import MissShares
 
 REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
 REPLAY_ACCESSES = 40_000  # memory accesses a replay walks at most (more only when one head has more)
+# Memory accesses of every head up to which the miss shares come from every head replayed, where the first heads stand
+# badly for the later ones (`_all_heads_shares`).
+ALL_HEADS_ACCESSES = 100_000
 HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is too large to replay whole
 HEAD_PREFIX_SHARE = 0.5  # a prefix replay applies while its larger prefix is less than this share of the head
 Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
@@ -131,6 +138,8 @@ def replayed_bytes(
             return _fold_replay(arch, plans, _Replayed(kept, subset, share, count / total), fitted, (accesses, alone))
 
         shares, some = first(replayed)
+        if alone.pushed and replayed < total and total * _accesses_of(accesses) <= ALL_HEADS_ACCESSES:
+            shares = _all_heads_shares(arch, plans, total, known)
         if own or replayed == total:
             return shares, some * total / replayed
         # The heads share memory (PyTorch's causal mask, which every head reads): what stays in L2 from one head to
@@ -202,6 +211,30 @@ def _head_copies(
             copy = reheaded(template, head, joined.setdefault(head, {}))
             out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
+
+
+def _all_heads_shares(
+    arch: Arch, plans: Sequence[KernelPlan], heads: int, known: Sequence[dict[int, FoldedTile]]
+) -> Shares:
+    """The miss shares of a replay of all `heads` heads through the whole L2 (at the base fold), for a run whose first
+    heads' lines the later heads' bytes push out (`simgpu.replay.ReplayBytes.pushed`): the first heads stand badly
+    for the later ones there. A kernel finds what the one before left in L2 for the heads it takes first, and has
+    pushed out the rest; and where the chip's dirty bytes pass L2's dirty capacity, the first heads' dirty lines are
+    written back in the kernel that dirtied them, the later heads' in the next one or after the run. Replayed alone,
+    the first heads hit all of what the kernel before left them and had their write-backs timed in the last kernel:
+    standard attention's forward on the H200 at 4 x 16 heads, N = 512, d = 64 wrote 35 MB back in its P V kernel
+    and 4 MB in its softmax, exact mode 4 MB and 34 MB, every head replayed 4 MB and 34 MB
+    (`docs/results/head_position_writebacks_32/`). The bytes stay the first heads' (equal to exact mode's on the
+    fast-vs-exact grid, where every head replayed in launch order departs from them by up to 0.9%)."""
+    tiles = _heads_tiles(plans, heads)
+    folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
+    every = _Replayed(tiles, folded, (1.0,) * len(plans))
+    return every.replay(arch, every.accesses(arch, plans)).shares
+
+
+def _accesses_of(kernels: Sequence[KernelAccesses]) -> int:
+    """The memory accesses of the kernels' tiles."""
+    return sum(len(tile) for kernel in kernels for tile in kernel.accesses)
 
 
 def _bodiless(kernel: Kernel, shape: FoldedTile) -> tuple[int, ...]:

@@ -46,6 +46,9 @@ class ReplayBytes:
     l2_write_bytes: float
     shares: tuple[dict[str, MissShares], ...]  # per kernel
     evicted: bool  # whether L2 ran out of room: a line was evicted (or kept from the next kernel) or bypassed it
+    # Whether the later heads' bytes (`replay`'s `later_heads`) pushed a replayed head's line out of L2 before a later
+    # kernel could hit it, or before the run's end.
+    pushed: bool = False
     # The walk's state before the kernels that `replay` was asked to keep it for, by kernel.
     states: Mapping[int, ReplayState] = field(default_factory=dict, compare=False, repr=False)
 
@@ -260,6 +263,7 @@ class ReplayState:
     dirty_used: float = 0.0  # the dirty keys' bytes
     # Keys that stand for the later heads' bytes (`_ballast`): clean, never accessed, negative.
     ballast: set[int] = field(default_factory=set)
+    pushed: bool = False  # `ReplayBytes.pushed`
 
     def copy(self) -> ReplayState:
         """A copy that walks on without changing this one (the sets of `touched` are never changed: shared)."""
@@ -280,6 +284,7 @@ class ReplayState:
             defaultdict(float, self.written_bytes),
             self.dirty_used,
             set(self.ballast),
+            self.pushed,
         )
 
 
@@ -342,6 +347,7 @@ def _pushed_out_at_end(arch: Arch, state: ReplayState, number: int, later_heads:
     state.used, state.dirty_used, pushed = _evict_to(lines, dirty, state.used, state.dirty_used, kept)
     if not pushed:
         return
+    state.pushed = True
     state.hbm_write += pushed
     written = state.written_bytes
     causes = {tensor: nbytes for (n, tensor), nbytes in written.items() if n == number and nbytes}
@@ -390,7 +396,7 @@ def _walk(
             if back and owner in previous:
                 written_bytes[number - 1, owner] += back
     if named is not None and used > named:
-        evicted = True
+        evicted = state.pushed = True
         _rename_oldest(lines, dirty, used - named, owners, state.renamed)
     if later_heads is not None and touched and arch.l2.capacity_bytes > 0:
         # The chip's L2 holds every head's bytes as the replayed heads' (heads are alike), up to its capacity: the
@@ -637,7 +643,7 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
             accessed = sum(l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6))
             written = written_bytes[number, tensor] / accessed
             shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
-    return ReplayBytes(state.hbm_read, hbm_write, timed, l2_read, l2_write, shares, state.evicted, states)
+    return ReplayBytes(state.hbm_read, hbm_write, timed, l2_read, l2_write, shares, state.evicted, state.pushed, states)
 
 
 def _keys_touched(

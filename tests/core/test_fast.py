@@ -929,6 +929,24 @@ def test_no_kernel_ends_before_the_chips_l2_served_its_bytes() -> None:
     assert fast.kernel_cycles[-1] - launch == pytest.approx(l2_bytes / arch.l2_bytes_per_cycle(fast.clock_hz))
 
 
+def test_every_head_replayed_times_the_softmaxs_write_backs_in_the_softmax() -> None:
+    # Standard attention's forward on the whole H200, 4 x 16 heads, N = 512, d = 64: the softmax writes P, 34 MB,
+    # past L2's dirty capacity (27 MB), and exact mode writes 34 MB back during it and 4 MB during P V. The replayed
+    # first heads' dirty lines outlived their kernel there (only the later heads' bytes push them out), and their
+    # write-backs were timed in P V (35 MB) and 4 MB in the softmax, which came out 19% fast. Where the later heads push
+    # the first heads' lines out and every head replays cheaply, the miss shares come from every head
+    # (`simgpu.fast_bytes._all_heads_shares`): P written back once in full during the softmax, O during P V.
+    problem = Problem(4, 16, 512, 64)
+    arch = load_arch("h200")
+    kernels = schedule(arch, "standard", problem, {})
+    shares = plan_fast(arch, kernels).shares
+    assert shares[1]["P"].written == pytest.approx(1.0, rel=1e-3)
+    assert shares[2]["O"].written == pytest.approx(1.0, rel=1e-3)
+    fast = simulate(arch, "standard", problem, mode="fast")
+    exact = simulate(arch, "standard", problem, mode="exact")
+    assert fast.kernel_cycles[1] == pytest.approx(exact.kernel_cycles[1], rel=0.01)
+
+
 def test_the_write_backs_that_later_heads_force_are_timed_in_the_last_kernel() -> None:
     # Standard attention's softmax alone on an H200 cut to 8 SMs, 2 MB of L2 and 8/132 of its HBM rate, 128 heads:
     # it reads S and writes P, 64 MB of each, HBM-bound. The replay walks the first head, whose P fits its share of

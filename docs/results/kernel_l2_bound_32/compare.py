@@ -6,7 +6,7 @@ import csv
 import sys
 from pathlib import Path
 
-FIELDS = ("arch", "algo", "pass", "batch", "heads", "seqlen_q", "headdim")
+FIELDS = ("arch", "algo", "pass", "causal", "sms", "batch", "heads", "seqlen_q", "headdim")
 
 
 def load(path: Path) -> dict[tuple[str, ...], dict[str, str]]:
