@@ -1,6 +1,7 @@
-"""Two fast-vs-exact CSVs (`experiments.fast_vs_exact`) side by side: `python compare.py BEFORE.csv AFTER.csv` prints
-each file's counts within 1, 2.5 and 5% of exact mode's cycles, mean and largest error and the cases whose bytes
-equal exact mode's, then every case whose error moved by more than 0.2 points or whose byte equality changed."""
+"""Two fast-vs-exact CSVs (`experiments.fast_vs_exact`) side by side: `python compare.py BEFORE.csv AFTER.csv [ALGO]`
+prints each file's counts within 1, 2.5 and 5% of exact mode's cycles, mean and largest error and the cases whose
+bytes equal exact mode's (of algorithm ALGO only, where given), then every case whose error moved by more than 0.2
+points or whose byte equality changed."""
 
 import csv
 import sys
@@ -9,9 +10,10 @@ from pathlib import Path
 FIELDS = ("arch", "algo", "pass", "causal", "sms", "batch", "heads", "seqlen_q", "headdim")
 
 
-def load(path: Path) -> dict[tuple[str, ...], dict[str, str]]:
+def load(path: Path, algo: str | None = None) -> dict[tuple[str, ...], dict[str, str]]:
     with path.open(encoding="utf-8") as handle:
-        return {tuple(row[field] for field in FIELDS): row for row in csv.DictReader(handle)}
+        rows = [row for row in csv.DictReader(handle) if algo is None or row["algo"] == algo]
+    return {tuple(row[field] for field in FIELDS): row for row in rows}
 
 
 def summary(rows: dict[tuple[str, ...], dict[str, str]]) -> str:
@@ -25,7 +27,8 @@ def summary(rows: dict[tuple[str, ...], dict[str, str]]) -> str:
 
 
 def main() -> None:
-    before, after = load(Path(sys.argv[1])), load(Path(sys.argv[2]))
+    algo = sys.argv[3] if len(sys.argv) > 3 else None
+    before, after = load(Path(sys.argv[1]), algo), load(Path(sys.argv[2]), algo)
     print(f"before: {summary(before)}\nafter:  {summary(after)}")
     for case, row in before.items():
         if case not in after:
