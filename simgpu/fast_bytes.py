@@ -225,7 +225,7 @@ def _all_heads_shares(
     standard attention's forward on the H200 at 4 x 16 heads, N = 512, d = 64 wrote 35 MB back in its P V kernel
     and 4 MB in its softmax, exact mode 4 MB and 34 MB, every head replayed 4 MB and 34 MB
     (`docs/results/head_position_writebacks_32/`). The bytes stay the first heads' (equal to exact mode's on the
-    fast-vs-exact grid, where every head replayed in launch order departs from them by up to 0.9%)."""
+    fast-vs-exact grid, where every head's departed from them by 0.6% in two cases)."""
     tiles = _heads_tiles(plans, heads)
     folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
     every = _Replayed(tiles, folded, (1.0,) * len(plans))
