@@ -1,6 +1,7 @@
 """The replay's miss shares per kernel for standard attention's forward (`python order_probe.py ARCH B H N D`,
 SIMGPU_NATIVE=0): as the code at hand walks each wave; with a re-reading kernel's wave (`_wave_parts`) walked tile
-after tile; and with every kernel's wave walked tile after tile (the walk's `zip_longest` replaced)."""
+after tile; with every kernel's wave walked tile after tile (the walk's `zip_longest` replaced); and with every
+kernel's wave walked as if its tiles started spread over one tile's time (tile k of n at k / n of it)."""
 
 import sys
 
@@ -38,3 +39,16 @@ show("tile after tile")
 R._wave_parts = orig
 R.zip_longest = lambda *wave: list(wave)
 show("tile after tile (no re-reads)")
+
+
+def staggered(*wave):  # type: ignore[no-untyped-def]
+    timed = []
+    for k, tile in enumerate(wave):
+        for j, record in enumerate(tile):
+            timed.append((k / len(wave) + j / max(1, len(tile)), k, j, record))
+    timed.sort(key=lambda entry: entry[:3])
+    return [(entry[3],) for entry in timed]
+
+
+R.zip_longest = staggered
+show("spread over a tile's time")
