@@ -919,7 +919,7 @@ def test_no_kernel_ends_before_the_chips_l2_served_its_bytes() -> None:
     # FA3's backward converts dQ at its end: each of 256 tiles reads 128 rows of the fp32 accumulator (hits: the main
     # kernel's atomics left it in L2) and writes them as bf16, one wave of two CTAs on most of the H100's 132 SMs. A
     # representative's stores take what the other SMs leave of L2, from their demand alone, which the launch's 2.5k
-    # cycles dilute: its kernel ran 2,138 cycles past the launch, less than the 2,513 the chip's L2 takes to serve
+    # cycles dilute: its kernel ran 2,137 cycles past the launch, less than the 2,514 the chip's L2 takes to serve
     # the kernel's 12.6 MB (exact mode: 3,129). No kernel ends before that (`simgpu.fast.run_fast`).
     arch = load_arch("h100")
     batch, heads, seqlen, headdim = 4, 16, 512, 64
