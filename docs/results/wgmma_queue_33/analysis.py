@@ -8,6 +8,9 @@
 2. `validation/h200/v3_offset_trace/` (`validation/probes/v3_offset_trace.py`): our FA3 kernel's two consumers,
    consumer 1 held back `delay` cycles at the start; per variant and delay the period per key tile of the traced CTA
    (tiles 4 .. 60) and the offset between the consumers (consumer 1's turn stamp minus consumer 0's) at tiles 8 .. 60.
+3. `validation/h200/softmax_offset/` (`validation/probes/softmax_offset.py`): two warpgroups looping over the
+   consumer's softmax, the second `delay` cycles late, no barrier: each one's period over iterations 8 .. 40 and the
+   offset between their iteration starts (the first iterations are slow, instruction fetch).
 Run from the repository root:
 `python docs/results/wgmma_queue_33/analysis.py > docs/results/wgmma_queue_33/analysis.txt`.
 """
@@ -22,6 +25,7 @@ from pathlib import Path
 
 QUEUE = Path("validation/h200/wgmma_queue/wgmma_queue_h200.csv")
 TRACE = Path("validation/h200/v3_offset_trace/v3_offset_trace_h200.csv")
+SOFTMAX = Path("validation/h200/softmax_offset/softmax_offset_h200.csv")
 
 
 def queue() -> None:
@@ -78,5 +82,20 @@ def trace() -> None:
               f"(min {min(offsets):+6.0f}, max {max(offsets):+6.0f})")  # fmt: skip
 
 
+def softmax() -> None:
+    stamps: dict[int, dict[tuple[int, int], float]] = defaultdict(dict)
+    with SOFTMAX.open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            stamps[int(row["delay"])][(int(row["warpgroup"]), int(row["iteration"]))] = float(row["cycles"])
+    for delay, t in sorted(stamps.items()):
+        periods = [(t[(wg, 40)] - t[(wg, 8)]) / 32 for wg in (0, 1)]
+        offsets = [t[(1, i)] - t[(0, i)] for i in range(8, 41)]
+        first = [t[(wg, 1)] - t[(wg, 0)] for wg in (0, 1)]
+        print(f"softmax pair, delay {delay:4}: first iteration {first[0]:5.0f} / {first[1]:5.0f} cycles, then period "
+              f"{periods[0]:5.0f} / {periods[1]:5.0f}; offset median {statistics.median(offsets):+6.0f} "
+              f"(min {min(offsets):+6.0f}, max {max(offsets):+6.0f})")  # fmt: skip
+
+
 queue()
 trace()
+softmax()

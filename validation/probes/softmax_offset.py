@@ -1,0 +1,56 @@
+"""Device probe: do two warpgroups running our FA3 consumer's softmax side by side keep the offset they start with?
+
+Our kernel's consumers, without ping-pong, settle within a few key tiles into fixed offsets (`v3_offset_trace.py`):
+at d = 64 with intra-warpgroup overlap into lockstep from most starts. Two warpgroups' whole softmaxes looping at
+once take 1345 cycles per iteration (`v3_softmax_groups.py`): about the row-max passes of both (269) plus the exp
+passes of both (1066) one after the other, as if the two ran in step. This probe (`softmax_offset.cu`: one CTA on
+one SM, the second warpgroup `delay` cycles after the first, no barrier between them, 48 iterations) stamps every
+iteration's start, so the rows show the offset between the two iteration by iteration, with nothing but the SM's
+pipes and issue slots coupling them. Writes softmax_offset_h200.csv: per delay, warpgroup and iteration, the median
+over repeated launches of the stamp's cycles after warpgroup 0's first. Run on the GPU machine from the repository
+root: `PYTHONPATH=. python3 validation/probes/softmax_offset.py OUT`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cupy as cp
+import numpy as np
+
+from cupy_kernels import common
+from cupy_kernels.v3 import launch
+
+SOURCE = Path(__file__).resolve().parent / "softmax_offset.cu"
+ITERS = 48
+REPEATS = 21
+DELAYS = (0, 64, 128, 256, 384, 512, 768, 1024)
+
+
+def main() -> None:
+    out_dir = Path(sys.argv[1])
+    module = cp.RawModule(code=common.load_source(SOURCE), options=launch.NVRTC_OPTIONS)
+    kernel = module.get_function("softmax_offset")
+    scores = cp.random.default_rng(0).standard_normal(4096, dtype=cp.float32) * 4  # as v3_softmax_groups.py
+    stamps = cp.zeros(2 * (ITERS + 1), dtype=cp.int64)
+    sink = cp.zeros(256, dtype=cp.float32)
+    rows: list[dict[str, object]] = []
+    for delay in DELAYS:
+        runs = []
+        for _ in range(REPEATS):
+            kernel((1,), (256,), (scores, np.int32(delay), stamps, sink))
+            t = stamps.get().reshape(2, ITERS + 1).astype(np.float64)
+            runs.append(t - t[0, 0])
+        median = np.median(np.array(runs[1:]), axis=0)
+        for wg in range(2):
+            for it in range(ITERS + 1):
+                rows.append({"delay": delay, "warpgroup": wg, "iteration": it, "cycles": float(median[wg, it])})
+        offsets = median[1] - median[0]
+        print(f"delay {delay}: offsets {' '.join(f'{o:.0f}' for o in offsets[::6])}", flush=True)
+    common.write_rows(out_dir / "softmax_offset_h200.csv", rows)
+    print("gpu:", common.gpu_facts())
+
+
+if __name__ == "__main__":
+    main()
