@@ -11,6 +11,9 @@
 3. `validation/h200/softmax_offset/` (`validation/probes/softmax_offset.py`): two warpgroups looping over the
    consumer's softmax, the second `delay` cycles late, no barrier: each one's period over iterations 8 .. 40 and the
    offset between their iteration starts (the first iterations are slow, instruction fetch).
+4. `validation/h200/v3_phase_offset_h200.csv` (the twenty-fifth session's whole-kernel timings with consumer 1 held
+   back): the ping-pong gain with the overlap on (the wave's cycles without ping-pong over those with it, delay 0
+   for ping-pong) per start delay, and the period per key tile without ping-pong (N = 2048 and 8192).
 Run from the repository root:
 `python docs/results/wgmma_queue_33/analysis.py > docs/results/wgmma_queue_33/analysis.txt`.
 """
@@ -26,6 +29,7 @@ from pathlib import Path
 QUEUE = Path("validation/h200/wgmma_queue/wgmma_queue_h200.csv")
 TRACE = Path("validation/h200/v3_offset_trace/v3_offset_trace_h200.csv")
 SOFTMAX = Path("validation/h200/softmax_offset/softmax_offset_h200.csv")
+PHASE_OFFSET = Path("validation/h200/v3_phase_offset_h200.csv")
 
 
 def queue() -> None:
@@ -96,6 +100,22 @@ def softmax() -> None:
               f"(min {min(offsets):+6.0f}, max {max(offsets):+6.0f})")  # fmt: skip
 
 
+def phase_offset() -> None:
+    waves: dict[tuple[int, int, str, int], float] = {}
+    with PHASE_OFFSET.open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            if row["intra_wg_overlap"] == "True":
+                key = (int(row["headdim"]), int(row["seqlen"]), row["pingpong"], int(row["delay"]))
+                waves[key] = float(row["wave_cycles"])
+    for d in (64, 128):
+        for delay in sorted({k[3] for k in waves if k[0] == d}):
+            gains = [waves[(d, n, "False", delay)] / waves[(d, n, "True", 0)] - 1 for n in (2048, 8192)]
+            period = (waves[(d, 8192, "False", delay)] - waves[(d, 2048, "False", delay)]) / (64 - 16)
+            print(f"whole kernel d={d:3} delay={delay:4}: ping-pong gain {gains[0]:+.1%} (N=2048), {gains[1]:+.1%} "
+                  f"(N=8192); period without ping-pong {period:5.0f}")  # fmt: skip
+
+
 queue()
 trace()
 softmax()
+phase_offset()
