@@ -186,3 +186,14 @@ def test_the_phase_offset_build_compiles_cleanly() -> None:
     names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, pp, ov) for d in (64, 128) for pp in FLAGS
                   for ov in FLAGS)  # fmt: skip
     assert_clean(compile_report("#define FA3_CONSUMER1_DELAY 512", names), 8)
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not installed")
+def test_the_offset_traced_build_compiles_cleanly() -> None:
+    # validation/probes/v3_offset_trace.py compiles fwd.cu with FA3_PHASE_TRACE and FA3_CONSUMER1_DELAY together.
+    prefix = "\n".join(f"#define {k} {v}" for k, v in (("FA3_PHASE_TRACE", ""), ("FA3_TRACE_X", 3),
+                                                       ("FA3_TRACE_Y", 20), ("FA3_TRACE_BLOCKS", 128),
+                                                       ("FA3_CONSUMER1_DELAY", 512)))  # fmt: skip
+    names = tuple(launch.kernel_name(d, launch.fwd_config(d), False, pp, ov) for d in (64, 128)
+                  for pp, ov in ((False, True), (False, False), (True, True)))  # fmt: skip
+    assert_clean(compile_report(prefix, names), 6)
