@@ -63,6 +63,10 @@ def queue() -> None:
             takes = "".join(str(wg) for _, wg in events)
             start = b["start"]
             release = (a[names[-1]], b[names[-1]])
+            lead = [a[n] for n in names[:4]]
+            spacing = statistics.median(q - p for p, q in itertools.pairwise(lead))
+            print(f"d={d:3} delay={delay:3}: warpgroup 0's first four go in from {lead[0]:4.0f}, "
+                  f"{spacing:4.0f} apart (median)")  # fmt: skip
             print(f"d={d:3} delay={delay:3}: warpgroup 1 starts {start:5.0f}; of the first eight, warpgroup 0 has "
                   f"{sum(1 for _, wg in first8 if wg == 0)}; "
                   f"first eight in {first8[-1][0] - first8[0][0]:4.0f} cycles; "
