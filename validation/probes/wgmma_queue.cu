@@ -3,10 +3,12 @@
 // SS, committed; P V: 8 wgmma RS m64nDk16, committed; warpgroup 1 starting `delay` cycles after warpgroup 0), but the
 // issuing warp stamps clock64() after every wgmma instruction, so the stamps show when the tensor cores' queue took
 // each one and whose instruction it took when both wait. Stamps per warpgroup and round: start, one per instruction,
-// S complete (wait_group 1), P V complete (wait_group 0).
+// S complete (wait_group 1), P V complete (wait_group 0). With SOFTMAX_BESIDE, warpgroup 1 runs `delay` of the
+// consumer's softmaxes of a 64 x 128 tile (fwd.cu's softmax_tile and pack_p_tile) instead of spinning, so the stamps
+// show whether another warpgroup's elementwise work slows the first one's hand-ins.
 #include "../../cupy_kernels/v3/fwd.cu"
 
-template <int D>
+template <int D, bool SOFTMAX_BESIDE = false>
 __device__ __forceinline__ void wgmma_queue(int warpgroups, int delay, int rounds, long long* __restrict__ stamps,
                                             float* __restrict__ sink) {
   constexpr int S_STEPS = D / 16;
@@ -28,8 +30,22 @@ __device__ __forceinline__ void wgmma_queue(int warpgroups, int delay, int round
   const int threads = 128 * warpgroups;
   for (int r = 0; r < rounds; ++r) {
     asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory");
-    const long long until = clock64() + (wg == 1 ? delay : 0);
-    while (clock64() < until) {
+    if constexpr (SOFTMAX_BESIDE) {
+      if (wg == 1) {
+        float row_max[2] = {NEG_INF, NEG_INF}, row_sum[2] = {0.0f, 0.0f}, alpha[2];
+        u32 packed[BLOCK_N / 16][4];
+        for (int n = 0; n < delay; ++n) {
+          fence_regs(s_acc);
+          softmax_tile(s_acc, row_max, row_sum, alpha, 0.125f * LOG2E);
+          pack_p_tile(packed, s_acc);
+          fence_regs(packed);
+        }
+        if (row_sum[0] == 1234.5f) sink[threadIdx.x] = alpha[0];
+      }
+    } else {
+      const long long until = clock64() + (wg == 1 ? delay : 0);
+      while (clock64() < until) {
+      }
     }
     // P's registers pinned before the fence: computed between the wgmmas, they make ptxas inject another fence.
 #pragma unroll
@@ -80,4 +96,14 @@ extern "C" __global__ void __launch_bounds__(256) wgmma_queue_d64(int warpgroups
 extern "C" __global__ void __launch_bounds__(256) wgmma_queue_d128(int warpgroups, int delay, int rounds,
                                                                    long long* stamps, float* sink) {
   wgmma_queue<128>(warpgroups, delay, rounds, stamps, sink);
+}
+
+extern "C" __global__ void __launch_bounds__(256) wgmma_queue_softmax_d64(int warpgroups, int softmaxes, int rounds,
+                                                                          long long* stamps, float* sink) {
+  wgmma_queue<64, true>(warpgroups, softmaxes, rounds, stamps, sink);
+}
+
+extern "C" __global__ void __launch_bounds__(256) wgmma_queue_softmax_d128(int warpgroups, int softmaxes, int rounds,
+                                                                           long long* stamps, float* sink) {
+  wgmma_queue<128, true>(warpgroups, softmaxes, rounds, stamps, sink);
 }

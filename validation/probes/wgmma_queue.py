@@ -9,7 +9,10 @@ active warpgroup issues S (D / 16 wgmma m64n128k16 SS, committed) then P V (8 wg
 Writes wgmma_queue_h200.csv: per (headdim, warpgroups, delay, warpgroup, stamp) the median over the rounds after the
 first 5 of the stamp's cycles after warpgroup 0's start (stamp 0: the warpgroup's start; 1 .. n: after its n-th
 wgmma; then S complete, P V complete). Run on the GPU machine from the repository root:
-`PYTHONPATH=. python3 validation/probes/wgmma_queue.py OUT`.
+`PYTHONPATH=. python3 validation/probes/wgmma_queue.py OUT`. With `--softmax`, warpgroup 1 runs 0, 1 or 2 of the
+consumer's softmaxes of a 64 x 128 tile (`SOFTMAXES`) before its GEMMs instead of spinning: whether another
+warpgroup's elementwise work slows the first one's hand-ins; rows in wgmma_queue_softmax_h200.csv, `delay_cycles`
+then holding the count of softmaxes.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ ROUNDS = 45
 WARMUP_ROUNDS = 5
 SMEM_BYTES = 1024 + 32768 + 8 * 4096
 DELAYS = tuple(range(0, 769, 32))
+SOFTMAXES = (0, 1, 2)
 
 
 def stamp_names(d: int) -> list[str]:
@@ -37,15 +41,16 @@ def stamp_names(d: int) -> list[str]:
 
 def main() -> None:
     out_dir = Path(sys.argv[1])
+    beside = "--softmax" in sys.argv[2:]
     module = cp.RawModule(code=common.load_source(SOURCE), options=launch.NVRTC_OPTIONS)
     sink = cp.zeros(256, dtype=cp.float32)
     rows: list[dict[str, object]] = []
     for d in (64, 128):
         names = stamp_names(d)
         stamps = cp.zeros(ROUNDS * 2 * len(names), dtype=cp.int64)
-        kernel = module.get_function(f"wgmma_queue_d{d}")
+        kernel = module.get_function(f"wgmma_queue{'_softmax' if beside else ''}_d{d}")
         kernel.max_dynamic_shared_size_bytes = SMEM_BYTES
-        for warpgroups, delay in ((1, 0), *((2, delay) for delay in DELAYS)):
+        for warpgroups, delay in ((1, 0), *((2, delay) for delay in (SOFTMAXES if beside else DELAYS))):
             stamps.fill(0)
             args = (np.int32(warpgroups), np.int32(delay), np.int32(ROUNDS), stamps, sink)
             kernel((1,), (256,), args, shared_mem=SMEM_BYTES)
@@ -58,7 +63,7 @@ def main() -> None:
                         "stamp": name, "cycles": float(np.median(per[:, wg, index] - origin)),
                     })  # fmt: skip
         print(f"d={d}: {len(rows)} rows", flush=True)
-    common.write_rows(out_dir / "wgmma_queue_h200.csv", rows)
+    common.write_rows(out_dir / f"wgmma_queue{'_softmax' if beside else ''}_h200.csv", rows)
     print("gpu:", common.gpu_facts())
 
 

@@ -14,6 +14,9 @@
 4. `validation/h200/v3_phase_offset_h200.csv` (the twenty-fifth session's whole-kernel timings with consumer 1 held
    back): the ping-pong gain with the overlap on (the wave's cycles without ping-pong over those with it, delay 0
    for ping-pong) per start delay, and the period per key tile without ping-pong (N = 2048 and 8192).
+5. `validation/h200/wgmma_queue/wgmma_queue_softmax_h200.csv` (`wgmma_queue.py --softmax`): the first warpgroup's
+   hand-ins while the second runs 0, 1 or 2 of the consumer's softmaxes instead of spinning: spacing of its first
+   eight and its release, against the lone run.
 Run from the repository root:
 `python docs/results/wgmma_queue_33/analysis.py > docs/results/wgmma_queue_33/analysis.txt`.
 """
@@ -30,6 +33,7 @@ QUEUE = Path("validation/h200/wgmma_queue/wgmma_queue_h200.csv")
 TRACE = Path("validation/h200/v3_offset_trace/v3_offset_trace_h200.csv")
 SOFTMAX = Path("validation/h200/softmax_offset/softmax_offset_h200.csv")
 PHASE_OFFSET = Path("validation/h200/v3_phase_offset_h200.csv")
+BESIDE = Path("validation/h200/wgmma_queue/wgmma_queue_softmax_h200.csv")
 
 
 def queue() -> None:
@@ -119,7 +123,26 @@ def phase_offset() -> None:
                   f"(N=8192); period without ping-pong {period:5.0f}")  # fmt: skip
 
 
+def beside() -> None:
+    stamps: dict[tuple[int, int, int, int], dict[str, float]] = defaultdict(dict)
+    with BESIDE.open(newline="") as handle:
+        for row in csv.DictReader(handle):
+            key = (int(row["headdim"]), int(row["warpgroups"]), int(row["delay_cycles"]), int(row["warpgroup"]))
+            stamps[key][row["stamp"]] = float(row["cycles"])
+    for d in (64, 128):
+        lone = stamps[(d, 1, 0, 0)]
+        names = [name for name in lone if name not in ("start", "s_done", "pv_done")]
+        for softmaxes in (0, 1, 2):
+            first = stamps[(d, 2, softmaxes, 0)]
+            times = [first[name] for name in names[:8]]
+            gaps = [round(b - a) for a, b in itertools.pairwise(times)]
+            print(f"d={d:3}, {softmaxes} softmax(es) beside: warpgroup 0's first eight {gaps} apart (median "
+                  f"{statistics.median(gaps):.0f}), released {first[names[-1]]:4.0f} "
+                  f"(alone {lone[names[-1]]:4.0f})")  # fmt: skip
+
+
 queue()
 trace()
 softmax()
 phase_offset()
+beside()
