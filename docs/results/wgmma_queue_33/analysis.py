@@ -36,12 +36,18 @@ PHASE_OFFSET = Path("validation/h200/v3_phase_offset_h200.csv")
 BESIDE = Path("validation/h200/wgmma_queue/wgmma_queue_softmax_h200.csv")
 
 
-def queue() -> None:
+def queue_stamps(path: Path) -> dict[tuple[int, int, int, int], dict[str, float]]:
+    """A wgmma_queue CSV's medians by (headdim, warpgroups, delay, warpgroup), then by stamp."""
     stamps: dict[tuple[int, int, int, int], dict[str, float]] = defaultdict(dict)
-    with QUEUE.open(newline="") as handle:
+    with path.open(newline="") as handle:
         for row in csv.DictReader(handle):
             key = (int(row["headdim"]), int(row["warpgroups"]), int(row["delay_cycles"]), int(row["warpgroup"]))
             stamps[key][row["stamp"]] = float(row["cycles"])
+    return stamps
+
+
+def queue() -> None:
+    stamps = queue_stamps(QUEUE)
     spacings: list[float] = []
     for d in (64, 128):
         lone = stamps[(d, 1, 0, 0)]
@@ -124,11 +130,7 @@ def phase_offset() -> None:
 
 
 def beside() -> None:
-    stamps: dict[tuple[int, int, int, int], dict[str, float]] = defaultdict(dict)
-    with BESIDE.open(newline="") as handle:
-        for row in csv.DictReader(handle):
-            key = (int(row["headdim"]), int(row["warpgroups"]), int(row["delay_cycles"]), int(row["warpgroup"]))
-            stamps[key][row["stamp"]] = float(row["cycles"])
+    stamps = queue_stamps(BESIDE)
     for d in (64, 128):
         lone = stamps[(d, 1, 0, 0)]
         names = [name for name in lone if name not in ("start", "s_done", "pv_done")]
