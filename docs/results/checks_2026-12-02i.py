@@ -22,10 +22,11 @@ from simgpu.ops import Alu, Delay, Mma, Op, Wait
 from simgpu.trace import Trace
 
 
-def wgmma_hold() -> None:
+def wgmma_hold(settings: Sequence[tuple[int, int]] = ((1, 0), (2, 0), (2, 256), (2, 512))) -> None:
+    """Per head dimension and (warpgroups, delay of the second) in `settings`, the model's release, S and P V."""
     arch = load_arch("h200", {"sms": 1})
     for d in (64, 128):
-        for warpgroups, delay in ((1, 0), (2, 0), (2, 256), (2, 512)):
+        for warpgroups, delay in settings:
 
             def role(i: int, d: int = d, delay: int = delay) -> Role:
                 def program(tile: Hashable) -> Sequence[Op]:
@@ -75,6 +76,7 @@ def tensor_map_wait() -> None:
               f"({100 * (with_wait / without - 1):+.2f}%)")  # fmt: skip
 
 
-wgmma_hold()
-levels()
-tensor_map_wait()
+if __name__ == "__main__":
+    wgmma_hold()
+    levels()
+    tensor_map_wait()
