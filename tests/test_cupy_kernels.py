@@ -114,7 +114,7 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     "wgmma_hold": (PROBES / "wgmma_hold.cu", "", ["wgmma_hold_d64", "wgmma_hold_d128"]),
     "wgmma_queue": (PROBES / "wgmma_queue.cu", "", ["wgmma_queue_d64", "wgmma_queue_d128", "wgmma_queue_softmax_d64",
                                                     "wgmma_queue_softmax_d128"]),
-    "softmax_offset": (PROBES / "softmax_offset.cu", "", ["softmax_offset"]),
+    "softmax_offset": (PROBES / "softmax_offset.cu", "", ["softmax_offset", "softmax_offset_passes"]),
     "v3_pieces": (PROBES / "v3_pieces.cu", "", [f"softmax_beside<{b}>" for b in range(3)]
                   + [f"sync_cost<{mode}>" for mode in range(5)] + [f"softmax_group<{w}>" for w in (1, 2, 3)]
                   + [f"pass_pair<{mode}>" for mode in range(5)]),
