@@ -17,8 +17,8 @@ looped, a share of each; `_wave_prefixes`: FlashAttention's backward, whole wave
 loop-free kernels whole, where the smaller prefix turns L2 over); what each ignores is said there.
 
 Where the later heads' bytes push the replayed first heads' lines out (`simgpu.replay.ReplayBytes.pushed`) and every
-head replays within `ALL_HEADS_ACCESSES`, the miss shares (what times the representatives) come from every head
-replayed (`_all_heads_shares`); the bytes stay the first heads'.
+head replays within `ALL_HEADS_ACCESSES`, the miss shares (what times the representatives) and the bytes come from
+every head replayed (`_all_heads`).
 
 The replay folds the shapes that the plan left unfolded (it folds a few of each outline's group) without building
 the loop iterations of the roles that touch no memory in them: it takes from the plan's fold of the group that
@@ -59,7 +59,7 @@ from simgpu.units.fluid_l2 import MissShares
 REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
 REPLAY_ACCESSES = 40_000  # memory accesses a replay walks at most (more only when one head has more)
 # Memory accesses of every head up to which the miss shares come from every head replayed, where the first heads stand
-# badly for the later ones (`_all_heads_shares`).
+# badly for the later ones (`_all_heads`).
 ALL_HEADS_ACCESSES = 100_000
 HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is too large to replay whole
 HEAD_PREFIX_SHARE = 0.5  # a prefix replay applies while its larger prefix is less than this share of the head
@@ -137,9 +137,9 @@ def replayed_bytes(
             share = tuple(min(1.0, count / each) for each in concurrent)
             return _fold_replay(arch, plans, _Replayed(kept, subset, share, count / total), fitted, (accesses, alone))
 
-        shares, some = first(replayed)
         if alone.pushed and replayed < total and total * _accesses_of(accesses) <= ALL_HEADS_ACCESSES:
-            shares = _all_heads_shares(arch, plans, total, known)
+            return _all_heads(arch, plans, total, known, fitted, (accesses, alone))
+        shares, some = first(replayed)
         if own or replayed == total:
             return shares, some * total / replayed
         # The heads share memory (PyTorch's causal mask, which every head reads): what stays in L2 from one head to
@@ -213,23 +213,28 @@ def _head_copies(
     return out
 
 
-def _all_heads_shares(
-    arch: Arch, plans: Sequence[KernelPlan], heads: int, known: Sequence[dict[int, FoldedTile]]
-) -> Shares:
-    """The miss shares of a replay of all `heads` heads through the whole L2 (at the base fold), for a run whose first
-    heads' lines the later heads' bytes push out (`simgpu.replay.ReplayBytes.pushed`): the first heads stand badly
-    for the later ones there. A kernel finds what the one before left in L2 for the heads it takes first, and has
-    pushed out the rest; and where the chip's dirty bytes pass L2's dirty capacity, the first heads' dirty lines are
-    written back in the kernel that dirtied them, the later heads' in the next one or after the run. Replayed alone,
-    the first heads hit all of what the kernel before left them and had their write-backs timed in the last kernel:
-    standard attention's forward on the H200 at 4 x 16 heads, N = 512, d = 64 wrote 35 MB back in its P V kernel
-    and 4 MB in its softmax, exact mode 4 MB and 34 MB, every head replayed 4 MB and 34 MB
-    (`docs/results/head_position_writebacks_32/`). The bytes stay the first heads' (equal to exact mode's on the
-    fast-vs-exact grid, where every head's departed from them by 0.6% in two cases)."""
+def _all_heads(
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    heads: int,
+    known: Sequence[dict[int, FoldedTile]],
+    fitted: _Replayed,
+    fit_done: tuple[list[KernelAccesses], ReplayBytes],
+) -> tuple[Shares, np.ndarray]:
+    """The miss shares and bytes of a replay of all `heads` heads through the whole L2 (at the base fold, the
+    removed iterations fitted on the first head, `fitted`), for a run whose first heads' lines the later heads'
+    bytes push out (`simgpu.replay.ReplayBytes.pushed`): the first heads stand badly for the later ones there. A
+    kernel finds what the one before left in L2 for the heads it takes first, and has pushed out the rest; and where
+    the chip's dirty bytes pass L2's dirty capacity, the first heads' dirty lines are written back in the kernel that
+    dirtied them, the later heads' in the next one or after the run. Replayed alone, the first heads hit all of what
+    the kernel before left them and had their write-backs timed in the last kernel: standard attention's forward on
+    the H200 at 4 x 16 heads, N = 512, d = 64 wrote 35 MB back in its P V kernel and 4 MB in its softmax, exact mode
+    4 MB and 34 MB, every head replayed 4 MB and 34 MB (`docs/results/head_position_writebacks_32/`). The bytes are
+    every head's too: the first heads' scaled up missed what the later ones find gone (standard attention's forward
+    on the whole A100 at 16 heads, N = 1k, d = 64: HBM reads 0.79x exact mode's, every head's equal to them)."""
     tiles = _heads_tiles(plans, heads)
     folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
-    every = _Replayed(tiles, folded, (1.0,) * len(plans))
-    return every.replay(arch, every.accesses(arch, plans)).shares
+    return _fold_replay(arch, plans, _Replayed(tiles, folded, (1.0,) * len(plans)), fitted, fit_done)
 
 
 def _accesses_of(kernels: Sequence[KernelAccesses]) -> int:

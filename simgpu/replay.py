@@ -1,16 +1,18 @@
 """The L2 replay: every memory access of a run, in launch order, through the L2 model without timing.
 
-Fast mode does not simulate every SM, so it learns what L2 does from a replay: the tiles of each kernel are taken
-in launch order a wave (all CTA slots of the chip) at a time, and within a wave the tiles' accesses are
-interleaved one by one, as CTAs that start together and run the same program issue them; the roles of one tile
-are interleaved likewise. In a kernel whose tiles load again what they loaded before (the two-pass softmax, v1),
-a wave's trailing stores are walked after the next wave's first accesses, as the CTAs that finish while those
-wait at the HBM store then (`_wave_parts`). Kernels follow one another and L2 contents carry over, as in the
-engine (a replay of part of a run may keep less between kernels: `carry_bytes`); dirty tiles are written back when
-evicted, when they exceed the L2's dirty capacity (`l2.max_dirty_fraction` of a kernel's share of L2: the oldest,
-which stay resident) and at the end. The result: HBM and L2 bytes, and per kernel, tensor and access kind the
-share of bytes that moved to or from HBM (`MissShares`), which the representative SMs use for timing; a tile's
-first access to a key and its later ones (`simgpu.fold.mark_retouches`) count apart.
+Fast mode does not simulate every SM, so it learns what L2 does from a replay: the tiles of each kernel are taken in
+launch order a wave (all CTA slots of the chip) at a time, and within a wave the tiles' accesses are interleaved one
+by one, as CTAs that start together and run the same program issue them; the roles of one tile are interleaved
+likewise. A wave's trailing stores (a tile's stores and atomics after its last load) meet the next wave's first
+accesses: slot by slot, each just before the first access of the tile that takes its slot next, as a slot's next CTA
+starts when its previous one issues its last stores (`_handover`); in a kernel whose tiles load again what they
+loaded before (the two-pass softmax, v1), all of them after the next wave's first accesses, as the CTAs that finish
+while those wait at the HBM store then (`_wave_parts`). Kernels follow one another and L2 contents carry over, as in
+the engine (a replay of part of a run may keep less between kernels: `carry_bytes`); dirty tiles are written back
+when evicted, when they exceed the L2's dirty capacity (`l2.max_dirty_fraction` of a kernel's share of L2: the
+oldest, which stay resident) and at the end. The result: HBM and L2 bytes, and per kernel, tensor and access kind the
+share of bytes that moved to or from HBM (`MissShares`), which the representative SMs use for timing; a tile's first
+access to a key and its later ones (`simgpu.fold.mark_retouches`) count apart.
 
 When nothing is evicted the replay's bytes do not depend on the order and equal exact mode's; when L2 overflows
 the launch-order interleaving stands in for the order timing would give (the two can differ at wave edges).
@@ -420,16 +422,17 @@ def _walk(
     # wave meets the trailing stores of a wave before it, as later waves do (`_stand_in_stores`).
     stand_in = rereads and later_heads is not None and later_heads > 0 and kernel.waves > 1
     stores: list[Record] = []  # a re-reading kernel's trailing stores of the wave walked last (`_wave_parts`)
-    # A re-reading kernel walks one wave past its last, whose first round is empty: the last wave's trailing stores.
-    for start in range(0, len(tiles) + (kernel.slots if rereads else 0), kernel.slots):
+    ending: list[Sequence[Record]] = []  # another kernel's: per slot, its tile's trailing stores (`_handover`)
+    # The walk goes one wave past the last, whose first round is empty: the last wave's trailing stores.
+    for start in range(0, len(tiles) + kernel.slots, kernel.slots):
         wave = tiles[start : start + kernel.slots]
         if rereads:
             first_round, rest, tails = _wave_parts(wave)
             segments: tuple[Sequence[Record], ...] = (first_round, stores, rest)
             stores = tails
         else:
-            # One access from each tile in turn, as CTAs that start together and run the same program issue them.
-            segments = (wave[0] if len(wave) == 1 else [r for group in zip_longest(*wave) for r in group if r],)
+            handover, rest, ending = _handover(ending, wave)
+            segments = (handover, rest)
         for step, segment in enumerate(segments):
             if step == 1 and stand_in and not start and tails:
                 used, dirty_used, written = _stand_in_stores(state, rest, tails, missed, used, dirty_used, capacity)
@@ -498,6 +501,38 @@ def _walk(
             touched.append((reached, sum([sizes[owners[key]] for key in reached])))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
+
+
+def _handover(
+    ending: Sequence[Sequence[Record]], wave: Sequence[Sequence[Record]]
+) -> tuple[list[Record], list[Record], list[Sequence[Record]]]:
+    """A wave of a kernel that re-reads nothing, in the order the replay walks it: the hand-over from the wave
+    before (per slot, its tile's trailing stores, `ending`, then the first access of the tile that takes the slot
+    next), the rest of the wave's accesses but its trailing stores, one access from each tile in turn, as CTAs that
+    start together and run the same program issue them; and its trailing stores per slot, for the next hand-over.
+    On the chip, and in exact mode, a slot's next CTA starts as its previous one issues its last stores, so a
+    wave's stores and the next wave's first loads come slot by slot: walked as a block before those loads (in
+    lockstep), the stores of one wave evicted the lines the next wave was about to read (our standard softmax over
+    an S that about fills L2, whole A100: S and P reads from HBM 19.4 and 12.9 MB where exact mode reads 11.5 and
+    6.0; slot by slot the replay's are exact mode's)."""
+    bodies = []
+    tails: list[Sequence[Record]] = []
+    for tile in wave:
+        cut = len(tile)
+        while cut and tile[cut - 1][0] % _AGAIN != _LOAD:
+            cut -= 1
+        bodies.append(tile[:cut])
+        tails.append(tile[cut:])
+    rounds = iter(zip_longest(*bodies))
+    first_round = next(rounds, ())
+    handover: list[Record] = []
+    for slot in range(max(len(ending), len(first_round))):
+        if slot < len(ending):
+            handover.extend(ending[slot])
+        if slot < len(first_round) and first_round[slot] is not None:
+            handover.append(first_round[slot])
+    rest = [record for group in rounds for record in group if record is not None]
+    return handover, rest, tails
 
 
 def _wave_parts(wave: Sequence[Sequence[Record]]) -> tuple[list[Record], list[Record], list[Record]]:

@@ -935,7 +935,7 @@ def test_every_head_replayed_times_the_softmaxs_write_backs_in_the_softmax() -> 
     # first heads' dirty lines outlived their kernel there (only the later heads' bytes push them out), and their
     # write-backs were timed in P V (35 MB) and 4 MB in the softmax, which came out 19% fast. Where the later heads push
     # the first heads' lines out and every head replays cheaply, the miss shares come from every head
-    # (`simgpu.fast_bytes._all_heads_shares`): P written back once in full during the softmax, O during P V.
+    # (`simgpu.fast_bytes._all_heads`): P written back once in full during the softmax, O during P V.
     problem = Problem(4, 16, 512, 64)
     arch = load_arch("h200")
     kernels = schedule(arch, "standard", problem, {})
@@ -945,6 +945,28 @@ def test_every_head_replayed_times_the_softmaxs_write_backs_in_the_softmax() -> 
     fast = simulate(arch, "standard", problem, mode="fast")
     exact = simulate(arch, "standard", problem, mode="exact")
     assert fast.kernel_cycles[1] == pytest.approx(exact.kernel_cycles[1], rel=0.01)
+
+
+def test_every_head_replayed_gives_the_bytes_where_the_first_heads_stand_badly_for_the_rest() -> None:
+    # Standard attention's forward on the whole A100, 16 heads, N = 1k, d = 64: S (32 MB) about fills the 40 MB L2,
+    # and the softmax's P pushes out the S of the heads it has not read yet. The first 12 heads, replayed in their
+    # share and scaled to 16, read 18.9 MB from HBM where exact mode reads 23.9 MB; every head replayed reads exact
+    # mode's bytes (with each wave's stores handed over slot by slot to the next wave's first loads).
+    problem = Problem(1, 16, 1024, 64)
+    fast = simulate("a100", "standard", problem, mode="fast")
+    exact = simulate("a100", "standard", problem, mode="exact")
+    assert [getattr(fast, name) for name in BYTE_FIELDS] == [getattr(exact, name) for name in BYTE_FIELDS]
+
+
+def test_a_wave_hands_its_slots_over_store_by_store_to_the_next_waves_first_loads() -> None:
+    # A kernel writes S_0..S_3 (1 KB each) into a 5 KB L2; the next, 2 slots, reads S_i and writes P_i per tile. The
+    # replay walks the first wave's loads, then per slot the finished tile's store and the first load of the tile
+    # that takes the slot next: P_0, S_2 (a hit), P_1 (evicting S_3), S_3 (a miss). In lockstep, P_0 and P_1 both
+    # came before the second wave's loads and evicted S_2 and S_3: two misses where exact mode's CTAs make one.
+    kb = 1024
+    write = KernelAccesses([records([Store("S", row, kb)]) for row in range(4)], slots=4)
+    softmax = KernelAccesses([records([Load("S", row, kb), Store("P", row, kb)]) for row in range(4)], slots=2)
+    assert replay(load_arch("h100"), [write, softmax], capacity_bytes=5 * kb).hbm_read_bytes == kb
 
 
 def test_the_write_backs_that_later_heads_force_are_timed_in_the_last_kernel() -> None:

@@ -29,7 +29,7 @@ from simgpu.fast_plan import plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fold import FoldSpec, fold_tile
 from simgpu.ops import Load, Store
-from simgpu.replay import KernelAccesses, head_template, records, replay
+from simgpu.replay import KernelAccesses, Record, head_template, records, replay
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
 
@@ -55,17 +55,34 @@ def reference_replay(
         if number and carry is not None:
             evicted = evicted or l2.used_bytes > carry
             l2.shrink(0.0, carry)
-        for start in range(0, len(kernel.accesses), kernel.slots):
-            wave = kernel.accesses[start : start + kernel.slots]
-            for record in (r for group in zip_longest(*wave) for r in group if r is not None):
-                kind, tensor, key, nbytes = record
-                before, resident = hbm.read_bytes, set(l2.lines)
-                actions[kind % 3](0.0, key, nbytes)
-                reads[number, tensor, kind] += hbm.read_bytes - before
-                evicted = evicted or nbytes > capacity or not resident <= set(l2.lines)
+        for record in _walk_order(kernel):
+            kind, tensor, key, nbytes = record
+            before, resident = hbm.read_bytes, set(l2.lines)
+            actions[kind % 3](0.0, key, nbytes)
+            reads[number, tensor, kind] += hbm.read_bytes - before
+            evicted = evicted or nbytes > capacity or not resident <= set(l2.lines)
     timed = hbm.read_bytes + write_cost * hbm.write_bytes
     l2.flush()
     return (hbm.read_bytes, hbm.write_bytes, timed, l2.read_bytes, l2.write_bytes), reads, evicted
+
+
+def _walk_order(kernel: KernelAccesses) -> list[Record]:
+    """The order in which the replay walks a kernel that re-reads nothing: wave by wave, one access from each tile in
+    turn, but a tile's trailing stores (those after its last load) come at the next wave's start, each just before
+    the first access of the tile that takes its slot next."""
+    order: list[Record] = []
+    ending: list[Sequence[Record]] = []
+    for start in range(0, len(kernel.accesses) + kernel.slots, kernel.slots):
+        wave = kernel.accesses[start : start + kernel.slots]
+        cuts = [max((n + 1 for n, record in enumerate(tile) if record[0] % 3 == 0), default=0) for tile in wave]
+        for slot in range(max(len(ending), len(wave))):
+            order.extend(ending[slot] if slot < len(ending) else ())
+            if slot < len(wave) and cuts[slot]:
+                order.append(wave[slot][0])
+        rounds = zip_longest(*(tile[1:cut] for tile, cut in zip(wave, cuts, strict=True)))
+        order.extend(record for group in rounds for record in group if record is not None)
+        ending = [tile[cut:] for tile, cut in zip(wave, cuts, strict=True)]
+    return order
 
 
 _ACCESS = st.tuples(st.sampled_from(["load", "store", "atomic"]), st.sampled_from("KVO"), st.integers(0, 5))
