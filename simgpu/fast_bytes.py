@@ -127,6 +127,8 @@ def replayed_bytes(
             # (each holds as much): the heads' bytes add up, and they share nothing. The first head stands for all.
             shares, some = _fold_replay(arch, plans, fitted, fit_done=(accesses, alone))
             return shares, some * total
+        if alone.pushed and replayed < total and total * _accesses_of(accesses) <= ALL_HEADS_ACCESSES:
+            return _all_heads(arch, plans, total, known, fitted, (accesses, alone))
         folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
 
         def first(count: int) -> tuple[Shares, np.ndarray]:
@@ -137,8 +139,6 @@ def replayed_bytes(
             share = tuple(min(1.0, count / each) for each in concurrent)
             return _fold_replay(arch, plans, _Replayed(kept, subset, share, count / total), fitted, (accesses, alone))
 
-        if alone.pushed and replayed < total and total * _accesses_of(accesses) <= ALL_HEADS_ACCESSES:
-            return _all_heads(arch, plans, total, known, fitted, (accesses, alone))
         shares, some = first(replayed)
         if own or replayed == total:
             return shares, some * total / replayed
