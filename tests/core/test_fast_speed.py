@@ -68,8 +68,8 @@ def reference_replay(
 
 def _walk_order(kernel: KernelAccesses) -> list[Record]:
     """The order in which the replay walks a kernel that re-reads nothing: wave by wave, one access from each tile in
-    turn, but a tile's trailing stores (those after its last load) come at the next wave's start, each just before
-    the first access of the tile that takes its slot next."""
+    turn, but a tile's trailing stores and atomics (those after its last load) come at the next wave's start, each
+    just before the first access of the tile that takes its slot next."""
     order: list[Record] = []
     ending: list[Sequence[Record]] = []
     for start in range(0, len(kernel.accesses) + kernel.slots, kernel.slots):
