@@ -19,6 +19,12 @@ Writes v3_cta_timeline_h200.csv.gz (one row per CTA: shape, SM, stamps relative 
 it on its SM) and v3_cta_timeline_summary_h200.csv (medians per shape, first CTAs on their SM and later ones
 apart). Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probes/v3_cta_timeline.py
 OUT`.
+
+With `--shared` it runs one shape instead, where CTAs share K and V: B = 1, H = 16, N = 1024 (8 query tiles per head,
+128 CTAs: one wave, every CTA alone on its SM), with L2 flushed first, so that a head's K and V come from HBM once
+and its 8 CTAs ask for them at about the same time. Whether the CTA that asks first (in exact mode the one that
+misses, the others hit) takes longer shows in the CTA's cycles by query tile (`cta % 8`, the grid's x). Writes
+v3_cta_timeline_shared_h200.csv.gz and v3_cta_timeline_shared_summary_h200.csv.
 """
 
 from __future__ import annotations
@@ -38,8 +44,10 @@ FIELDS = ("sm", "entry", "q_issued", *(f"{s}_c{c}" for c in (0, 1) for s in ("q_
 REPEATS = 5  # the one-CTA shape is traced this many times (one run, one CTA each)
 
 
-def shapes(d: int) -> list[tuple[str, int, int, int]]:
-    """(name, batch, heads, seqlen) of every shape at head dimension d."""
+def shapes(d: int, shared: bool = False) -> list[tuple[str, int, int, int]]:
+    """(name, batch, heads, seqlen) of every shape at head dimension d (`--shared`: the one shape of that mode)."""
+    if shared:
+        return [("shared", 1, 16, 1024)]
     sweep = [(f"n{n}", 16384 // n, 2048 // d, n) for n in (512, 2048, 8192)]
     return [("idle", 1, 1, 128), ("wave1", 1, 132, 128), ("wave16", 1, 132, 2048), *sweep]
 
@@ -89,6 +97,8 @@ def summarize(name: str, d: int, rows: list[dict[str, float]], plain_ms: float, 
 
 def main() -> None:
     out_dir = Path(sys.argv[1])
+    shared = "--shared" in sys.argv[2:]
+    stem = "v3_cta_timeline_shared" if shared else "v3_cta_timeline"
     flush, clock = common.L2Flusher(), common.ClockTrace()
     raw: list[dict[str, object]] = []
     summary: list[dict[str, object]] = []
@@ -98,7 +108,7 @@ def main() -> None:
         defines = {"FA3_CTA_TRACE": "", "FA3_TRACE_CTAS": TRACE_CTAS}
         module = common.module_with_defines(launch.SOURCE, defines, [name], launch.NVRTC_OPTIONS)
         stamps = cp.ndarray((TRACE_CTAS, len(FIELDS)), cp.int64, module.get_global("fa3_cta_trace"))
-        for shape_name, batch, heads, n in shapes(d):
+        for shape_name, batch, heads, n in shapes(d, shared):
             shape = (batch, heads, n, d)
             q, k, v = (common.random_tensor(shape, "bf16", seed) for seed in range(3))
             o, lse = cp.empty_like(q), cp.empty(shape[:3], dtype=cp.float32)
@@ -124,8 +134,8 @@ def main() -> None:
             summary.append(summarize(shape_name, d, rows, plain.median_ms, traced.median_ms))
             summary[-1]["plain_clock_mhz"] = plain.probe_clock_mhz
             print(summary[-1], flush=True)
-    common.write_rows(out_dir / "v3_cta_timeline_h200.csv.gz", raw)
-    common.write_rows(out_dir / "v3_cta_timeline_summary_h200.csv", summary)
+    common.write_rows(out_dir / f"{stem}_h200.csv.gz", raw)
+    common.write_rows(out_dir / f"{stem}_summary_h200.csv", summary)
     print("gpu:", common.gpu_facts())
 
 
