@@ -515,14 +515,7 @@ def _handover(
     lockstep), the stores of one wave evicted the lines the next wave was about to read (our standard softmax over
     an S that about fills L2, whole A100: S and P reads from HBM 19.4 and 12.9 MB where exact mode reads 11.5 and
     6.0; slot by slot the replay's are exact mode's)."""
-    bodies = []
-    tails: list[Sequence[Record]] = []
-    for tile in wave:
-        cut = len(tile)
-        while cut and tile[cut - 1][0] % _AGAIN != _LOAD:
-            cut -= 1
-        bodies.append(tile[:cut])
-        tails.append(tile[cut:])
+    bodies, tails = _trailing(wave, (_STORE, _ATOMIC))
     rounds = iter(zip_longest(*bodies))
     first_round = next(rounds, ())
     handover: list[Record] = []
@@ -535,6 +528,21 @@ def _handover(
     return handover, rest, tails
 
 
+def _trailing(
+    wave: Sequence[Sequence[Record]], kinds: tuple[int, ...]
+) -> tuple[list[Sequence[Record]], list[Sequence[Record]]]:
+    """Each tile of `wave` cut before its trailing accesses of `kinds` (first or later alike): the bodies, the tails."""
+    bodies: list[Sequence[Record]] = []
+    tails: list[Sequence[Record]] = []
+    for tile in wave:
+        cut = len(tile)
+        while cut and tile[cut - 1][0] % _AGAIN in kinds:
+            cut -= 1
+        bodies.append(tile[:cut])
+        tails.append(tile[cut:])
+    return bodies, tails
+
+
 def _wave_parts(wave: Sequence[Sequence[Record]]) -> tuple[list[Record], list[Record], list[Record]]:
     """A re-reading kernel's wave (`KernelAccesses.rereads`) in the order the replay walks it: its first round of
     accesses, the rest, and its trailing stores (those after a tile's last load), which the replay walks with the
@@ -544,17 +552,9 @@ def _wave_parts(wave: Sequence[Sequence[Record]]) -> tuple[list[Record], list[Re
     are served: the CTAs that finish meanwhile write their stores into L2 in that time. Walked in lockstep, the
     softmax's second read of a row it waited for came after the wave's other first reads only (the in-flight rows
     once), and its second pass over S went on hitting up to twice the N at which it stops hitting on the H200 with
-    16, 8 and 4 CTAs per SM (`validation/h200/softmax_occupancy/`). Kernels that re-read nothing keep the lockstep
-    order, in which a wave's stores evict lines before the next wave's loads: it matched exact mode better on the
-    random cases (`docs/results/softmax_cliff_small_chip/README.md`)."""
-    bodies = []
-    tails: list[Sequence[Record]] = []
-    for tile in wave:
-        cut = len(tile)
-        while cut and tile[cut - 1][0] % _AGAIN == _STORE:
-            cut -= 1
-        bodies.append(tile[:cut])
-        tails.append(tile[cut:])
+    16, 8 and 4 CTAs per SM (`validation/h200/softmax_occupancy/`). Kernels that re-read nothing hand each slot over
+    as its tile ends (`_handover`)."""
+    bodies, tails = _trailing(wave, (_STORE,))
     rounds = iter(zip_longest(*bodies))
     first_round = [record for record in next(rounds, ()) if record is not None]
     rest = [record for group in rounds for record in group if record is not None]

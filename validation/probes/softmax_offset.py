@@ -48,12 +48,7 @@ def main() -> None:
     sink = cp.zeros(256, dtype=cp.float32)
     rows: list[dict[str, object]] = []
     for delay in DELAYS:
-        runs = []
-        for _ in range(REPEATS):
-            kernel((1,), (256,), (scores, np.int32(delay), stamps, sink))
-            t = stamps.get().reshape(2, ITERS + 1).astype(np.float64)
-            runs.append(t - t[0, 0])
-        median = np.median(np.array(runs[1:]), axis=0)
+        median = median_stamps(kernel, (scores, np.int32(delay), stamps, sink), stamps)
         for wg in range(2):
             for it in range(ITERS + 1):
                 rows.append({"delay": delay, "warpgroup": wg, "iteration": it, "cycles": float(median[wg, it])})
@@ -61,6 +56,17 @@ def main() -> None:
         print(f"delay {delay}: offsets {' '.join(f'{o:.0f}' for o in offsets[::6])}", flush=True)
     common.write_rows(out_dir / "softmax_offset_h200.csv", rows)
     print("gpu:", common.gpu_facts())
+
+
+def median_stamps(kernel: cp.RawKernel, args: tuple[object, ...], stamps: cp.ndarray) -> np.ndarray:
+    """Each warpgroup's stamps (a row each) in cycles after warpgroup 0's first, the median over `REPEATS` launches
+    of one CTA but the first."""
+    runs = []
+    for _ in range(REPEATS):
+        kernel((1,), (256,), args)
+        t = stamps.get().reshape(2, -1).astype(np.float64)
+        runs.append(t - t[0, 0])
+    return np.median(np.array(runs[1:]), axis=0)
 
 
 def passes(kernel: cp.RawKernel, scores: cp.ndarray, out: Path) -> None:
@@ -71,12 +77,7 @@ def passes(kernel: cp.RawKernel, scores: cp.ndarray, out: Path) -> None:
     rows: list[dict[str, object]] = []
     for part in PARTS:
         for delay in DELAYS:
-            runs = []
-            for _ in range(REPEATS):
-                kernel((1,), (256,), (scores, np.int32(delay), np.int32(part), stamps, sink))
-                t = stamps.get().reshape(2, per_wg).astype(np.float64)
-                runs.append(t - t[0, 0])
-            median = np.median(np.array(runs[1:]), axis=0)
+            median = median_stamps(kernel, (scores, np.int32(delay), np.int32(part), stamps, sink), stamps)
             for wg in range(2):
                 for n in range(per_wg):
                     rows.append(

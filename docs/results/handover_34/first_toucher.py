@@ -17,10 +17,9 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from sm_spread import sm_spans  # beside this script, whose folder Python puts first on its path
+
 from simgpu import Problem, load_arch, simulate
-from simgpu.api import schedule
-from simgpu.engine import Engine
-from simgpu.trace import Trace
 
 OPTIONS = {"pingpong": True, "intra_wg_overlap": True, "epilogue": "registers"}
 TILES = 8  # query tiles per head: N = 1024 over BLOCK_M = 128
@@ -31,14 +30,7 @@ def model(d: int) -> tuple[dict[int, float], float, float]:
     """Exact mode's median CTA cycles per query tile and its kernel cycles, and fast mode's kernel cycles."""
     arch = load_arch("h200")
     problem = Problem(1, 16, 1024, d)
-    trace = Trace(sms=range(arch.sms), max_spans=5_000_000)
-    exact = Engine(arch, trace=trace).run(list(schedule(arch, "v3", problem, OPTIONS))).cycles
-    spans: dict[int, list[float]] = defaultdict(lambda: [float("inf"), 0.0])
-    for span in trace.spans:
-        if span.process.startswith("SM "):
-            sm = int(span.process.split()[1])
-            spans[sm][0] = min(spans[sm][0], span.start_cycles)
-            spans[sm][1] = max(spans[sm][1], span.end_cycles)
+    spans, exact = sm_spans(arch, "v3", problem, OPTIONS)
     by_tile: dict[int, list[float]] = defaultdict(list)
     for sm, (start, end) in spans.items():
         by_tile[sm % TILES].append(end - start)

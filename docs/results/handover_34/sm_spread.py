@@ -13,26 +13,30 @@ set the kernel's end. Run from the repository root:
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
 
 from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
+from simgpu.arch import Arch
 from simgpu.engine import Engine
 from simgpu.trace import Trace
 
 CASES = (("b200", "v4", (4, 16, 512, 64)), ("h200", "v3", (2, 16, 1024, 128)), ("h100", "v3", (2, 16, 1024, 128)))
 
 
-def sm_ends(arch_name: str, algo: str, problem: Problem, overrides: dict[str, object]) -> list[float]:
-    """Exact mode's end time of every SM that ran a tile (one kernel)."""
-    arch = load_arch(arch_name, overrides)
+def sm_spans(
+    arch: Arch, algo: str, problem: Problem, options: dict[str, object]
+) -> tuple[dict[int, tuple[float, float]], float]:
+    """Exact mode with every SM traced: per SM that ran a tile, its first span's start and last span's end; and the
+    run's cycles."""
     trace = Trace(sms=range(arch.sms), max_spans=5_000_000)
-    Engine(arch, trace=trace).run(list(schedule(arch, algo, problem, {})))
-    ends: dict[str, float] = defaultdict(float)
+    cycles = Engine(arch, trace=trace).run(list(schedule(arch, algo, problem, options))).cycles
+    spans: dict[int, tuple[float, float]] = {}
     for span in trace.spans:
         if span.process.startswith("SM "):  # not the chip's HBM and L2
-            ends[span.process] = max(ends[span.process], span.end_cycles)
-    return sorted(ends.values())
+            sm = int(span.process.split()[1])
+            start, end = spans.get(sm, (span.start_cycles, span.end_cycles))
+            spans[sm] = (min(start, span.start_cycles), max(end, span.end_cycles))
+    return spans, cycles
 
 
 def main() -> None:
@@ -40,7 +44,7 @@ def main() -> None:
         problem = Problem(*shape)
         for label, overrides in (("L2 on", {}), ("L2 off", {"l2.capacity_bytes": 0})):
             fast = simulate(load_arch(arch_name, overrides), algo, problem)
-            ends = sm_ends(arch_name, algo, problem, overrides)
+            ends = sorted(end for _, end in sm_spans(load_arch(arch_name, overrides), algo, problem, {})[0].values())
             print(
                 f"{arch_name} {algo} fwd {shape} {label}: fast {fast.kernel_cycles[0]:.0f}; exact SM ends "
                 f"{ends[0]:.0f} / {statistics.median(ends):.0f} / {ends[-1]:.0f} (first / median / last, "
