@@ -1,0 +1,412 @@
+"""A toy of one Hopper SM issuing the softmax probes' SASS, instruction by instruction, against the probes' rows.
+
+Exploration for issue 6, not part of simgpu: it asks what in the hardware makes two warpgroups' softmaxes on one SM
+take 1325-1345 cycles per iteration at any offset between them (`validation/probes/softmax_offset.py`), where one
+takes 771 and simgpu's lane pipes give 1043 and settle half a period apart.
+
+The SM: 4 schedulers (SMSPs); warp w of warpgroup g sits on SMSP w, as a 128-thread warpgroup's warps do. Each
+scheduler issues at most one instruction per cycle, in order per warp, picking among its warps in turn (or greedy
+then oldest). A warp's next instruction waits the stall count of its previous one (the compiler's static schedule,
+`loops/*.txt` from `sass_loops.py`), the scoreboards in its wait mask, and its pipe: per SMSP FP32 (FFMA, FMUL, FADD:
+one instruction a cycle), ALU (FMNMX, F2FP: one per 2 cycles: 16 lanes), MUFU (one per 8 cycles: 16 ex2 per clock
+per SM). MUFU, SHFL and STG go through a queue (MIO, per SMSP, 16 entries, any of the first 16 may leave when its
+unit is free); their results come `mufu` / `shuffle` cycles after they leave, which releases their write scoreboard
+(a dependent MUFU chain then takes one cycle more per step: 23 and 24 as measured, `archs/h200.yaml`'s latency).
+Fixed-latency results need no scoreboard: the stall counts cover them. Ignored: instruction fetch, register banks,
+dual issue, the FP32 pipe's heavy/lite halves.
+
+Two rules for what another warp may do while a warp waits out its stall count:
+- `plain`: the scheduler issues another warp's instruction (stall counts hide behind other warps, as latency does).
+- `hold`: it issues nothing for that warp's stall count (the scheduler is held by the warp's static schedule).
+Prints the toy against the probes' rows for both, with the MUFU latency as measured (22 after the queue) and at 18:
+the softmax probe's four builds with 1-3 warpgroups (`validation/h200/v3_softmax_groups_h200.csv`), its passes in
+separate warpgroups (`v3_pass_pair_h200.csv`), the two warpgroups started `delay` apart (`softmax_offset/
+softmax_offset_h200.csv`, its own loop with the clock stamp), the stall reasons per iteration against Nsight Compute's
+(`v3_softmax_ncu_h200.csv`, 200 iterations), and the calibration's softmax and ex2 chains (`overlap_table.txt`).
+`--variants` ranks more variants (queue depth, look-ahead, SM-wide queue, scheduler order, hold only on one yield
+bit) by their error over the probe's 20 timings.
+
+Run from the repository root: `python docs/results/sass_toy_35/issue_toy.py [--variants] > ...txt`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+LOOPS = Path(__file__).resolve().parent / "loops"
+H200 = ROOT / "validation/h200"
+PIPES = {
+    "FFMA": "fma",
+    "FMUL": "fma",
+    "FADD": "fma",
+    "HFMA2": "fma",
+    "IMAD": "fma",
+    "FMNMX": "alu",
+    "F2FP": "alu",
+    "MOV": "alu",
+    "ISETP": "alu",
+    "IADD3": "alu",
+    "VIADD": "alu",
+    "CS2R": "alu",
+    "MUFU": "mufu",
+    "SHFL": "shuffle",
+    "STG": "lsu",
+    "UIADD3": "uniform",
+    "BRA": "branch",
+}
+QUEUED = {"mufu", "shuffle", "lsu"}
+CYCLES_PER_INSTRUCTION = {"fma": 1, "alu": 2, "mufu": 8, "shuffle": 2, "lsu": 1, "uniform": 1, "branch": 1}
+NONE = 7  # a scoreboard field's "no scoreboard"
+LATER = 1 << 60
+ITERATIONS, SETTLED = 20, 8  # iterations simulated; the period counts from iteration 8 on
+
+
+@dataclass(frozen=True)
+class Instruction:
+    pipe: str
+    stall: int
+    yields: bool
+    write_sb: int
+    read_sb: int
+    wait_mask: int
+
+
+@dataclass(frozen=True)
+class Toy:
+    hold: str = "none"  # "none" (plain), "all" (hold), "yield0" / "yield1": only after instructions with that bit
+    policy: str = "turns"  # "turns" (round robin) or "greedy" (the last warp while it can, then the oldest)
+    queue_depth: int = 16
+    window: int = 16  # queued instructions that may leave ahead of the head
+    per_smsp_queue: bool = True
+    mufu: int = 22
+    shuffle: int = 23
+
+
+@dataclass(frozen=True)
+class Run:
+    periods: tuple[float, ...]  # per warpgroup: its slowest warp's cycles per iteration
+    stalls: dict[str, float]  # warp 0's cycles per iteration by reason
+    starts: tuple[tuple[int, ...], ...]  # per warp, the cycle each iteration started
+
+
+def load(name: str) -> list[Instruction]:
+    program = []
+    for line in (LOOPS / f"{name}.txt").read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        fields, _, text = line.partition(" | ")
+        _, stall, yields, write_sb, read_sb, wait = fields.split()
+        opcode = text.split()[1] if text.startswith("@") else text.split()[0]
+        program.append(
+            Instruction(
+                PIPES[opcode.split(".")[0]], int(stall), yields == "1", int(write_sb), int(read_sb), int(wait, 2)
+            )
+        )
+    return program
+
+
+def holds(toy: Toy, instruction: Instruction) -> bool:
+    return (
+        toy.hold == "all"
+        or (toy.hold == "yield0" and not instruction.yields)
+        or (toy.hold == "yield1" and instruction.yields)
+    )
+
+
+def simulate(programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequence[int] | None = None) -> Run:
+    """Warpgroup g runs programs[g] from cycle delays[g] on, `ITERATIONS` times."""
+    groups = len(programs)
+    warps = 4 * groups
+    delays = delays or [0] * groups
+    pc, done_iterations, ready_at = [0] * warps, [0] * warps, [0] * warps
+    scoreboards = [[0] * 6 for _ in range(warps)]
+    busy_until: list[dict[str, int]] = [defaultdict(int) for _ in range(4)]
+    queues: list[list[tuple[int, str, int, int]]] = [[] for _ in range(4 if toy.per_smsp_queue else 1)]
+    held_until, last = [0] * 4, [-1] * 4
+    starts: list[list[int]] = [[] for _ in range(warps)]
+    stalls: Counter[str] = Counter()
+    latency = {"mufu": toy.mufu, "shuffle": toy.shuffle, "lsu": 2}
+    t = 0
+    while min(done_iterations) < ITERATIONS:
+        for queue in queues:
+            for k in range(min(toy.window, len(queue))):
+                warp, pipe, write_sb, read_sb = queue[k]
+                unit = busy_until[warp % 4]
+                if unit["q" + pipe] <= t:
+                    queue.pop(k)
+                    unit["q" + pipe] = t + CYCLES_PER_INSTRUCTION[pipe]
+                    if write_sb != NONE:
+                        scoreboards[warp][write_sb] = t + latency[pipe]
+                    if read_sb != NONE:
+                        scoreboards[warp][read_sb] = t + 2
+                    break
+        for smsp in range(4):
+            queue = queues[smsp if toy.per_smsp_queue else 0]
+            issued = None
+            if t >= held_until[smsp]:
+                if toy.policy == "turns":
+                    order = [(last[smsp] + 1 + k) % groups for k in range(groups)]
+                else:
+                    order = [last[smsp]] * (last[smsp] >= 0) + [g for g in range(groups) if g != last[smsp]]
+                for group in order:
+                    warp = 4 * group + smsp
+                    if done_iterations[warp] >= ITERATIONS or t < delays[group] or t < ready_at[warp]:
+                        continue
+                    instruction = programs[group][pc[warp]]
+                    if any(scoreboards[warp][b] > t for b in range(6) if instruction.wait_mask >> b & 1):
+                        continue
+                    if instruction.pipe in QUEUED:
+                        if len(queue) >= toy.queue_depth:
+                            continue
+                        queue.append((warp, instruction.pipe, instruction.write_sb, instruction.read_sb))
+                        for board in (instruction.write_sb, instruction.read_sb):
+                            if board != NONE:
+                                scoreboards[warp][board] = LATER
+                    elif busy_until[smsp][instruction.pipe] > t:
+                        continue
+                    else:
+                        busy_until[smsp][instruction.pipe] = t + CYCLES_PER_INSTRUCTION[instruction.pipe]
+                    ready_at[warp] = t + max(1, instruction.stall)
+                    if holds(toy, instruction):
+                        held_until[smsp] = ready_at[warp]
+                    issued, last[smsp] = warp, group
+                    pc[warp] += 1
+                    if pc[warp] == len(programs[group]):
+                        pc[warp] = 0
+                        done_iterations[warp] += 1
+                    if pc[warp] == 1:
+                        starts[warp].append(t)
+                    break
+            if smsp == 0 and t >= delays[0] and done_iterations[0] >= SETTLED and done_iterations[0] < ITERATIONS:
+                stalls[
+                    _reason(programs[0][pc[0]], t, issued == 0, ready_at[0], scoreboards[0], queue, toy, busy_until[0])
+                ] += 1
+        t += 1
+    periods = tuple(
+        max((s[ITERATIONS - 1] - s[SETTLED]) / (ITERATIONS - 1 - SETTLED) for s in starts[4 * g : 4 * g + 4])
+        for g in range(groups)
+    )
+    per_iteration = {reason: cycles / (ITERATIONS - SETTLED) for reason, cycles in stalls.items()}
+    return Run(periods, per_iteration, tuple(tuple(s) for s in starts))
+
+
+def _reason(
+    instruction: Instruction,
+    t: int,
+    issued: bool,
+    ready_at: int,
+    boards: list[int],
+    queue: list[tuple[int, str, int, int]],
+    toy: Toy,
+    busy: dict[str, int],
+) -> str:
+    """Why warp 0 did not issue this cycle, in Nsight Compute's terms."""
+    if issued:
+        return "selected"
+    if t < ready_at:
+        return "wait"
+    if any(boards[b] > t for b in range(6) if instruction.wait_mask >> b & 1):
+        return "short_scoreboard"
+    if instruction.pipe in QUEUED and len(queue) >= toy.queue_depth:
+        return "mio_throttle"
+    if instruction.pipe not in QUEUED and busy[instruction.pipe] > t:
+        return "math_pipe_throttle"
+    return "not_selected"
+
+
+def measured_groups() -> dict[tuple[int, int], float]:
+    with (H200 / "v3_softmax_groups_h200.csv").open() as handle:
+        return {(int(r["ablate"]), int(r["warpgroups"])): float(r["cycles_per_iter"]) for r in csv.DictReader(handle)}
+
+
+def measured_pairs() -> dict[tuple[int, int], float]:
+    with (H200 / "v3_pass_pair_h200.csv").open() as handle:
+        return {(int(r["mode"]), int(r["warpgroup"])): float(r["cycles_per_iter"]) for r in csv.DictReader(handle)}
+
+
+def measured_offsets() -> dict[int, tuple[float, float]]:
+    """Per delay: warpgroup 0's cycles per iteration (iterations 8-48) and warpgroup 1's lag at iteration 24."""
+    stamps: dict[tuple[int, int], dict[int, float]] = defaultdict(dict)
+    with (H200 / "softmax_offset/softmax_offset_h200.csv").open() as handle:
+        for row in csv.DictReader(handle):
+            stamps[int(row["delay"]), int(row["warpgroup"])][int(row["iteration"])] = float(row["cycles"])
+    out = {}
+    for (delay, group), times in stamps.items():
+        if group == 0:
+            out[delay] = ((times[48] - times[8]) / 40, stamps[delay, 1][24] - times[24])
+    return out
+
+
+def measured_stalls() -> dict[int, dict[str, float]]:
+    """Nsight Compute's stall reasons per warp and iteration of softmax_group<1> and <2> (200 iterations)."""
+    out: dict[int, dict[str, float]] = defaultdict(dict)
+    prefix = "smsp__average_warp_latency_issue_stalled_"
+    with (H200 / "v3_softmax_ncu_h200.csv").open() as handle:
+        rows = [row for row in csv.reader(handle) if len(row) > 14 and row[0].isdigit()]
+    for row in rows:
+        if row[4].startswith("void softmax_group<") and row[12].startswith(prefix):
+            groups = int(row[4].split("<")[1][0])
+            out[groups][row[12][len(prefix) :].removesuffix(".ratio")] = float(row[14].replace(",", "")) / 200
+    return out
+
+
+def measured_overlap() -> dict[str, float]:
+    """ex2 per clock per SM of the calibration's softmax and ex2 roles, one to three warpgroups."""
+    out = {}
+    for line in (H200 / "overlap_table.txt").read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 5 and parts[1] == "ex2" and set(parts[0].split("+")) <= {"softmax", "ex2"}:
+            out[parts[0]] = float(parts[2])
+    return out
+
+
+def errors(toy: Toy) -> list[float]:
+    """Relative errors over the 20 timings: 4 builds x 1-3 warpgroups, and the 8 pass-pair rows."""
+    groups = measured_groups()
+    out = []
+    for mask in (0, 2, 32, 34):
+        program = load(f"softmax_group2_ablate{mask}")
+        out += [max(simulate([program] * n, toy).periods) / groups[mask, n] - 1 for n in (1, 2, 3)]
+    pairs = measured_pairs()
+    exp, row_max = load("pass_pair0_exp"), load("pass_pair1_max")
+    for mode, programs in {0: [exp], 1: [row_max], 2: [exp, row_max], 3: [exp, exp], 4: [row_max, row_max]}.items():
+        periods = simulate(programs, toy).periods
+        out += [periods[g] / pairs[mode, g] - 1 for g in range(len(programs))]
+    return out
+
+
+def report(toy: Toy, label: str) -> None:
+    print(f"== {label}: {toy}")
+    groups = measured_groups()
+    for mask, build in ((0, "whole"), (2, "no ex2"), (32, "no row max"), (34, "neither")):
+        program = load(f"softmax_group2_ablate{mask}")
+        cells = [f"{max(simulate([program] * n, toy).periods):5.0f} / {groups[mask, n]:5.0f}" for n in (1, 2, 3)]
+        print(f"  softmax {build:10s} 1, 2, 3 warpgroups (toy / chip): " + "   ".join(cells))
+    pairs = measured_pairs()
+    exp, row_max = load("pass_pair0_exp"), load("pass_pair1_max")
+    for mode, name, programs in (
+        (0, "exp", [exp]),
+        (1, "max", [row_max]),
+        (2, "exp + max", [exp, row_max]),
+        (3, "exp + exp", [exp, exp]),
+        (4, "max + max", [row_max, row_max]),
+    ):
+        periods = simulate(programs, toy).periods
+        cells = [f"{p:5.0f} / {pairs[mode, g]:5.0f}" for g, p in enumerate(periods)]
+        print(f"  pass pair {name:10s} (toy / chip): " + "   ".join(cells))
+    values = errors(toy)
+    print(
+        f"  20 timings: mean |error| {100 * statistics.mean(map(abs, values)):.1f}%, "
+        f"largest {100 * max(map(abs, values)):.1f}%"
+    )
+    offset = load("softmax_offset")
+    for delay, (period, lag) in sorted(measured_offsets().items()):
+        run = simulate([offset, offset], toy, [0, delay])
+        toy_lag = run.starts[4][16] - run.starts[0][16]
+        print(
+            f"  offset probe, delay {delay:4d}: warpgroup 0 {run.periods[0]:5.0f} / {period:5.0f} cycles per "
+            f"iteration, lag of warpgroup 1 {toy_lag:5d} / {lag:5.0f}"
+        )
+
+
+def stall_table(toy: Toy) -> None:
+    print(f"== stall reasons per iteration of warp 0, {toy.hold}: toy / Nsight Compute")
+    chip = measured_stalls()
+    program = load("softmax_group2_ablate0")
+    for n in (1, 2):
+        run = simulate([program] * n, toy)
+        names = sorted(set(run.stalls) | {k for k, v in chip[n].items() if v >= 5})
+        print(
+            f"  {n} warpgroup(s): "
+            + ", ".join(f"{k} {run.stalls.get(k, 0):.0f}/{chip[n].get(k, 0):.0f}" for k in names)
+        )
+
+
+def overlap_table(toy: Toy) -> None:
+    chip = measured_overlap()
+    cells = []
+    for role in ("softmax", "ex2"):
+        program = load(f"overlap_{role}")
+        ex2 = 32 * 4 * sum(1 for i in program if i.pipe == "mufu")  # per warpgroup and iteration
+        for n in (1, 2):
+            rate = n * ex2 / max(simulate([program] * n, toy).periods)
+            cells.append(f"{'+'.join([role] * n)} {rate:.2f}/{chip['+'.join([role] * n)]:.2f}")
+    print(f"  calibration overlap roles, ex2 per clock per SM (toy / chip): {', '.join(cells)}")
+
+
+def variants() -> None:
+    grid = [
+        Toy(hold="none", queue_depth=q, window=w, per_smsp_queue=s, policy=p, mufu=m)
+        for q, w, s, p, m in itertools.product((1, 2, 4, 16), (1, 16), (True, False), ("turns", "greedy"), (18, 22))
+        if w <= q
+    ]
+    grid += [
+        Toy(hold=h, policy=p, mufu=m)
+        for h, p, m in itertools.product(("all", "yield0", "yield1"), ("turns", "greedy"), (18, 22))
+    ]
+    with Pool(2) as pool:
+        scores = pool.map(_score, grid)
+    print(
+        "== variants by mean |error| over the 20 timings (largest; spread of the offset probe's period over its delays;"
+        " warp 0's mio_throttle per iteration beside a second softmax, Nsight Compute: 343)"
+    )
+    for toy, mean, largest, spread, throttled in sorted(scores, key=lambda s: s[1]):
+        print(f"  {mean:5.1f}% ({largest:5.1f}%; {spread:5.1f}%; {throttled:4.0f})  {toy}")
+
+
+def _score(toy: Toy) -> tuple[Toy, float, float, float, float]:
+    values = errors(toy)
+    offset = load("softmax_offset")
+    periods = [simulate([offset, offset], toy, [0, d]).periods[0] for d in sorted(measured_offsets())]
+    spread = 100 * (max(periods) - min(periods)) / statistics.mean(periods)
+    throttled = simulate([load("softmax_group2_ablate0")] * 2, toy).stalls.get("mio_throttle", 0.0)
+    return toy, 100 * statistics.mean(map(abs, values)), 100 * max(map(abs, values)), spread, throttled
+
+
+def schedules() -> None:
+    """Each loop's instructions and the sum of its stall counts (its issue schedule for one warp with nothing
+    waited for), and the stall count and yield bit of the FFMA chains' FFMAs."""
+    print("== loops: instructions, sum of stall counts")
+    for path in sorted(LOOPS.glob("*.txt")):
+        program = load(path.stem)
+        print(f"  {path.stem:26s} {len(program):5d} {sum(max(1, i.stall) for i in program):6d}")
+    for name in ("ffma_chain", "ffma_independent"):
+        kinds = Counter((i.stall, i.yields) for i in load(name) if i.pipe == "fma")
+        print(f"  {name}: FFMAs by (stall count, yield bit): {dict(kinds)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--variants", action="store_true")
+    args = parser.parse_args()
+    if args.variants:
+        variants()
+        return
+    schedules()
+    for toy, label in (
+        (Toy(), "plain"),
+        (Toy(hold="all"), "hold"),
+        (Toy(mufu=18), "plain, MUFU 18"),
+        (Toy(hold="all", mufu=18), "hold, MUFU 18"),
+    ):
+        report(toy, label)
+        overlap_table(toy)
+    for toy in (Toy(), Toy(hold="all")):
+        stall_table(toy)
+    print(
+        "(the loops: sass_loops.py; chip rows: v3_softmax_groups_h200.csv, v3_pass_pair_h200.csv, "
+        "softmax_offset_h200.csv, v3_softmax_ncu_h200.csv, overlap_table.txt)"
+    )
+
+
+if __name__ == "__main__":
+    main()

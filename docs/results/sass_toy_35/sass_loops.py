@@ -1,0 +1,168 @@
+"""The SASS of the probes' timed loops, with each instruction's control code decoded, for `issue_toy.py`.
+
+Compiles the softmax probes' kernels (`validation/probes/v3_pieces.cu`: `softmax_group<2>` in the four builds of
+`v3_softmax_groups.py`, `pass_pair<0>` and `pass_pair<1>`; `softmax_offset.cu`'s `softmax_offset`), the
+calibration's `cupy_kernels/calibrate/overlap.cu` and `chain.cu` (FFMA chains, dependent and not) with nvcc for
+sm_90a (the device ran the same CUDA 13.0 compiler through NVRTC), disassembles them with cuobjdump and writes the
+body of each kernel's timed loop (the backward branch and what it jumps over) to `loops/NAME.txt`: per instruction
+its address, the control code's stall count, yield bit, write and read scoreboards (7: none) and wait mask, then
+the instruction.
+
+The control code is the top 23 bits of each 128-bit instruction (bits 105-127: stall 4 bits, yield 1, write
+scoreboard 3, read scoreboard 3, wait mask 6, operand reuse 4), as CuAssembler and the Volta/Turing dissections
+decode it. cuobjdump is not in the CUDA toolkit here: `pip install nvidia-cuda-cuobjdump` brings it
+(`nvidia/cu13/bin/cuobjdump` in site-packages). Run from the repository root:
+`python docs/results/sass_toy_35/sass_loops.py [--cuobjdump PATH]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
+PIECES = ROOT / "validation/probes/v3_pieces.cu"
+OFFSET = ROOT / "validation/probes/softmax_offset.cu"
+OVERLAP = ROOT / "cupy_kernels/calibrate/overlap.cu"
+CHAIN = HERE / "chain.cu"
+SOFTMAX_GROUP = "template __global__ void softmax_group<2>(const float*, int, long long*, float*);"
+PASS_PAIR = "template __global__ void pass_pair<{}>(const float*, int, long long*, float*);"
+LINE = re.compile(r"\s*/\*([0-9a-f]{4,5})\*/\s*(.*?)\s*;\s*/\* (0x[0-9a-f]+) \*/")
+HIGH = re.compile(r"^\s*/\* (0x[0-9a-f]+) \*/")
+BACKWARD = re.compile(r"BRA (?:`\(\.L_x_\d+\) )?(0x[0-9a-f]+)")
+Selector = Callable[[Counter[str]], bool]
+
+
+def opcode(text: str) -> str:
+    """The instruction's opcode without its predicate and modifiers."""
+    return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0].split(".")[0]
+
+
+def overlap_mix(**counts: int) -> Selector:
+    """Selects the loop of overlap.cu whose opcode counts include `counts` and nothing else of size."""
+    return lambda mix: (
+        all(mix.get(op, 0) == n for op, n in counts.items()) and sum(mix.values()) < sum(counts.values()) + 8
+    )
+
+
+# name: (source, defines, explicit instantiations to add, mangled function, loop selector; None: the longest loop)
+LOOPS: dict[str, tuple[Path, dict[str, int], str, str, Selector | None]] = {
+    **{
+        f"softmax_group2_ablate{mask}": (
+            PIECES,
+            {"FA3_ABLATE": mask},
+            SOFTMAX_GROUP,
+            "_Z13softmax_groupILi2EEvPKfiPxPf",
+            None,
+        )
+        for mask in (0, 2, 32, 34)
+    },
+    "pass_pair0_exp": (PIECES, {}, PASS_PAIR.format(0), "_Z9pass_pairILi0EEvPKfiPxPf", None),
+    "pass_pair1_max": (PIECES, {}, PASS_PAIR.format(1), "_Z9pass_pairILi1EEvPKfiPxPf", None),
+    "softmax_offset": (OFFSET, {}, "", "softmax_offset", None),
+    "overlap_softmax": (
+        OVERLAP,
+        {},
+        "",
+        "_Z7overlapPKjjiiijPjPy",
+        overlap_mix(FFMA=256, MUFU=256, FMNMX=256, FADD=256),
+    ),
+    "overlap_ex2": (OVERLAP, {}, "", "_Z7overlapPKjjiiijPjPy", overlap_mix(MUFU=256)),
+    "ffma_chain": (CHAIN, {}, "", "ffma_chain", None),
+    "ffma_independent": (CHAIN, {}, "", "ffma_independent", None),
+}
+
+
+def disassemble(source: Path, defines: dict[str, int], extra: str, cuobjdump: str) -> str:
+    """cuobjdump -sass of `source` (with `extra` appended: explicit template instantiations) built for sm_90a."""
+    with tempfile.TemporaryDirectory() as tmp:
+        wrapper, cubin = Path(tmp) / "wrapper.cu", Path(tmp) / "out.cubin"
+        wrapper.write_text(f'#include "{source}"\n{extra}\n')
+        flags = [f"-D{key}={value}" for key, value in defines.items()]
+        subprocess.run(
+            [
+                "nvcc",
+                "-std=c++17",
+                "-gencode=arch=compute_90a,code=sm_90a",
+                "-cubin",
+                *flags,
+                f"-I{source.parent}",
+                "-o",
+                str(cubin),
+                str(wrapper),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        return subprocess.run([cuobjdump, "-sass", str(cubin)], check=True, capture_output=True, text=True).stdout
+
+
+def instructions(sass: str, function: str) -> list[tuple[int, str, int]]:
+    """(address, instruction, control code) of every instruction of `function`."""
+    body = sass.split(f"Function : {function}\n")[1].split("Function :")[0].splitlines()
+    out = []
+    for n, line in enumerate(body):
+        match = LINE.match(line)
+        if match is None:
+            continue
+        high = HIGH.match(body[n + 1])
+        if high is None:
+            raise ValueError(f"no second word after {line!r}")
+        out.append((int(match.group(1), 16), match.group(2), int(high.group(1), 16) >> 41))
+    return out
+
+
+def timed_loop(listing: list[tuple[int, str, int]], selector: Selector | None) -> list[tuple[int, str, int]]:
+    """The loop (a backward branch's target up to the branch) that `selector` picks (the last match; by default
+    the longest loop)."""
+    loops = []
+    for address, text, _ in listing:
+        match = BACKWARD.search(text)
+        if match is not None and int(match.group(1), 16) < address:
+            start = int(match.group(1), 16)
+            loops.append([item for item in listing if start <= item[0] <= address])
+    if selector is None:
+        return max(loops, key=len)
+    chosen = [body for body in loops if selector(Counter(opcode(text) for _, text, _ in body))]
+    if not chosen:
+        raise ValueError("no loop matches")
+    return chosen[-1]
+
+
+def render(name: str, body: list[tuple[int, str, int]], source: Path, defines: dict[str, int]) -> str:
+    lines = [
+        f"# {name}: {source.relative_to(ROOT)} {defines or ''}, nvcc sm_90a; timed loop body",
+        "# address stall yield write_sb read_sb wait_mask | instruction",
+    ]
+    for address, text, control in body:
+        fields = (control & 0xF, (control >> 4) & 1, (control >> 5) & 7, (control >> 8) & 7, (control >> 11) & 0x3F)
+        lines.append(f"{address:05x} {fields[0]} {fields[1]} {fields[2]} {fields[3]} {fields[4]:06b} | {text}")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cuobjdump", default=shutil.which("cuobjdump"))
+    args = parser.parse_args()
+    if not args.cuobjdump:
+        sys.exit("no cuobjdump on PATH: pip install nvidia-cuda-cuobjdump, then pass --cuobjdump PATH")
+    (HERE / "loops").mkdir(exist_ok=True)
+    cache: dict[tuple[Path, tuple[tuple[str, int], ...], str], str] = {}
+    for name, (source, defines, extra, function, selector) in LOOPS.items():
+        key = (source, tuple(sorted(defines.items())), extra)
+        if key not in cache:
+            cache[key] = disassemble(source, defines, extra, args.cuobjdump)
+        body = timed_loop(instructions(cache[key], function), selector)
+        (HERE / "loops" / f"{name}.txt").write_text(render(name, body, source, defines))
+
+
+if __name__ == "__main__":
+    main()
