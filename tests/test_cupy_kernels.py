@@ -115,6 +115,7 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
     "wgmma_queue": (PROBES / "wgmma_queue.cu", "", ["wgmma_queue_d64", "wgmma_queue_d128", "wgmma_queue_softmax_d64",
                                                     "wgmma_queue_softmax_d128"]),
     "softmax_offset": (PROBES / "softmax_offset.cu", "", ["softmax_offset", "softmax_offset_passes"]),
+    "stall_hold": (PROBES / "stall_hold.cu", "", [f"stall_hold<{mode}>" for mode in range(7)]),
     "v3_pieces": (PROBES / "v3_pieces.cu", "", [f"softmax_beside<{b}>" for b in range(3)]
                   + [f"sync_cost<{mode}>" for mode in range(5)] + [f"softmax_group<{w}>" for w in (1, 2, 3)]
                   + [f"pass_pair<{mode}>" for mode in range(5)]),
