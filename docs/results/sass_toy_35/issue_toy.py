@@ -384,6 +384,26 @@ def schedules() -> None:
         print(f"  {name}: FFMAs by (stall count, yield bit): {dict(kinds)}")
 
 
+def stall_hold_predictions() -> None:
+    """What `validation/probes/stall_hold.py` would measure under each rule: cycles per step of each warp's loop."""
+    print("== validation/probes/stall_hold.py, predicted cycles per step (plain / hold; MUFU 22)")
+    modes = {0: ("chain", None), 1: ("chain", "chain"), 2: ("chain", "independent"), 3: ("independent", None),
+             4: ("independent", "independent"), 5: ("mufu_fadd", None), 6: ("mufu_mufu", None)}  # fmt: skip
+    for mode, kinds in modes.items():
+        present = [kind for kind in kinds if kind is not None]
+        programs = [load(f"stall_hold_{kind}") for kind in present]
+        steps = [
+            sum(1 for i in p if i.pipe == ("mufu" if "mufu" in kind else "fma"))
+            for p, kind in zip(programs, present, strict=True)
+        ]
+        cells = []
+        for rule in ("none", "all"):
+            periods = simulate(programs, Toy(hold=rule)).periods
+            cells.append(", ".join(f"{period / n:.2f}" for period, n in zip(periods, steps, strict=True)))
+        beside = f" beside {kinds[1]}" if kinds[1] else ""
+        print(f"  mode {mode}: {kinds[0]}{beside}: {cells[0]} / {cells[1]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--variants", action="store_true")
@@ -392,6 +412,7 @@ def main() -> None:
         variants()
         return
     schedules()
+    stall_hold_predictions()
     for toy, label in (
         (Toy(), "plain"),
         (Toy(hold="all"), "hold"),

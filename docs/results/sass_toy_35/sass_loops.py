@@ -2,11 +2,11 @@
 
 Compiles the softmax probes' kernels (`validation/probes/v3_pieces.cu`: `softmax_group<2>` in the four builds of
 `v3_softmax_groups.py`, `pass_pair<0>` and `pass_pair<1>`; `softmax_offset.cu`'s `softmax_offset`), the
-calibration's `cupy_kernels/calibrate/overlap.cu` and `chain.cu` (FFMA chains, dependent and not) with nvcc for
-sm_90a (the device ran the same CUDA 13.0 compiler through NVRTC), disassembles them with cuobjdump and writes the
-body of each kernel's timed loop (the backward branch and what it jumps over) to `loops/NAME.txt`: per instruction
-its address, the control code's stall count, yield bit, write and read scoreboards (7: none) and wait mask, then
-the instruction.
+calibration's `cupy_kernels/calibrate/overlap.cu`, `chain.cu` (FFMA chains, dependent and not) and the probe
+`validation/probes/stall_hold.cu` with nvcc for sm_90a (the device ran the same CUDA 13.0 compiler through NVRTC),
+disassembles them with cuobjdump and writes the body of each kernel's timed loop (the backward branch and what it
+jumps over) to `loops/NAME.txt`: per instruction its address, the control code's stall count, yield bit, write and
+read scoreboards (7: none) and wait mask, then the instruction.
 
 The control code is the top 23 bits of each 128-bit instruction (bits 105-127: stall 4 bits, yield 1, write
 scoreboard 3, read scoreboard 3, wait mask 6, operand reuse 4), as CuAssembler and the Volta/Turing dissections
@@ -33,6 +33,8 @@ PIECES = ROOT / "validation/probes/v3_pieces.cu"
 OFFSET = ROOT / "validation/probes/softmax_offset.cu"
 OVERLAP = ROOT / "cupy_kernels/calibrate/overlap.cu"
 CHAIN = HERE / "chain.cu"
+STALL_HOLD = ROOT / "validation/probes/stall_hold.cu"
+HOLD_MODE = "template __global__ void stall_hold<{}>(const float*, int, long long*, float*);"
 SOFTMAX_GROUP = "template __global__ void softmax_group<2>(const float*, int, long long*, float*);"
 PASS_PAIR = "template __global__ void pass_pair<{}>(const float*, int, long long*, float*);"
 LINE = re.compile(r"\s*/\*([0-9a-f]{4,5})\*/\s*(.*?)\s*;\s*/\* (0x[0-9a-f]+) \*/")
@@ -78,6 +80,11 @@ LOOPS: dict[str, tuple[Path, dict[str, int], str, str, Selector | None]] = {
     "overlap_ex2": (OVERLAP, {}, "", "_Z7overlapPKjjiiijPjPy", overlap_mix(MUFU=256)),
     "ffma_chain": (CHAIN, {}, "", "ffma_chain", None),
     "ffma_independent": (CHAIN, {}, "", "ffma_independent", None),
+    # the stall_hold probe's loops (modes 1, 4, 5, 6 run one kind of loop in every warp that runs one)
+    **{
+        f"stall_hold_{kind}": (STALL_HOLD, {}, HOLD_MODE.format(mode), f"_Z10stall_holdILi{mode}EEvPKfiPxPf", None)
+        for mode, kind in ((1, "chain"), (4, "independent"), (5, "mufu_fadd"), (6, "mufu_mufu"))
+    },
 }
 
 
