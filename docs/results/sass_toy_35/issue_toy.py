@@ -62,9 +62,15 @@ PIPES = {
     "STG": "lsu",
     "UIADD3": "uniform",
     "BRA": "branch",
+    "HGMMA": "tensor",
+    "WARPGROUP": "uniform",
+    "ULOP3": "uniform",
+    "USHF": "uniform",
+    "UMOV": "uniform",
 }
 QUEUED = {"mufu", "shuffle", "lsu"}
-CYCLES_PER_INSTRUCTION = {"fma": 1, "alu": 2, "mufu": 8, "shuffle": 2, "lsu": 1, "uniform": 1, "branch": 1}
+# The tensor cores take the first eight wgmma instructions as they come (an 8-deep queue): the hand-ins below.
+CYCLES_PER_INSTRUCTION = {"fma": 1, "alu": 2, "mufu": 8, "shuffle": 2, "lsu": 1, "uniform": 1, "branch": 1, "tensor": 1}
 NONE = 7  # a scoreboard field's "no scoreboard"
 LATER = 1 << 60
 ITERATIONS, SETTLED = 20, 8  # iterations simulated; the period counts from iteration 8 on
@@ -93,9 +99,10 @@ class Toy:
 
 @dataclass(frozen=True)
 class Run:
-    periods: tuple[float, ...]  # per warpgroup: its slowest warp's cycles per iteration
+    periods: tuple[float, ...]  # per warpgroup: its slowest warp's cycles per iteration (none where `once`)
     stalls: dict[str, float]  # warp 0's cycles per iteration by reason
     starts: tuple[tuple[int, ...], ...]  # per warp, the cycle each iteration started
+    issued: tuple[int, ...]  # warp 0's cycle of issue of each instruction it issued
 
 
 def load(name: str) -> list[Instruction]:
@@ -122,9 +129,14 @@ def holds(toy: Toy, instruction: Instruction) -> bool:
     )
 
 
-def simulate(programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequence[int] | None = None) -> Run:
-    """Warpgroup g runs programs[g] from cycle delays[g] on, `ITERATIONS` times."""
+def simulate(
+    programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequence[int] | None = None, once: bool = False
+) -> Run:
+    """Warpgroup g runs programs[g] from cycle delays[g] on, `ITERATIONS` times; with `once`, warpgroup 0 runs its
+    program once (a straight-line piece) and the run ends when it is done."""
     groups = len(programs)
+    limits = [1 if once and group == 0 else ITERATIONS for group in range(groups)]
+    issued_at: list[int] = []
     warps = 4 * groups
     delays = delays or [0] * groups
     pc, done_iterations, ready_at = [0] * warps, [0] * warps, [0] * warps
@@ -136,7 +148,7 @@ def simulate(programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequen
     stalls: Counter[str] = Counter()
     latency = {"mufu": toy.mufu, "shuffle": toy.shuffle, "lsu": 2}
     t = 0
-    while min(done_iterations) < ITERATIONS:
+    while min(done_iterations[:4]) < 1 if once else min(done_iterations) < ITERATIONS:
         for queue in queues:
             for k in range(min(toy.window, len(queue))):
                 warp, pipe, write_sb, read_sb = queue[k]
@@ -159,7 +171,7 @@ def simulate(programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequen
                     order = [last[smsp]] * (last[smsp] >= 0) + [g for g in range(groups) if g != last[smsp]]
                 for group in order:
                     warp = 4 * group + smsp
-                    if done_iterations[warp] >= ITERATIONS or t < delays[group] or t < ready_at[warp]:
+                    if done_iterations[warp] >= limits[group] or t < delays[group] or t < ready_at[warp]:
                         continue
                     instruction = programs[group][pc[warp]]
                     if any(scoreboards[warp][b] > t for b in range(6) if instruction.wait_mask >> b & 1):
@@ -179,6 +191,8 @@ def simulate(programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequen
                     if holds(toy, instruction):
                         held_until[smsp] = ready_at[warp]
                     issued, last[smsp] = warp, group
+                    if warp == 0:
+                        issued_at.append(t)
                     pc[warp] += 1
                     if pc[warp] == len(programs[group]):
                         pc[warp] = 0
@@ -186,7 +200,7 @@ def simulate(programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequen
                     if pc[warp] == 1:
                         starts[warp].append(t)
                     break
-            if smsp == 0 and t >= delays[0] and done_iterations[0] >= SETTLED and done_iterations[0] < ITERATIONS:
+            if smsp == 0 and not once and t >= delays[0] and SETTLED <= done_iterations[0] < ITERATIONS:
                 stalls[
                     _reason(programs[0][pc[0]], t, issued == 0, ready_at[0], scoreboards[0], queue, toy, busy_until[0])
                 ] += 1
@@ -194,9 +208,10 @@ def simulate(programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequen
     periods = tuple(
         max((s[ITERATIONS - 1] - s[SETTLED]) / (ITERATIONS - 1 - SETTLED) for s in starts[4 * g : 4 * g + 4])
         for g in range(groups)
+        if not once
     )
     per_iteration = {reason: cycles / (ITERATIONS - SETTLED) for reason, cycles in stalls.items()}
-    return Run(periods, per_iteration, tuple(tuple(s) for s in starts))
+    return Run(periods, per_iteration, tuple(tuple(s) for s in starts), tuple(issued_at))
 
 
 def _reason(
@@ -404,6 +419,39 @@ def stall_hold_predictions() -> None:
         print(f"  mode {mode}: {kinds[0]}{beside}: {cells[0]} / {cells[1]}")
 
 
+def measured_hand_ins() -> dict[tuple[int, int, int], list[float]]:
+    """Per (d, warpgroups, softmaxes beside): warpgroup 0's first eight wgmma stamps (`wgmma_queue.py --softmax`)."""
+    stamps: dict[tuple[int, int, int], dict[str, float]] = defaultdict(dict)
+    with (H200 / "wgmma_queue/wgmma_queue_softmax_h200.csv").open() as handle:
+        for row in csv.DictReader(handle):
+            if row["warpgroup"] == "0":
+                key = (int(row["headdim"]), int(row["warpgroups"]), int(row["delay_cycles"]))
+                stamps[key][row["stamp"]] = float(row["cycles"])
+    order = [f"s{k}" for k in range(1, 9)] + [f"pv{k}" for k in range(1, 9)]
+    return {key: [times[name] for name in order if name in times][:8] for key, times in stamps.items()}
+
+
+def hand_ins() -> None:
+    """Warpgroup 0 handing in S's and P V's wgmma instructions (its SASS, once) alone and beside warpgroup 1 looping
+    over the softmax, both starting together as after the probe's barrier: the cycles between the first eight."""
+    print("== wgmma hand-ins of warpgroup 0, cycles between its first eight (toy / chip; MUFU 22)")
+    chip = measured_hand_ins()
+    for d in (64, 128):
+        issue, softmax = load(f"wgmma_softmax_d{d}_issue"), load(f"wgmma_softmax_d{d}_softmax")
+        marks = [n for n, i in enumerate(issue) if i.pipe == "tensor"][:8]
+        rows = [("alone", [issue], "plain", (d, 1, 0))]
+        rows += [("beside a softmax", [issue, softmax], rule, (d, 2, 1)) for rule in ("plain", "hold")]
+        for label, programs, rule, key in rows:
+            run = simulate(programs, Toy(hold="none" if rule == "plain" else "all"), once=True)
+            times = [run.issued[n] for n in marks]
+            gaps = [b - a for a, b in itertools.pairwise(times)]
+            measured = [round(b - a) for a, b in itertools.pairwise(chip[key])]
+            print(
+                f"  d={d:3d} {label:16s} {rule:5s}: {gaps} (median {statistics.median(gaps):.0f}) / {measured} "
+                f"(median {statistics.median(measured):.0f})"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--variants", action="store_true")
@@ -413,6 +461,7 @@ def main() -> None:
         return
     schedules()
     stall_hold_predictions()
+    hand_ins()
     for toy, label in (
         (Toy(), "plain"),
         (Toy(hold="all"), "hold"),

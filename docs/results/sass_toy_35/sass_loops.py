@@ -3,9 +3,10 @@
 Compiles the softmax probes' kernels (`validation/probes/v3_pieces.cu`: `softmax_group<2>` in the four builds of
 `v3_softmax_groups.py`, `pass_pair<0>` and `pass_pair<1>`; `softmax_offset.cu`'s `softmax_offset`), the
 calibration's `cupy_kernels/calibrate/overlap.cu`, `chain.cu` (FFMA chains, dependent and not) and the probe
-`validation/probes/stall_hold.cu` with nvcc for sm_90a (the device ran the same CUDA 13.0 compiler through NVRTC),
-disassembles them with cuobjdump and writes the body of each kernel's timed loop (the backward branch and what it
-jumps over) to `loops/NAME.txt`: per instruction its address, the control code's stall count, yield bit, write and
+`validation/probes/stall_hold.cu` and `wgmma_queue.cu`'s softmax variant with nvcc for sm_90a (the device ran the same
+CUDA 13.0 compiler through NVRTC), disassembles them with cuobjdump and writes the body of each kernel's timed loop
+(the backward branch and what it jumps over; for `wgmma_queue.cu`, the first warpgroup's straight-line hand-ins) to
+`loops/NAME.txt`: per instruction its address, the control code's stall count, yield bit, write and
 read scoreboards (7: none) and wait mask, then the instruction.
 
 The control code is the top 23 bits of each 128-bit instruction (bits 105-127: stall 4 bits, yield 1, write
@@ -34,13 +35,15 @@ OFFSET = ROOT / "validation/probes/softmax_offset.cu"
 OVERLAP = ROOT / "cupy_kernels/calibrate/overlap.cu"
 CHAIN = HERE / "chain.cu"
 STALL_HOLD = ROOT / "validation/probes/stall_hold.cu"
+WGMMA_QUEUE = ROOT / "validation/probes/wgmma_queue.cu"
 HOLD_MODE = "template __global__ void stall_hold<{}>(const float*, int, long long*, float*);"
 SOFTMAX_GROUP = "template __global__ void softmax_group<2>(const float*, int, long long*, float*);"
 PASS_PAIR = "template __global__ void pass_pair<{}>(const float*, int, long long*, float*);"
 LINE = re.compile(r"\s*/\*([0-9a-f]{4,5})\*/\s*(.*?)\s*;\s*/\* (0x[0-9a-f]+) \*/")
 HIGH = re.compile(r"^\s*/\* (0x[0-9a-f]+) \*/")
 BACKWARD = re.compile(r"BRA (?:`\(\.L_x_\d+\) )?(0x[0-9a-f]+)")
-Selector = Callable[[Counter[str]], bool]
+Listing = list[tuple[int, str, int]]  # (address, instruction, control code)
+Picker = Callable[[Listing], Listing]
 
 
 def opcode(text: str) -> str:
@@ -48,28 +51,66 @@ def opcode(text: str) -> str:
     return re.sub(r"^@!?U?P\w+\s+", "", text).split()[0].split(".")[0]
 
 
-def overlap_mix(**counts: int) -> Selector:
-    """Selects the loop of overlap.cu whose opcode counts include `counts` and nothing else of size."""
-    return lambda mix: (
-        all(mix.get(op, 0) == n for op, n in counts.items()) and sum(mix.values()) < sum(counts.values()) + 8
-    )
+def loops(listing: Listing) -> list[Listing]:
+    """Every loop: a backward branch's target up to the branch."""
+    found = []
+    for address, text, _ in listing:
+        match = BACKWARD.search(text)
+        if match is not None and int(match.group(1), 16) < address:
+            start = int(match.group(1), 16)
+            found.append([item for item in listing if start <= item[0] <= address])
+    return found
 
 
-# name: (source, defines, explicit instantiations to add, mangled function, loop selector; None: the longest loop)
-LOOPS: dict[str, tuple[Path, dict[str, int], str, str, Selector | None]] = {
+def mix(body: Listing) -> Counter[str]:
+    return Counter(opcode(text) for _, text, _ in body)
+
+
+def longest_loop(listing: Listing) -> Listing:
+    return max(loops(listing), key=len)
+
+
+def overlap_mix(**counts: int) -> Picker:
+    """The last loop of overlap.cu whose opcode counts include `counts` and nothing else of size."""
+
+    def pick(listing: Listing) -> Listing:
+        return [
+            body
+            for body in loops(listing)
+            if all(mix(body).get(op, 0) == n for op, n in counts.items()) and len(body) < sum(counts.values()) + 8
+        ][-1]
+
+    return pick
+
+
+def softmax_beside(listing: Listing) -> Listing:
+    """wgmma_queue.cu's second warpgroup's softmax loop: the longest loop with a MUFU and no HGMMA."""
+    return max((b for b in loops(listing) if mix(b)["MUFU"] and not mix(b)["HGMMA"]), key=len)
+
+
+def hgmma_issue(listing: Listing) -> Listing:
+    """wgmma_queue.cu's first warpgroup's hand-ins, straight-line: from its WARPGROUP.ARRIVE to the instruction after
+    its last HGMMA (the clock stamp)."""
+    first = next(n for n, (_, text, _) in enumerate(listing) if text.startswith("WARPGROUP.ARRIVE"))
+    last = max(n for n, (_, text, _) in enumerate(listing) if opcode(text) == "HGMMA")
+    return listing[first : last + 2]
+
+
+# name: (source, defines, explicit instantiations to add, mangled function, what to take of it)
+LOOPS: dict[str, tuple[Path, dict[str, int], str, str, Picker]] = {
     **{
         f"softmax_group2_ablate{mask}": (
             PIECES,
             {"FA3_ABLATE": mask},
             SOFTMAX_GROUP,
             "_Z13softmax_groupILi2EEvPKfiPxPf",
-            None,
+            longest_loop,
         )
         for mask in (0, 2, 32, 34)
     },
-    "pass_pair0_exp": (PIECES, {}, PASS_PAIR.format(0), "_Z9pass_pairILi0EEvPKfiPxPf", None),
-    "pass_pair1_max": (PIECES, {}, PASS_PAIR.format(1), "_Z9pass_pairILi1EEvPKfiPxPf", None),
-    "softmax_offset": (OFFSET, {}, "", "softmax_offset", None),
+    "pass_pair0_exp": (PIECES, {}, PASS_PAIR.format(0), "_Z9pass_pairILi0EEvPKfiPxPf", longest_loop),
+    "pass_pair1_max": (PIECES, {}, PASS_PAIR.format(1), "_Z9pass_pairILi1EEvPKfiPxPf", longest_loop),
+    "softmax_offset": (OFFSET, {}, "", "softmax_offset", longest_loop),
     "overlap_softmax": (
         OVERLAP,
         {},
@@ -78,11 +119,23 @@ LOOPS: dict[str, tuple[Path, dict[str, int], str, str, Selector | None]] = {
         overlap_mix(FFMA=256, MUFU=256, FMNMX=256, FADD=256),
     ),
     "overlap_ex2": (OVERLAP, {}, "", "_Z7overlapPKjjiiijPjPy", overlap_mix(MUFU=256)),
-    "ffma_chain": (CHAIN, {}, "", "ffma_chain", None),
-    "ffma_independent": (CHAIN, {}, "", "ffma_independent", None),
+    "ffma_chain": (CHAIN, {}, "", "ffma_chain", longest_loop),
+    "ffma_independent": (CHAIN, {}, "", "ffma_independent", longest_loop),
+    # wgmma_queue.py --softmax: warpgroup 0's hand-ins of S and P V, warpgroup 1's softmax loop beside them
+    **{
+        f"wgmma_softmax_d{d}_{part}": (WGMMA_QUEUE, {}, "", f"wgmma_queue_softmax_d{d}", pick)
+        for d in (64, 128)
+        for part, pick in (("issue", hgmma_issue), ("softmax", softmax_beside))
+    },
     # the stall_hold probe's loops (modes 1, 4, 5, 6 run one kind of loop in every warp that runs one)
     **{
-        f"stall_hold_{kind}": (STALL_HOLD, {}, HOLD_MODE.format(mode), f"_Z10stall_holdILi{mode}EEvPKfiPxPf", None)
+        f"stall_hold_{kind}": (
+            STALL_HOLD,
+            {},
+            HOLD_MODE.format(mode),
+            f"_Z10stall_holdILi{mode}EEvPKfiPxPf",
+            longest_loop,
+        )
         for mode, kind in ((1, "chain"), (4, "independent"), (5, "mufu_fadd"), (6, "mufu_mufu"))
     },
 }
@@ -112,7 +165,7 @@ def disassemble(source: Path, defines: dict[str, int], extra: str, cuobjdump: st
         return subprocess.run([cuobjdump, "-sass", str(cubin)], check=True, capture_output=True, text=True).stdout
 
 
-def instructions(sass: str, function: str) -> list[tuple[int, str, int]]:
+def instructions(sass: str, function: str) -> Listing:
     """(address, instruction, control code) of every instruction of `function`."""
     body = sass.split(f"Function : {function}\n")[1].split("Function :")[0].splitlines()
     out = []
@@ -127,26 +180,9 @@ def instructions(sass: str, function: str) -> list[tuple[int, str, int]]:
     return out
 
 
-def timed_loop(listing: list[tuple[int, str, int]], selector: Selector | None) -> list[tuple[int, str, int]]:
-    """The loop (a backward branch's target up to the branch) that `selector` picks (the last match; by default
-    the longest loop)."""
-    loops = []
-    for address, text, _ in listing:
-        match = BACKWARD.search(text)
-        if match is not None and int(match.group(1), 16) < address:
-            start = int(match.group(1), 16)
-            loops.append([item for item in listing if start <= item[0] <= address])
-    if selector is None:
-        return max(loops, key=len)
-    chosen = [body for body in loops if selector(Counter(opcode(text) for _, text, _ in body))]
-    if not chosen:
-        raise ValueError("no loop matches")
-    return chosen[-1]
-
-
-def render(name: str, body: list[tuple[int, str, int]], source: Path, defines: dict[str, int]) -> str:
+def render(name: str, body: Listing, source: Path, defines: dict[str, int]) -> str:
     lines = [
-        f"# {name}: {source.relative_to(ROOT)} {defines or ''}, nvcc sm_90a; timed loop body",
+        f"# {name}: {source.relative_to(ROOT)} {defines or ''}, nvcc sm_90a",
         "# address stall yield write_sb read_sb wait_mask | instruction",
     ]
     for address, text, control in body:
@@ -163,11 +199,11 @@ def main() -> None:
         sys.exit("no cuobjdump on PATH: pip install nvidia-cuda-cuobjdump, then pass --cuobjdump PATH")
     (HERE / "loops").mkdir(exist_ok=True)
     cache: dict[tuple[Path, tuple[tuple[str, int], ...], str], str] = {}
-    for name, (source, defines, extra, function, selector) in LOOPS.items():
+    for name, (source, defines, extra, function, pick) in LOOPS.items():
         key = (source, tuple(sorted(defines.items())), extra)
         if key not in cache:
             cache[key] = disassemble(source, defines, extra, args.cuobjdump)
-        body = timed_loop(instructions(cache[key], function), selector)
+        body = pick(instructions(cache[key], function))
         (HERE / "loops" / f"{name}.txt").write_text(render(name, body, source, defines))
 
 
