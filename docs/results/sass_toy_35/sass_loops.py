@@ -36,6 +36,8 @@ OVERLAP = ROOT / "cupy_kernels/calibrate/overlap.cu"
 CHAIN = HERE / "chain.cu"
 STALL_HOLD = ROOT / "validation/probes/stall_hold.cu"
 WGMMA_QUEUE = ROOT / "validation/probes/wgmma_queue.cu"
+FWD = ROOT / "cupy_kernels/v3/fwd.cu"
+FA3_FWD = "template __global__ void fa3_fwd<{}, 2, false, {}, true>(const unsigned char*, u16*, float*, int, float);"
 HOLD_MODE = "template __global__ void stall_hold<{}>(const float*, int, long long*, float*);"
 SOFTMAX_GROUP = "template __global__ void softmax_group<2>(const float*, int, long long*, float*);"
 PASS_PAIR = "template __global__ void pass_pair<{}>(const float*, int, long long*, float*);"
@@ -88,6 +90,12 @@ def softmax_beside(listing: Listing) -> Listing:
     return max((b for b in loops(listing) if mix(b)["MUFU"] and not mix(b)["HGMMA"]), key=len)
 
 
+def consumer_loop(listing: Listing) -> Listing:
+    """Our FA3 kernel's consumer key-tile loop: the smallest loop with S's and P V's wgmmas (at least 4 + 8) and
+    exps (the loops around it come back from the mbarrier waits' retries)."""
+    return min((b for b in loops(listing) if mix(b)["HGMMA"] >= 12 and mix(b)["MUFU"]), key=len)
+
+
 def hgmma_issue(listing: Listing) -> Listing:
     """wgmma_queue.cu's first warpgroup's hand-ins, straight-line: from its WARPGROUP.ARRIVE to the instruction after
     its last HGMMA (the clock stamp)."""
@@ -126,6 +134,18 @@ LOOPS: dict[str, tuple[Path, dict[str, int], str, str, Picker]] = {
         f"wgmma_softmax_d{d}_{part}": (WGMMA_QUEUE, {}, "", f"wgmma_queue_softmax_d{d}", pick)
         for d in (64, 128)
         for part, pick in (("issue", hgmma_issue), ("softmax", softmax_beside))
+    },
+    # our FA3 kernel's consumer loop, d = 64 and 128, ping-pong off and on (the intra-warpgroup overlap on)
+    **{
+        f"fa3_consumer_d{d}_pingpong_{pp}": (
+            FWD,
+            {},
+            FA3_FWD.format(d, pp),
+            f"_Z7fa3_fwdILi{d}ELi2ELb0ELb{int(pp == 'true')}ELb1EEvPKhPtPfif",
+            consumer_loop,
+        )
+        for d in (64, 128)
+        for pp in ("false", "true")
     },
     # the stall_hold probe's loops (modes 1, 4, 5, 6 run one kind of loop in every warp that runs one)
     **{
