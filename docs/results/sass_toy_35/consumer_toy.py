@@ -98,9 +98,13 @@ def load(name: str) -> list[Op]:
     return ops
 
 
-def run(program: list[Op], toy: Toy, delay: int, contention: bool) -> tuple[float, float, int]:
+def run(
+    program: list[Op], toy: Toy, delay: int, contention: bool, model_hold: bool = False
+) -> tuple[float, float, int]:
     """Both consumers looping; returns consumer 0's and 1's cycles per key tile and consumer 1's lag at tile 16.
-    `contention`: the tensor cores and the lane pipes slow each other (`PIPE_RATE_WHILE_TENSOR`, ...)."""
+    `contention`: the tensor cores and the lane pipes slow each other (`PIPE_RATE_WHILE_TENSOR`, ...). `model_hold`:
+    instead of the queue of 8, simgpu's rule (`tensor_core.issue_queue_instructions` 0): a warp that has issued a
+    group's last wgmma issues nothing more until the tensor cores have started that instruction."""
     warps = 8
     pc, ready_at, tiles = [0] * warps, [0] * warps, [0] * warps
     boards = [[0] * 6 for _ in range(warps)]
@@ -112,6 +116,14 @@ def run(program: list[Op], toy: Toy, delay: int, contention: bool) -> tuple[floa
     tensor: list[list[float]] = []  # handed-in instructions in order: [work left, consumer, closes a group]
     groups: list[list[int]] = [[], []]  # per consumer: the done cycle of each group, in order
     commits = [0] * warps  # per warp: the groups it has committed (issued the closing wgmma of)
+    serial = 0  # wgmma instructions handed in so far
+    last_of_group: list[list[int]] = [[], []]  # per consumer: the serial number of each group's closing wgmma
+    waits_for = [-1] * warps  # model_hold: the group whose closing wgmma the warp waits to see started (-1: none)
+
+    def started(c: int, group: int) -> bool:
+        """Whether consumer c's group's closing wgmma has been handed in and reached the tensor cores."""
+        return group < len(last_of_group[c]) and (not tensor or tensor[0][3] >= last_of_group[c][group])
+
     barrier_count = {1: 4, 2: 0}  # consumer 1 passes the first turn before its loop
     barrier_generation = {1: 0, 2: 0}
     released = {1: 0, 2: 0}  # the cycle a barrier's waiters go on
@@ -138,7 +150,7 @@ def run(program: list[Op], toy: Toy, delay: int, contention: bool) -> tuple[floa
             beside_ffma = contention and any(busy[s]["fma"] > t for s in range(4))
             tensor[0][0] -= TENSOR_RATE_WHILE_FMA if beside_ffma else 1.0
             if tensor[0][0] <= 0:
-                _, owner, closes = tensor.pop(0)
+                _, owner, closes, _ = tensor.pop(0)
                 releasing.append(t + SLOT_RELEASE)
                 if closes:
                     groups[int(owner)].append(t + RESULT_LATENCY)
@@ -151,6 +163,10 @@ def run(program: list[Op], toy: Toy, delay: int, contention: bool) -> tuple[floa
                 warp = 4 * c + smsp
                 if tiles[warp] >= ITERATIONS or t < (delay if c else 0) or t < ready_at[warp]:
                     continue
+                if waits_for[warp] >= 0:
+                    if not started(c, waits_for[warp]):
+                        continue
+                    waits_for[warp] = -1
                 if warp in waiting_on:
                     barrier, generation = waiting_on[warp]
                     if barrier_generation[barrier] <= generation or t < released[barrier]:
@@ -174,12 +190,17 @@ def run(program: list[Op], toy: Toy, delay: int, contention: bool) -> tuple[floa
                 if op.kind == "hgmma":
                     position = hgmma_index[pc[warp]]
                     if issued_count[c][position] == 3:  # the fourth warp hands the instruction in
-                        if len(tensor) + len(releasing) >= QUEUE_SLOTS:
+                        if not model_hold and len(tensor) + len(releasing) >= QUEUE_SLOTS:
                             continue
-                        tensor.append([float(op.work), float(c), float(op.commit)])
+                        serial += 1
+                        tensor.append([float(op.work), float(c), float(op.commit), float(serial)])
+                        if op.commit:
+                            last_of_group[c].append(serial)
                         issued_count[c][position] = 0
                     else:
                         issued_count[c][position] += 1
+                    if op.commit and model_hold:
+                        waits_for[warp] = commits[warp]
                     commits[warp] += op.commit
                 elif op.pipe in QUEUED and op.kind == "pipe":
                     queue = queues[smsp]
@@ -230,8 +251,9 @@ def run(program: list[Op], toy: Toy, delay: int, contention: bool) -> tuple[floa
 
 def main() -> None:
     print("cycles per key tile of consumer 0 and 1, and consumer 1's lag at tile 16, by consumer 1's start delay")
-    for contention in (False, True):
-        print(f"== tensor / lane-pipe contention {'on' if contention else 'off'}")
+    for contention, model_hold in ((False, False), (True, False), (True, True)):
+        queue = "simgpu's issue hold instead of the queue of 8" if model_hold else "the queue of 8"
+        print(f"== tensor / lane-pipe contention {'on' if contention else 'off'}, {queue}")
         for d in (64, 128):
             for rule in ("none", "all"):
                 toy = Toy(hold=rule)
@@ -240,7 +262,7 @@ def main() -> None:
                     program = load(f"fa3_consumer_d{d}_pingpong_{pingpong}")
                     cells = []
                     for delay in (0, 256, 512, 1024):
-                        p0, p1, lag = run(program, toy, delay, contention)
+                        p0, p1, lag = run(program, toy, delay, contention, model_hold)
                         cells.append(f"delay {delay:4d}: {p0:5.0f} {p1:5.0f} lag {lag:5d}")
                     print(f"  d={d:3d} {label:5s} pingpong={pingpong:5s} " + " | ".join(cells))
 
