@@ -32,7 +32,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from issue_toy import CYCLES_PER_INSTRUCTION, PIPES, QUEUED, Toy
+from issue_toy import CYCLES_PER_INSTRUCTION, PIPES, QUEUED, Toy, dispatch, enqueue
 
 LOOPS = Path(__file__).resolve().parent / "loops"
 SLOT_RELEASE = 92  # [M] a queue slot frees 92 cycles after its instruction's work (docs/results/wgmma_queue_33/)
@@ -132,19 +132,7 @@ def run(
     hgmma_index = {n: k for k, n in enumerate(n for n, op in enumerate(program) if op.kind == "hgmma")}
     t = 0
     while min(tiles) < ITERATIONS:
-        for queue in queues:
-            for k in range(min(16, len(queue))):
-                warp, pipe, write_sb, read_sb = queue[k]
-                unit = busy[warp % 4]
-                if unit["q" + pipe] <= t:
-                    queue.pop(k)
-                    rate = PIPE_RATE_WHILE_TENSOR.get(pipe, 1.0) if contention and tensor else 1.0
-                    unit["q" + pipe] = t + CYCLES_PER_INSTRUCTION[pipe] / rate
-                    if write_sb != NONE:
-                        boards[warp][write_sb] = t + {"mufu": toy.mufu, "shuffle": toy.shuffle}.get(pipe, 2)
-                    if read_sb != NONE:
-                        boards[warp][read_sb] = t + 2
-                    break
+        dispatch(queues, busy, boards, t, toy, PIPE_RATE_WHILE_TENSOR if contention and tensor else None)
         releasing = [s for s in releasing if s > t]
         if tensor:
             beside_ffma = contention and any(busy[s]["fma"] > t for s in range(4))
@@ -203,13 +191,8 @@ def run(
                         waits_for[warp] = commits[warp]
                     commits[warp] += op.commit
                 elif op.pipe in QUEUED and op.kind == "pipe":
-                    queue = queues[smsp]
-                    if len(queue) >= toy.queue_depth:
+                    if not enqueue(queues[smsp], warp, op, boards[warp], toy):
                         continue
-                    queue.append((warp, op.pipe, op.write_sb, op.read_sb))
-                    for board in (op.write_sb, op.read_sb):
-                        if board != NONE:
-                            boards[warp][board] = LATER
                 elif op.kind == "pipe" and op.pipe != "tensor":
                     if busy[smsp][op.pipe] > t:
                         continue

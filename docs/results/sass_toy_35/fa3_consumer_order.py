@@ -12,28 +12,20 @@ between the first wait and the softmax. Needs nvcc and cuobjdump (see sass_loops
 
 from __future__ import annotations
 
-import argparse
-import shutil
-import sys
-
-from sass_loops import ROOT, disassemble, instructions, loops, mix, opcode
+from sass_loops import ROOT, cuobjdump, disassemble, instructions, loops, mix, opcode
 
 FWD = ROOT / "cupy_kernels/v3/fwd.cu"
 VARIANTS = [(d, pingpong) for d in (64, 128) for pingpong in ("false", "true")]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--cuobjdump", default=shutil.which("cuobjdump"))
-    args = parser.parse_args()
-    if not args.cuobjdump:
-        sys.exit("no cuobjdump on PATH: pip install nvidia-cuda-cuobjdump, then pass --cuobjdump PATH")
+    tool = cuobjdump(__doc__)
     extra = "\n".join(
         f"template __global__ void fa3_fwd<{d}, 2, false, {pingpong}, true>(const unsigned char*, u16*, float*, int,"
         " float);"
         for d, pingpong in VARIANTS
     )
-    sass = disassemble(FWD, {}, extra, args.cuobjdump)
+    sass = disassemble(FWD, {}, extra, tool)
     for d, pingpong in VARIANTS:
         function = f"_Z7fa3_fwdILi{d}ELi2ELb0ELb{int(pingpong == 'true')}ELb1EEvPKhPtPfif"
         listing = instructions(sass, function)

@@ -105,7 +105,48 @@ class Run:
     issued: tuple[int, ...]  # warp 0's cycle of issue of each instruction it issued
 
 
+Queued = list[tuple[int, str, int, int]]  # an MIO queue: (warp, pipe, write scoreboard, read scoreboard)
+
+
+def dispatch(
+    queues: Sequence[Queued],
+    busy: Sequence[dict[str, float]],
+    boards: Sequence[list[int]],
+    t: int,
+    toy: Toy,
+    slowed: dict[str, float] | None = None,
+) -> None:
+    """Each queue lets one instruction go to its SMSP's unit, the first of its first `toy.window` whose unit is free:
+    the unit is taken for its cycles (over `slowed[pipe]`, the rate it runs at, where given), the instruction's write
+    scoreboard released when its result comes, its read scoreboard two cycles on."""
+    latency = {"mufu": toy.mufu, "shuffle": toy.shuffle, "lsu": 2}
+    for queue in queues:
+        for k in range(min(toy.window, len(queue))):
+            warp, pipe, write_sb, read_sb = queue[k]
+            unit = busy[warp % 4]
+            if unit["q" + pipe] <= t:
+                queue.pop(k)
+                unit["q" + pipe] = t + CYCLES_PER_INSTRUCTION[pipe] / (slowed or {}).get(pipe, 1.0)
+                if write_sb != NONE:
+                    boards[warp][write_sb] = t + latency[pipe]
+                if read_sb != NONE:
+                    boards[warp][read_sb] = t + 2
+                break
+
+
+def enqueue(queue: Queued, warp: int, instruction: Instruction, boards: list[int], toy: Toy) -> bool:
+    """Put a MUFU, SHFL or STG in the queue, its scoreboards pending; False where the queue is full."""
+    if len(queue) >= toy.queue_depth:
+        return False
+    queue.append((warp, instruction.pipe, instruction.write_sb, instruction.read_sb))
+    for board in (instruction.write_sb, instruction.read_sb):
+        if board != NONE:
+            boards[board] = LATER
+    return True
+
+
 def load(name: str) -> list[Instruction]:
+    """`loops/NAME.txt` as toy instructions (an opcode not in `PIPES` takes the ALU pipe)."""
     program = []
     for line in (LOOPS / f"{name}.txt").read_text().splitlines():
         if line.startswith("#"):
@@ -115,7 +156,12 @@ def load(name: str) -> list[Instruction]:
         opcode = text.split()[1] if text.startswith("@") else text.split()[0]
         program.append(
             Instruction(
-                PIPES[opcode.split(".")[0]], int(stall), yields == "1", int(write_sb), int(read_sb), int(wait, 2)
+                PIPES.get(opcode.split(".")[0], "alu"),
+                int(stall),
+                yields == "1",
+                int(write_sb),
+                int(read_sb),
+                int(wait, 2),
             )
         )
     return program
@@ -146,21 +192,9 @@ def simulate(
     held_until, last = [0] * 4, [-1] * 4
     starts: list[list[int]] = [[] for _ in range(warps)]
     stalls: Counter[str] = Counter()
-    latency = {"mufu": toy.mufu, "shuffle": toy.shuffle, "lsu": 2}
     t = 0
     while min(done_iterations[:4]) < 1 if once else min(done_iterations) < ITERATIONS:
-        for queue in queues:
-            for k in range(min(toy.window, len(queue))):
-                warp, pipe, write_sb, read_sb = queue[k]
-                unit = busy_until[warp % 4]
-                if unit["q" + pipe] <= t:
-                    queue.pop(k)
-                    unit["q" + pipe] = t + CYCLES_PER_INSTRUCTION[pipe]
-                    if write_sb != NONE:
-                        scoreboards[warp][write_sb] = t + latency[pipe]
-                    if read_sb != NONE:
-                        scoreboards[warp][read_sb] = t + 2
-                    break
+        dispatch(queues, busy_until, scoreboards, t, toy)
         for smsp in range(4):
             queue = queues[smsp if toy.per_smsp_queue else 0]
             issued = None
@@ -177,12 +211,8 @@ def simulate(
                     if any(scoreboards[warp][b] > t for b in range(6) if instruction.wait_mask >> b & 1):
                         continue
                     if instruction.pipe in QUEUED:
-                        if len(queue) >= toy.queue_depth:
+                        if not enqueue(queue, warp, instruction, scoreboards[warp], toy):
                             continue
-                        queue.append((warp, instruction.pipe, instruction.write_sb, instruction.read_sb))
-                        for board in (instruction.write_sb, instruction.read_sb):
-                            if board != NONE:
-                                scoreboards[warp][board] = LATER
                     elif busy_until[smsp][instruction.pipe] > t:
                         continue
                     else:

@@ -211,18 +211,24 @@ def render(name: str, body: Listing, source: Path, defines: dict[str, int]) -> s
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def cuobjdump(description: str | None) -> str:
+    """The cuobjdump to use: `--cuobjdump PATH`, else the one on PATH; exits with a line where there is none."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--cuobjdump", default=shutil.which("cuobjdump"))
-    args = parser.parse_args()
-    if not args.cuobjdump:
+    path: str | None = parser.parse_args().cuobjdump
+    if not path:
         sys.exit("no cuobjdump on PATH: pip install nvidia-cuda-cuobjdump, then pass --cuobjdump PATH")
+    return path
+
+
+def main() -> None:
+    tool = cuobjdump(__doc__)
     (HERE / "loops").mkdir(exist_ok=True)
     cache: dict[tuple[Path, tuple[tuple[str, int], ...], str], str] = {}
     for name, (source, defines, extra, function, pick) in LOOPS.items():
         key = (source, tuple(sorted(defines.items())), extra)
         if key not in cache:
-            cache[key] = disassemble(source, defines, extra, args.cuobjdump)
+            cache[key] = disassemble(source, defines, extra, tool)
         body = pick(instructions(cache[key], function))
         (HERE / "loops" / f"{name}.txt").write_text(render(name, body, source, defines))
 
