@@ -187,7 +187,7 @@ def simulate(
     delays = delays or [0] * groups
     pc, done_iterations, ready_at = [0] * warps, [0] * warps, [0] * warps
     scoreboards = [[0] * 6 for _ in range(warps)]
-    busy_until: list[dict[str, int]] = [defaultdict(int) for _ in range(4)]
+    busy_until: list[dict[str, float]] = [defaultdict(float) for _ in range(4)]
     queues: list[list[tuple[int, str, int, int]]] = [[] for _ in range(4 if toy.per_smsp_queue else 1)]
     held_until, last = [0] * 4, [-1] * 4
     starts: list[list[int]] = [[] for _ in range(warps)]
