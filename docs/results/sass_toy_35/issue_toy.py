@@ -252,7 +252,7 @@ def _reason(
     boards: list[int],
     queue: list[tuple[int, str, int, int]],
     toy: Toy,
-    busy: dict[str, int],
+    busy: dict[str, float],
 ) -> str:
     """Why warp 0 did not issue this cycle, in Nsight Compute's terms."""
     if issued:
