@@ -99,12 +99,18 @@ def load(name: str) -> list[Op]:
 
 
 def run(
-    program: list[Op], toy: Toy, delay: int, contention: bool, model_hold: bool = False
+    program: list[Op],
+    toy: Toy,
+    delay: int,
+    contention: bool,
+    model_hold: bool = False,
+    timeline: dict[int, list[tuple[int, int]]] | None = None,
 ) -> tuple[float, float, int]:
     """Both consumers looping; returns consumer 0's and 1's cycles per key tile and consumer 1's lag at tile 16.
     `contention`: the tensor cores and the lane pipes slow each other (`PIPE_RATE_WHILE_TENSOR`, ...). `model_hold`:
     instead of the queue of 8, simgpu's rule (`tensor_core.issue_queue_instructions` 0): a warp that has issued a
-    group's last wgmma issues nothing more until the tensor cores have started that instruction."""
+    group's last wgmma issues nothing more until the tensor cores have started that instruction. `timeline`, where
+    given, receives per warp 0 and 4 the (instruction, cycle) of each issue of an instruction in it."""
     warps = 8
     pc, ready_at, tiles = [0] * warps, [0] * warps, [0] * warps
     boards = [[0] * 6 for _ in range(warps)]
@@ -199,6 +205,8 @@ def run(
                     rate = PIPE_RATE_WHILE_TENSOR.get(op.pipe, 1.0) if slowed else 1.0
                     busy[smsp][op.pipe] = t + CYCLES_PER_INSTRUCTION[op.pipe] / rate
                 ready_at[warp] = t + max(1, op.stall)
+                if timeline is not None and warp in (0, 4) and pc[warp] in timeline:
+                    timeline[pc[warp]].append((warp, t))
                 if op.kind == "try_wait" and op.write_sb != NONE:
                     boards[warp][op.write_sb] = t + TRY_WAIT
                 if toy.hold == "all":
@@ -232,6 +240,27 @@ def run(
     return period[0], period[1], starts[4][16] - starts[0][16]
 
 
+def phases(d: int) -> None:
+    """Consumer 0's and 1's key tile 16 at d, without ping-pong, contention on, the "plain" rule, from a common start:
+    when each issues S's first wgmma, passes each wait_group, and issues its first and last MUFU, in cycles after
+    consumer 0's first wgmma."""
+    program = load(f"fa3_consumer_d{d}_pingpong_false")
+    marks = {
+        "S issued": next(n for n, op in enumerate(program) if op.kind == "hgmma"),
+        **{f"wait_group {op.limit} passed": n for n, op in enumerate(program) if op.kind == "depbar"},
+        "first MUFU": next(n for n, op in enumerate(program) if op.pipe == "mufu"),
+        "last MUFU": max(n for n, op in enumerate(program) if op.pipe == "mufu"),
+    }
+    timeline: dict[int, list[tuple[int, int]]] = {n: [] for n in marks.values()}
+    run(program, Toy(), 0, True, timeline=timeline)
+    origin = [t for warp, t in timeline[marks["S issued"]] if warp == 0][16]
+    cells = []
+    for name, n in marks.items():
+        times = [[t for warp, t in timeline[n] if warp == w][16] - origin for w in (0, 4)]
+        cells.append(f"{name} {times[0]:5d} / {times[1]:5d}")
+    print(f"  d={d:3d}: " + ", ".join(cells))
+
+
 def main() -> None:
     print("cycles per key tile of consumer 0 and 1, and consumer 1's lag at tile 16, by consumer 1's start delay")
     for contention, model_hold in ((False, False), (True, False), (True, True)):
@@ -248,6 +277,10 @@ def main() -> None:
                         p0, p1, lag = run(program, toy, delay, contention, model_hold)
                         cells.append(f"delay {delay:4d}: {p0:5.0f} {p1:5.0f} lag {lag:5d}")
                     print(f"  d={d:3d} {label:5s} pingpong={pingpong:5s} " + " | ".join(cells))
+    print("== key tile 16 of consumer 0 / consumer 1 (no ping-pong, contention on, plain, common start; cycles after")
+    print("   consumer 0's first wgmma of the tile)")
+    for d in (64, 128):
+        phases(d)
 
 
 if __name__ == "__main__":
