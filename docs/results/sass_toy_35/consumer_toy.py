@@ -27,6 +27,7 @@ Run from the repository root: `python docs/results/sass_toy_35/consumer_toy.py >
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -105,6 +106,7 @@ def run(
     contention: bool,
     model_hold: bool = False,
     timeline: dict[int, list[tuple[int, int]]] | None = None,
+    result_latency: int = RESULT_LATENCY,
 ) -> tuple[float, float, int]:
     """Both consumers looping; returns consumer 0's and 1's cycles per key tile and consumer 1's lag at tile 16.
     `contention`: the tensor cores and the lane pipes slow each other (`PIPE_RATE_WHILE_TENSOR`, ...). `model_hold`:
@@ -147,7 +149,7 @@ def run(
                 _, owner, closes, _ = tensor.pop(0)
                 releasing.append(t + SLOT_RELEASE)
                 if closes:
-                    groups[int(owner)].append(t + RESULT_LATENCY)
+                    groups[int(owner)].append(t + result_latency)
         slowed = contention and bool(tensor)
         for smsp in range(4):
             if t < held_until[smsp]:
@@ -261,6 +263,21 @@ def phases(d: int) -> None:
     print(f"  d={d:3d}: " + ", ".join(cells))
 
 
+def sensitivity() -> None:
+    """The d = 64 and d = 128 periods and ping-pong gains (contention on, "plain", consumer 1 256 cycles late) as the
+    assumed result latency and the MUFU's result latency vary."""
+    print("== sensitivity: without / with ping-pong, cycles per key tile (gain), consumer 1 256 cycles late")
+    for latency, mufu in itertools.product((0, 30, 60), (18, 22)):
+        cells = []
+        for d in (64, 128):
+            off, on = (
+                run(load(f"fa3_consumer_d{d}_pingpong_{pp}"), Toy(mufu=mufu), 256, True, result_latency=latency)[0]
+                for pp in ("false", "true")
+            )
+            cells.append(f"d={d} {off:5.0f} / {on:5.0f} ({100 * (off / on - 1):+5.1f}%)")
+        print(f"  result latency {latency:2d}, MUFU {mufu}: " + "; ".join(cells))
+
+
 def main() -> None:
     print("cycles per key tile of consumer 0 and 1, and consumer 1's lag at tile 16, by consumer 1's start delay")
     for contention, model_hold in ((False, False), (True, False), (True, True)):
@@ -281,6 +298,7 @@ def main() -> None:
     print("   consumer 0's first wgmma of the tile)")
     for d in (64, 128):
         phases(d)
+    sensitivity()
 
 
 if __name__ == "__main__":
