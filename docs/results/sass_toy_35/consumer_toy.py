@@ -31,11 +31,9 @@ import itertools
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
-from issue_toy import CYCLES_PER_INSTRUCTION, PIPES, QUEUED, Toy, dispatch, enqueue
+from issue_toy import CYCLES_PER_INSTRUCTION, PIPES, QUEUED, Toy, dispatch, enqueue, rows
 
-LOOPS = Path(__file__).resolve().parent / "loops"
 SLOT_RELEASE = 92  # [M] a queue slot frees 92 cycles after its instruction's work (docs/results/wgmma_queue_33/)
 RESULT_LATENCY = 30  # [assumed] a group's results 30 cycles after its work (a lone wgmma's round trip: 56 + work)
 QUEUE_SLOTS = 8  # [M] wgmma instructions in the tensor cores' queue, any warpgroup's (same)
@@ -69,14 +67,10 @@ class Op:
 def load(name: str) -> list[Op]:
     """The loop's instructions as toy ops, branches resolved: back to the loop's start, over a block inside the
     loop (taken), out of the loop (not taken)."""
-    rows = []
-    for line in (LOOPS / f"{name}.txt").read_text().splitlines():
-        if not line.startswith("#"):
-            fields, _, text = line.partition(" | ")
-            rows.append((fields.split(), re.sub(r"^@!?U?P\w+\s+", "", text)))
-    addresses = [int(fields[0], 16) for fields, _ in rows]
+    listing = rows(name)
+    addresses = [int(fields[0], 16) for fields, _ in listing]
     ops = []
-    for fields, text in rows:
+    for fields, text in listing:
         _, stall, _, write_sb, read_sb, wait = fields
         opcode = text.split()[0].split(".")[0]
         common = {"pipe": PIPES.get(opcode, "alu"), "stall": int(stall), "write_sb": int(write_sb),

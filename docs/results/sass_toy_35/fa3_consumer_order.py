@@ -12,7 +12,7 @@ between the first wait and the softmax. Needs nvcc and cuobjdump (see sass_loops
 
 from __future__ import annotations
 
-from sass_loops import ROOT, cuobjdump, disassemble, instructions, loops, mix, opcode
+from sass_loops import ROOT, consumer_loop, cuobjdump, disassemble, instructions, mix, opcode
 
 FWD = ROOT / "cupy_kernels/v3/fwd.cu"
 VARIANTS = [(d, pingpong) for d in (64, 128) for pingpong in ("false", "true")]
@@ -29,8 +29,7 @@ def main() -> None:
     for d, pingpong in VARIANTS:
         function = f"_Z7fa3_fwdILi{d}ELi2ELb0ELb{int(pingpong == 'true')}ELb1EEvPKhPtPfif"
         listing = instructions(sass, function)
-        # The consumer's key-tile loop: the smallest loop with S's and P V's wgmmas (d / 16 + 8) and exps.
-        body = min((b for b in loops(listing) if mix(b)["HGMMA"] == d // 16 + 8 and mix(b)["MUFU"]), key=len)
+        body = consumer_loop(listing)
         events: list[str] = []
         for address, text, _ in body:
             op, bare = opcode(text), text.split("@")[-1]

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -145,24 +146,24 @@ def enqueue(queue: Queued, warp: int, instruction: Instruction, boards: list[int
     return True
 
 
+def rows(name: str) -> list[tuple[list[str], str]]:
+    """`loops/NAME.txt`'s instructions: per instruction its fields (address, stall, yield, write and read scoreboards,
+    wait mask) and the instruction without its predicate."""
+    out = []
+    for line in (LOOPS / f"{name}.txt").read_text().splitlines():
+        if not line.startswith("#"):
+            fields, _, text = line.partition(" | ")
+            out.append((fields.split(), re.sub(r"^@!?U?P\w+\s+", "", text)))
+    return out
+
+
 def load(name: str) -> list[Instruction]:
     """`loops/NAME.txt` as toy instructions (an opcode not in `PIPES` takes the ALU pipe)."""
     program = []
-    for line in (LOOPS / f"{name}.txt").read_text().splitlines():
-        if line.startswith("#"):
-            continue
-        fields, _, text = line.partition(" | ")
-        _, stall, yields, write_sb, read_sb, wait = fields.split()
-        opcode = text.split()[1] if text.startswith("@") else text.split()[0]
+    for (_, stall, yields, write_sb, read_sb, wait), text in rows(name):
+        opcode = text.split()[0].split(".")[0]
         program.append(
-            Instruction(
-                PIPES.get(opcode.split(".")[0], "alu"),
-                int(stall),
-                yields == "1",
-                int(write_sb),
-                int(read_sb),
-                int(wait, 2),
-            )
+            Instruction(PIPES.get(opcode, "alu"), int(stall), yields == "1", int(write_sb), int(read_sb), int(wait, 2))
         )
     return program
 
@@ -314,28 +315,14 @@ def measured_overlap() -> dict[str, float]:
     return out
 
 
-def errors(toy: Toy) -> list[float]:
-    """Relative errors over the 20 timings: 4 builds x 1-3 warpgroups, and the 8 pass-pair rows."""
+def timings(toy: Toy) -> list[tuple[str, list[tuple[float, float]]]]:
+    """The probe's 20 timings, toy against chip, by row: 4 builds x 1-3 warpgroups, and the 8 pass-pair rows."""
     groups = measured_groups()
     out = []
-    for mask in (0, 2, 32, 34):
-        program = load(f"softmax_group2_ablate{mask}")
-        out += [max(simulate([program] * n, toy).periods) / groups[mask, n] - 1 for n in (1, 2, 3)]
-    pairs = measured_pairs()
-    exp, row_max = load("pass_pair0_exp"), load("pass_pair1_max")
-    for mode, programs in {0: [exp], 1: [row_max], 2: [exp, row_max], 3: [exp, exp], 4: [row_max, row_max]}.items():
-        periods = simulate(programs, toy).periods
-        out += [periods[g] / pairs[mode, g] - 1 for g in range(len(programs))]
-    return out
-
-
-def report(toy: Toy, label: str) -> None:
-    print(f"== {label}: {toy}")
-    groups = measured_groups()
     for mask, build in ((0, "whole"), (2, "no ex2"), (32, "no row max"), (34, "neither")):
         program = load(f"softmax_group2_ablate{mask}")
-        cells = [f"{max(simulate([program] * n, toy).periods):5.0f} / {groups[mask, n]:5.0f}" for n in (1, 2, 3)]
-        print(f"  softmax {build:10s} 1, 2, 3 warpgroups (toy / chip): " + "   ".join(cells))
+        cells = [(max(simulate([program] * n, toy).periods), groups[mask, n]) for n in (1, 2, 3)]
+        out.append((f"softmax {build:10s} 1, 2, 3 warpgroups", cells))
     pairs = measured_pairs()
     exp, row_max = load("pass_pair0_exp"), load("pass_pair1_max")
     for mode, name, programs in (
@@ -346,9 +333,26 @@ def report(toy: Toy, label: str) -> None:
         (4, "max + max", [row_max, row_max]),
     ):
         periods = simulate(programs, toy).periods
-        cells = [f"{p:5.0f} / {pairs[mode, g]:5.0f}" for g, p in enumerate(periods)]
-        print(f"  pass pair {name:10s} (toy / chip): " + "   ".join(cells))
-    values = errors(toy)
+        out.append((f"pass pair {name:10s}", [(p, pairs[mode, g]) for g, p in enumerate(periods)]))
+    return out
+
+
+def relative(table: list[tuple[str, list[tuple[float, float]]]]) -> list[float]:
+    """Toy over chip, less one, for every timing of a `timings` table."""
+    return [model / chip - 1 for _, cells in table for model, chip in cells]
+
+
+def errors(toy: Toy) -> list[float]:
+    """Relative errors over the 20 timings (`timings`)."""
+    return relative(timings(toy))
+
+
+def report(toy: Toy, label: str) -> None:
+    print(f"== {label}: {toy}")
+    table = timings(toy)
+    for name, cells in table:
+        print(f"  {name} (toy / chip): " + "   ".join(f"{model:5.0f} / {chip:5.0f}" for model, chip in cells))
+    values = relative(table)
     print(
         f"  20 timings: mean |error| {100 * statistics.mean(map(abs, values)):.1f}%, "
         f"largest {100 * max(map(abs, values)):.1f}%"
