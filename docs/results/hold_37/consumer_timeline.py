@@ -3,7 +3,8 @@ two key tiles of the steady state, and the tensor cores' spans, in cycles from c
 `validation/probes/v3_phases.py` (B = 4, H = 2048 / d, N = 4096, bf16, not causal, 128 x 128 tiles), exact mode,
 SM 3 traced, the H200 without its power model. The model variant is whatever the environment selects (the patches
 here, SIMGPU_NATIVE=0). Read against the chip's phases (validation/h200/v3_phases_summary_h200.csv).
-Run from the repository root: `python docs/results/hold_37/consumer_timeline.py D PINGPONG(T/F)` (overlap on).
+Run from the repository root: `python docs/results/hold_37/consumer_timeline.py D PINGPONG(T/F) [OVERLAP(T/F)]`
+(overlap on by default).
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ def _span(span: Span, zero: float) -> str:
     )
 
 
-def main(d: int, pingpong: bool) -> None:
+def main(d: int, pingpong: bool, overlap: bool) -> None:
     arch = load_arch("h200").with_overrides({"power": None})
     problem = Problem(4, 2048 // d, 4096, d, causal=False, dtype="bf16", pass_="fwd")
     options = {
         "block_m": 128,
         "block_n": 128,
         "pingpong": pingpong,
-        "intra_wg_overlap": True,
+        "intra_wg_overlap": overlap,
         "persistent": False,
         "epilogue": "registers",
     }
@@ -55,4 +56,4 @@ def main(d: int, pingpong: bool) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2] == "T")
+    main(int(sys.argv[1]), sys.argv[2] == "T", len(sys.argv) < 4 or sys.argv[3] == "T")
