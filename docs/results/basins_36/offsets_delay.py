@@ -41,8 +41,8 @@ def held_back(role: Role, delay: float) -> Role:
     return dataclasses.replace(role, program=program)
 
 
-def consumer_spans(d: int, pingpong: bool, overlap: bool, delay: float) -> dict[str, list[Span]]:
-    """Each consumer's MMA and elementwise spans on the traced SM, in start order."""
+def traced_run(d: int, pingpong: bool, overlap: bool, delay: float) -> Trace:
+    """The probe's shape in the model, SM 3 traced, consumer 1 held back `delay` cycles."""
     arch = load_arch("h200").with_overrides({"power": None})
     problem = Problem(4, 2048 // d, SEQLEN, d, causal=False, dtype="bf16", pass_="fwd")
     options = {
@@ -58,6 +58,12 @@ def consumer_spans(d: int, pingpong: bool, overlap: bool, delay: float) -> dict[
     kernels[0] = dataclasses.replace(kernels[0], roles=roles)
     trace = Trace(sms=(3,))
     Engine(arch, trace=trace).run(kernels)
+    return trace
+
+
+def consumer_spans(d: int, pingpong: bool, overlap: bool, delay: float) -> dict[str, list[Span]]:
+    """Each consumer's MMA and elementwise spans on the traced SM, in start order."""
+    trace = traced_run(d, pingpong, overlap, delay)
     spans = {}
     for consumer in ("consumer0", "consumer1"):
         track = min(s.track for s in trace.spans if s.track.endswith(consumer))

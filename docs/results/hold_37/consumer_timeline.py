@@ -10,11 +10,12 @@ Run from the repository root: `python docs/results/hold_37/consumer_timeline.py 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from simgpu import Problem, load_arch
-from simgpu.api import schedule
-from simgpu.engine import Engine
-from simgpu.trace import Span, Trace
+from simgpu.trace import Span
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "basins_36"))
+from offsets_delay import traced_run  # a sibling folder's script, not a package
 
 
 def _span(span: Span, zero: float) -> str:
@@ -24,18 +25,7 @@ def _span(span: Span, zero: float) -> str:
 
 
 def main(d: int, pingpong: bool, overlap: bool) -> None:
-    arch = load_arch("h200").with_overrides({"power": None})
-    problem = Problem(4, 2048 // d, 4096, d, causal=False, dtype="bf16", pass_="fwd")
-    options = {
-        "block_m": 128,
-        "block_n": 128,
-        "pingpong": pingpong,
-        "intra_wg_overlap": overlap,
-        "persistent": False,
-        "epilogue": "registers",
-    }
-    trace = Trace(sms=(3,))
-    Engine(arch, trace=trace).run(list(schedule(arch, "v3", problem, options)))
+    trace = traced_run(d, pingpong, overlap, 0.0)
     zero = 0.0
     for consumer in ("consumer0", "consumer1"):
         track = min(s.track for s in trace.spans if s.track.endswith(consumer))
