@@ -24,6 +24,9 @@ def _span(span: Span, zero: float) -> str:
     )
 
 
+PERIOD_CYCLES = 2400  # about one key tile: consumers' spans over two of them, the tensor cores' over one
+
+
 def main(d: int, pingpong: bool, overlap: bool) -> None:
     trace = traced_run(d, pingpong, overlap, 0.0)
     zero = 0.0
@@ -32,17 +35,14 @@ def main(d: int, pingpong: bool, overlap: bool) -> None:
         spans = sorted((s for s in trace.spans if s.track == track), key=lambda s: s.start_cycles)
         if consumer == "consumer0":
             zero = [s for s in spans if s.name == "Mma"][30].start_cycles
-        period = 2 * 2400
         print(consumer)
         for s in spans:
-            if zero <= s.start_cycles < zero + period:
+            if zero <= s.start_cycles < zero + 2 * PERIOD_CYCLES:
                 print(f"  {s.name:8} {_span(s, zero)}")
     print("tensor cores")
     for s in sorted((s for s in trace.spans if s.track == "unit tensor"), key=lambda s: s.start_cycles):
-        if zero <= s.start_cycles < zero + 2400:
-            print(
-                f"  {s.start_cycles - zero:6.0f} .. {s.end_cycles - zero:6.0f} ({s.end_cycles - s.start_cycles:4.0f})"
-            )
+        if zero <= s.start_cycles < zero + PERIOD_CYCLES:
+            print(f"  {_span(s, zero)}")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,12 @@ from __future__ import annotations
 import statistics
 
 from simgpu import simulate
-from simgpu.validation import case_arch, read_cases
+from simgpu.validation import Case, case_arch, read_cases
 
 UNITS = ("tensor", "fma", "alu", "mufu", "issue")
 
 
-def _key(case):  # type: ignore[no-untyped-def]
+def _key(case: Case) -> tuple[int, int, int, int, bool]:
     p = case.problem
     return (p.batch, p.heads, p.seqlen_q, p.headdim, p.causal)
 
