@@ -114,7 +114,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     folded: dict[int, FoldedTile] = {}
     counts = NESTED + len(NESTED_SIDES)
     removed: list[tuple[int, ...]] = [(0,) * counts] * len(sources)
-    groups: list[list[int]] = [[n] for n in range(len(sources))]
+    groups: list[list[int]] = []  # the outlined shapes by outline
     outlines = []
     # Programs without loops fold as cheaply as they outline: only looped ones are grouped.
     looped = any(type(op) is Repeat for role in kernel.roles for op in role.program(sources[0]))
@@ -127,10 +127,17 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     numbers: dict[Hashable, int] = {}  # hashing a signature walks every op: once per folded shape
     kinds = [0] * len(sources)
     like: dict[int, int] = {}
+    if not outlines:
+        # Every shape is a group of its own: each folded and numbered in one pass (standard attention's 16,384 score
+        # tiles at 16k tokens: the groups' bookkeeping below cost a tenth of their plan).
+        for n, source in enumerate(sources):
+            made = folded[n] = fold_tile(kernel, source, spec)
+            removed[n] = made.removed
+            kinds[n] = numbers.setdefault(made.signature(), len(numbers))
 
     def fold(n: int) -> FoldedTile:
-        """Shape n folded, from the programs its outline built where it has one."""
-        return fold_tile(kernel, sources[n], spec, programs=outlines[n].programs if outlines else None)
+        """Outlined shape n folded, from the programs its outline built."""
+        return fold_tile(kernel, sources[n], spec, programs=outlines[n].programs)
 
     for group in groups:
         ends = sorted({group[0], group[-1]})
@@ -154,11 +161,13 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
             else:
                 removed[n] = shape.removed
                 kinds[n] = group_kind if n == group[0] else numbers.setdefault(shape.signature(), len(numbers))
-    # Class costs simulate each kind's shape with the most iterations removed: fold it too.
+    # Class costs simulate each kind's shape with the most iterations removed: fold it too. (Shapes not folded are
+    # those like another: where none is, every one is folded.)
     most: dict[int, int] = {}
-    for n, kind in enumerate(kinds):
-        if kind not in most or sum(removed[n]) > sum(removed[most[kind]]):
-            most[kind] = n
+    if like:
+        for n, kind in enumerate(kinds):
+            if kind not in most or sum(removed[n]) > sum(removed[most[kind]]):
+                most[kind] = n
     for n in most.values():
         if n not in folded:
             folded[n] = fold(n)
@@ -167,7 +176,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     has_nested = any(sum(shape.full[NESTED:]) for shape in folded.values())
     # Tiles of one kind and removal run the same top-level iterations: the replay samples their loops where those
     # hold no loop (`replay_spec`); otherwise it folds them and fits the removed iterations.
-    sampled_top = top_removed and not has_nested and len(set(zip(kinds, removed, strict=True))) == 1
+    cost_classes = len(set(zip(kinds, removed, strict=True)))  # (kind, removal) pairs: more than one, unequal tiles
+    sampled_top = top_removed and not has_nested and cost_classes == 1
     replay_sides: tuple[str, ...] = ()
     if top_removed and not sampled_top:
         replay_sides = ("head", "tail") if has_nested else ("head",)
@@ -177,7 +187,7 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     if nested:  # one more period in the folded nested loops of each kind tells their iterations' cost apart
         sides = ("head",) * top_removed + ("tail",) * (top_removed and not kinds_folded[0])
         sides += tuple(side for side, folds in zip(NESTED_SIDES, kinds_folded, strict=True) if folds)
-    unequal = len(set(zip(kinds, removed, strict=True))) > 1
+    unequal = cost_classes > 1
     whole = unequal and cheap_to_run_whole(kernel, sources, index)
     if not whole and any(ordered(kernel, source) for source in (sources[0], sources[-1])):
         whole = cheap_to_run_whole(kernel, sources, index, ORDERED_WHOLE_OPS)

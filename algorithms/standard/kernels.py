@@ -107,6 +107,9 @@ def nt_gemm_kernel(
     # the mask (compare the column with the row, select -inf). One op per tile shape (interior, edge): long sequences
     # build a program for each of thousands of tiles.
     epilogues: dict[tuple[int, int], Vector] = {}
+    # The copies of A_i and of B_j, one op each for the n_j tiles of a row and the n_i of a column (as the epilogues).
+    a_copies: dict[tuple[int, int, int], Load] = {}
+    b_copies: dict[tuple[int, int, int], Load] = {}
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i, j = tile  # type: ignore[misc]
@@ -115,9 +118,15 @@ def nt_gemm_kernel(
         if epilogue is None:
             mask = 2 * rows * cols if masked else 0
             epilogue = epilogues[rows, cols] = Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols + mask)
+        a_copy = a_copies.get((bi, hi, i))
+        if a_copy is None:
+            a_copy = a_copies[bi, hi, i] = tile_copy(a, (bi, hi, i), rows * d * eb, "ab")
+        b_copy = b_copies.get((bi, hi, j))
+        if b_copy is None:
+            b_copy = b_copies[bi, hi, j] = tile_copy(b, (bi, hi, j), cols * d * eb, "ab")
         return (
-            tile_copy(a, (bi, hi, i), rows * d * eb, "ab"),  # HBM: rows x d, per key block
-            tile_copy(b, (bi, hi, j), cols * d * eb, "ab"),  # HBM: cols x d, per query block
+            a_copy,  # HBM: rows x d, per key block
+            b_copy,  # HBM: cols x d, per query block
             wait,
             mma,
             epilogue,
