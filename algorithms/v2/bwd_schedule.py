@@ -293,6 +293,10 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
 
     def program(half: int) -> Program:
         mine = _copies(half, halves)
+        # A visit's ops depend on the key block only through its mask and whether another visit follows: built once
+        # per (batch, head, visit, mask, next) and shared by the key blocks (ops are frozen values; long sequences
+        # fold thousands of key blocks, each building its first and last visits).
+        steps: dict[tuple[int, int, int, bool, bool], tuple[Op, ...]] = {}
 
         def main(tile: Hashable) -> Sequence[Op]:
             b, h, j, cols, first = _key_block(problem, cfg, tile)
@@ -317,9 +321,16 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
                 return (Load(tensor, key, nbytes, engine="ldg", arrive=tensor.lower()),)
 
             def step(n: int) -> Sequence[Op]:
-                i, rows, key = block(n)
-                more = n + 1 < visited
-                s_p, dp_ds, ds_out, dv, dq_mma, dk = products(_masked(problem, cfg, i, rows, j, cols))
+                i, rows, _ = block(n)
+                masked, more = _masked(problem, cfg, i, rows, j, cols), n + 1 < visited
+                ops = steps.get((b, h, n, masked, more))
+                if ops is None:
+                    ops = steps[b, h, n, masked, more] = visit(n, masked, more)
+                return ops
+
+            def visit(n: int, masked: bool, more: bool) -> tuple[Op, ...]:
+                _, rows, key = block(n)
+                s_p, dp_ds, ds_out, dv, dq_mma, dk = products(masked)
                 q_next = ("q", (n + 1) % cfg.stages)
                 return (
                     Wait(("q", n % cfg.stages)),
@@ -408,6 +419,9 @@ def _ring_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
 
     def program(half: int) -> Program:
         mine = _copies(half, halves)
+        # A Q block's ops depend on the key block only through the mask and the step's place in the rings: built
+        # once per (batch, head, block, step, mask) and shared by the key blocks (as FA2's, `_fa2_kernel`).
+        steps: dict[tuple[int, int, int, int, bool], tuple[Op, ...]] = {}
 
         def main(tile: Hashable) -> Sequence[Op]:
             b, h, j, cols, first = _key_block(problem, cfg, tile)
@@ -427,9 +441,16 @@ def _ring_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
 
             def step(n: int) -> Sequence[Op]:
                 i = first + n
+                masked = _masked(problem, cfg, i, rows_in_block(problem.seqlen_q, r, i), j, cols)
+                ops = steps.get((b, h, i, n, masked))
+                if ops is None:
+                    ops = steps[b, h, i, n, masked] = visit(i, n, masked)
+                return ops
+
+            def visit(i: int, n: int, masked: bool) -> tuple[Op, ...]:
                 rows = rows_in_block(problem.seqlen_q, r, i)
                 ahead = i + cfg.stages - 1
-                key_side, dq_side = compute(_masked(problem, cfg, i, rows, j, cols))
+                key_side, dq_side = compute(masked)
                 return (
                     Wait(("q", n % cfg.stages)),
                     *sync,

@@ -421,6 +421,10 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
     def q_blocks(j: int) -> range:
         return range(first_query_block(problem, j * c, r), n_q_blocks)
 
+    # The producer's loads of a Q block, the same for every key block that visits it: built once per (batch, head,
+    # block) and shared (ops are frozen values; long sequences fold thousands of key blocks).
+    q_loads: dict[tuple[int, int, int], tuple[Op, ...]] = {}
+
     def producer(tile: Hashable) -> Sequence[Op]:
         b, h, j = tile  # type: ignore[misc]
         cols = rows_in_block(problem.nk, c, j)
@@ -428,6 +432,12 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
 
         def step(n: int) -> Sequence[Op]:
             i = blocks.start + n
+            ops = q_loads.get((b, h, i))
+            if ops is None:
+                ops = q_loads[b, h, i] = load(i)
+            return ops
+
+        def load(i: int) -> tuple[Op, ...]:
             rows = rows_in_block(problem.seqlen_q, r, i)
             return (
                 Wait("q_empty"),
@@ -466,6 +476,10 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
                 Wait(f"dkv{index}"),
             )
 
+        # A Q block's ops depend on the key block only through the mask: built once per (batch, head, block,
+        # mask) and shared by the key blocks (as the producer's loads).
+        steps: dict[tuple[int, int, int, bool], tuple[Op, ...]] = {}
+
         def program(tile: Hashable) -> Sequence[Op]:
             b, h, j = tile  # type: ignore[misc]
             cols = rows_in_block(problem.nk, c, j)
@@ -475,6 +489,12 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
                 i = blocks.start + n
                 rows = rows_in_block(problem.seqlen_q, r, i)
                 masked = tile_needs_mask(problem, i * r, rows, j * c, cols) or rows < r or cols < c
+                ops = steps.get((b, h, i, masked))
+                if ops is None:
+                    ops = steps[b, h, i, masked] = visit(i, rows, masked)
+                return ops
+
+            def visit(i: int, rows: int, masked: bool) -> tuple[Op, ...]:
                 return (
                     *compute(masked),
                     *_dq_reduce(b, h, i, max(0, min(dq_rows, rows - index * dq_rows)) * d * ACC_BYTES),

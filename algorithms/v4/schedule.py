@@ -113,7 +113,7 @@ from algorithms._schedule.tiling import (
 )
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
-from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
+from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Advance, Arrive, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
 from simgpu.problem import Problem
 
@@ -474,12 +474,15 @@ def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, Kernel, Ker
     return (_preprocess_kernel(problem, cfg), _backward_kernel(problem, cfg), _postprocess_kernel(problem, cfg))
 
 
-def _q_tiles(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
+def _q_tiles(problem: Problem, cfg: Config) -> Sequence[tuple[int, ...]]:
+    """The preprocess and postprocess kernels' tiles, (b, h, i) as `tile_key` names them, in launch order."""
+    if problem.seqlens is None:  # a dense grid: not built tile by tile (long sequences have tens of thousands)
+        return TileGrid((problem.batch, problem.heads, ceil_div(problem.seqlen_q, cfg.block_m)))
     tiles = []
     for b in range(problem.batch):
         n_q = ceil_div(sequence(problem, b).seqlen_q, cfg.block_m)
         tiles += [tile_key(problem, b, h, i) for h in range(problem.heads) for i in range(n_q)]
-    return tiles
+    return tuple(tiles)
 
 
 def _q_tile(problem: Problem, cfg: Config, tile: Hashable) -> tuple[int, int, int, int]:
@@ -505,7 +508,7 @@ def _preprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
 
     return Kernel(
         name="v4_bwd_preprocess",
-        tiles=tuple(_q_tiles(problem, cfg)),
+        tiles=_q_tiles(problem, cfg),
         head_axes=tile_axes(problem),
         cta=CtaResources(128, 64, 0),
         roles=(Role("preprocess", WARPGROUP, program),),
@@ -527,7 +530,7 @@ def _postprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
 
     return Kernel(
         name="v4_bwd_postprocess",
-        tiles=tuple(_q_tiles(problem, cfg)),
+        tiles=_q_tiles(problem, cfg),
         head_axes=tile_axes(problem),
         cta=CtaResources(128, 64, 0),
         roles=(Role("postprocess", WARPGROUP, program),),
@@ -556,6 +559,10 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         seq = sequence(problem, b)
         return seq.causal and i * r + (seq.nk - seq.seqlen_q) < (j + 1) * c - 1
 
+    # A Q tile's loads, the same for every key block that visits it: built once per (batch, head, Q tile) and shared
+    # (ops are frozen values; long sequences fold thousands of key blocks).
+    q_loads: dict[tuple[int, int, int], tuple[Op, ...]] = {}
+
     def load(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
         seq = sequence(problem, b)
@@ -566,6 +573,12 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
         def step(k: int) -> Sequence[Op]:
             i = start + k
+            ops = q_loads.get((b, h, i))
+            if ops is None:
+                ops = q_loads[b, h, i] = q_load(i)
+            return ops
+
+        def q_load(i: int) -> tuple[Op, ...]:
             rows = rows_in_block(seq.seqlen_q, r, i)
             if cfg.two_cta:  # FA4's 2-CTA order [LSE | Q | D | dO^T | Q^T | dO], each a half of the pair's operand
                 half = rows * d * eb // 2
@@ -743,6 +756,10 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         chunk = rows * d * ACC_BYTES / dq_share / dq_chunks
         return Smem(write_bytes=chunk), Smem(read_bytes=chunk)
 
+    # A Q tile's ops of the dq warps, built once per (batch, head, Q tile, half of dQ) and shared by the key blocks
+    # that add into that half (as the loads, `q_loads`); deterministic, per key block and step (the semaphores).
+    dq_steps: dict[tuple[int, ...], tuple[Op, ...]] = {}
+
     def dq_role(tile: Hashable) -> Sequence[Op]:
         b, h, j, start = visits(tile)
         # Deterministic: the adds' completions, waited for `dq_buffers - 1` chunks later (FA's wait_group with
@@ -755,6 +772,13 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
         def step(k: int) -> Sequence[Op]:
             i = start + k
+            key = (b, h, i, j, k) if cfg.deterministic else (b, h, i, j % dq_share)
+            ops = dq_steps.get(key)
+            if ops is None:
+                ops = dq_steps[key] = adds(i, k)
+            return ops
+
+        def adds(i: int, k: int) -> tuple[Op, ...]:
             write, read = dq_staging(rows_in_block(sequence(problem, b).seqlen_q, r, i))
             ops: list[Op] = list(dq_taken)
             for s in range(dq_chunks):
@@ -779,7 +803,7 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
                         ops += finished
                     if s == 0 and k:  # every add into dQ_(i-1) has completed (FA's delayed release)
                         ops.append(release(i - 1))
-            return ops
+            return tuple(ops)
 
         n = q_tiles(b) - start
         last: tuple[Op, ...] = ()
