@@ -20,6 +20,13 @@ __device__ __forceinline__ float queue_ex2(float x) {
   return y;
 }
 
+// shfl.sync.bfly as PTX: the intrinsic in a branch on the warp index comes out wrapped in WARPSYNC.COLLECTIVE.
+__device__ __forceinline__ float queue_shfl(float v, int lane_mask) {
+  float out;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(out) : "f"(v), "r"(lane_mask));
+  return out;
+}
+
 __device__ __forceinline__ long long queue_clock() {
   long long t;
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
@@ -59,4 +66,39 @@ __global__ void __launch_bounds__(256, 1) mufu_queue(const float* __restrict__ s
     done[blockIdx.x * QUEUE_WARPS + warp] = active ? finished : 0;
   }
   if (acc == 1234.5f) sink[threadIdx.x] = acc;
+}
+
+// shfl_beside<MODE>: does a shuffle wait behind another warp's exps? Warp 0 runs a chain of dependent SHFL.BFLY
+// (each reads the last result: the softmax's quad reduction of the row maximum) for `iters` x 32 steps; warp 4 (its
+// scheduler) or warp 1 (another) runs 16 independent exp chains (each exp reads its chain's last result, 16 apart:
+// no exp waits for its input) for `busy_iters` x 16 exps, started with warp 0 and longer than it. MODE: 0 warp 0
+// alone; 1 exps on warp 4; 2 exps on warp 1; 3 independent FFMAs on warp 4 (issue slots taken, no MIO). Lane 0 of
+// warp 0 writes its chain's cycles to cycles[blockIdx.x].
+template <int MODE>
+__global__ void __launch_bounds__(256, 1) shfl_beside(const float* __restrict__ seed, int iters, int busy_iters,
+                                                      long long* __restrict__ cycles, float* __restrict__ sink) {
+  const int warp = threadIdx.x / 32;
+  const int busy_warp = MODE == 2 ? 1 : 4;
+  float v = seed[threadIdx.x % 64];
+  __syncthreads();
+  if (warp == 0) {
+    const long long t0 = queue_clock();
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+      for (int k = 0; k < 32; ++k) v = queue_shfl(v, 1 + (k & 1));
+    }
+    const long long t1 = queue_clock();
+    if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+  } else if (warp == busy_warp && MODE != 0) {
+    float x[16];
+#pragma unroll
+    for (int b = 0; b < 16; ++b) x[b] = seed[(threadIdx.x + b) % 64];
+    for (int i = 0; i < busy_iters; ++i) {
+#pragma unroll
+      for (int b = 0; b < 16; ++b) x[b] = MODE == 3 ? fmaf(x[b], 0.99951171875f, 0.25f) : queue_ex2(-x[b]);
+    }
+#pragma unroll
+    for (int b = 0; b < 16; ++b) v += x[b];
+  }
+  if (v == 1234.5f) sink[threadIdx.x] = v;
 }

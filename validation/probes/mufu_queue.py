@@ -6,7 +6,10 @@ exp every 8 cycles and never fills a queue; two warps on one scheduler issue twi
 once the queue is full each exp waits for one to leave. Per burst length and set of bursting warps (ACTIVE: 0 warp 0
 alone; 1 warps 0 and 4, one scheduler; 2 warps 0 and 1, two schedulers; 3 all eight), the cycles from the first exp
 to the last one's issue and to the last result read, per burst, median over the SMs and warps that burst (min and
-max beside). Writes `mufu_queue.csv` and the GPU facts. Run on the GPU machine from the repository root:
+max beside). Then `shfl_beside`: warp 0's chain of dependent SHFL.BFLY (the quad reduction of the row maximum) alone,
+beside a warp of exps on its scheduler, beside one on another scheduler, and beside a warp of independent FFMAs on its
+scheduler: cycles per shuffle, median over the SMs (min, max). Writes `mufu_queue.csv`, `shfl_beside.csv` and the GPU
+facts. Run on the GPU machine from the repository root:
 `PYTHONPATH=. python3 validation/probes/mufu_queue.py OUT`.
 """
 
@@ -26,6 +29,9 @@ ACTIVE = {0: "warp 0", 1: "warps 0, 4 (one scheduler)", 2: "warps 0, 1 (two sche
 WARPS = 8
 REPS = 16  # QUEUE_REPS in mufu_queue.cu
 SMEM_BYTES = 120 * 1024  # over half the SM's shared memory: one CTA per SM
+BESIDE = {0: "nothing", 1: "exps, same scheduler", 2: "exps, another scheduler", 3: "independent FFMAs, same scheduler"}
+SHFL_ITERS = 256  # x 32 dependent shuffles, about 24 cycles each
+BUSY_ITERS = 4096  # x 16 exps or FFMAs: longer than the shuffles' chain
 
 
 def main(out: Path) -> None:
@@ -58,6 +64,36 @@ def main(out: Path) -> None:
             rows.append(row)
             print(row, flush=True)
     common.write_rows(out / "mufu_queue.csv", rows)
+    shfl_beside(out, sms, seed, sink)
+
+
+def shfl_beside(out: Path, sms: int, seed: object, sink: object) -> None:
+    """Warp 0's shuffle chain beside each kind of other warp (`BESIDE`), to `shfl_beside.csv`."""
+    module = common.module_with_defines(
+        SOURCE, {}, [f"shfl_beside<{mode}>" for mode in BESIDE], ("-std=c++17", "-arch=sm_90a")
+    )
+    cycles = cp.zeros(sms, dtype=cp.int64)
+    rows = []
+    for mode, label in BESIDE.items():
+        kernel = module.get_function(f"shfl_beside<{mode}>")
+        kernel.max_dynamic_shared_size_bytes = SMEM_BYTES
+        for _ in range(2):  # the second launch is kept
+            cycles.fill(0)
+            args = (seed, np.int32(SHFL_ITERS), np.int32(BUSY_ITERS), cycles, sink)
+            kernel((sms,), (32 * WARPS,), args, shared_mem=SMEM_BYTES)
+            cp.cuda.Device().synchronize()
+        per_shuffle = cycles.get().astype(np.float64) / (SHFL_ITERS * 32)
+        rows.append(
+            {
+                "mode": mode,
+                "beside": label,
+                "cycles_per_shuffle_median": float(np.median(per_shuffle)),
+                "cycles_per_shuffle_min": float(per_shuffle.min()),
+                "cycles_per_shuffle_max": float(per_shuffle.max()),
+            }
+        )
+        print(rows[-1], flush=True)
+    common.write_rows(out / "shfl_beside.csv", rows)
 
 
 if __name__ == "__main__":
