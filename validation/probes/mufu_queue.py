@@ -34,6 +34,15 @@ SHFL_ITERS = 256  # x 32 dependent shuffles, about 24 cycles each
 BUSY_ITERS = 4096  # x 16 exps or FFMAs: longer than the shuffles' chain
 
 
+def spread(name: str, values: np.ndarray) -> dict[str, float]:
+    """The median, least and largest of `values` as `name`_median, _min, _max."""
+    return {
+        f"{name}_median": float(np.median(values)),
+        f"{name}_min": float(values.min()),
+        f"{name}_max": float(values.max()),
+    }
+
+
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     facts = common.write_gpu_facts(out / "mufu_queue_gpu.csv")
@@ -56,13 +65,16 @@ def main(out: Path) -> None:
                 cp.cuda.Device().synchronize()
             issued, finished = (array.get().astype(np.float64) / REPS for array in (issue, done))
             ran = issued > 0
-            row: dict[str, object] = {"burst": burst, "active": active, "warps": label}
-            for name, values in (("issue", issued[ran]), ("done", finished[ran])):
-                row[f"{name}_cycles_median"] = float(np.median(values))
-                row[f"{name}_cycles_min"] = float(values.min())
-                row[f"{name}_cycles_max"] = float(values.max())
-            rows.append(row)
-            print(row, flush=True)
+            rows.append(
+                {
+                    "burst": burst,
+                    "active": active,
+                    "warps": label,
+                    **spread("issue_cycles", issued[ran]),
+                    **spread("done_cycles", finished[ran]),
+                }
+            )
+            print(rows[-1], flush=True)
     common.write_rows(out / "mufu_queue.csv", rows)
     shfl_beside(out, sms, seed, sink)
 
@@ -83,15 +95,7 @@ def shfl_beside(out: Path, sms: int, seed: object, sink: object) -> None:
             kernel((sms,), (32 * WARPS,), args, shared_mem=SMEM_BYTES)
             cp.cuda.Device().synchronize()
         per_shuffle = cycles.get().astype(np.float64) / (SHFL_ITERS * 32)
-        rows.append(
-            {
-                "mode": mode,
-                "beside": label,
-                "cycles_per_shuffle_median": float(np.median(per_shuffle)),
-                "cycles_per_shuffle_min": float(per_shuffle.min()),
-                "cycles_per_shuffle_max": float(per_shuffle.max()),
-            }
-        )
+        rows.append({"mode": mode, "beside": label, **spread("cycles_per_shuffle", per_shuffle)})
         print(rows[-1], flush=True)
     common.write_rows(out / "shfl_beside.csv", rows)
 
