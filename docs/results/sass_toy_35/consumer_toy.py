@@ -148,8 +148,9 @@ def run(
         for smsp in range(4):
             if t < held_until[smsp]:
                 continue
-            for k in range(2):
-                c = (last[smsp] + 1 + k) % 2
+            # Turns: the consumer that did not issue last first; greedy (`toy.policy`): the one that did.
+            first = last[smsp] if toy.policy == "greedy" and last[smsp] >= 0 else (last[smsp] + 1) % 2
+            for c in (first, 1 - first):
                 warp = 4 * c + smsp
                 if tiles[warp] >= ITERATIONS or t < (delay if c else 0) or t < ready_at[warp]:
                     continue

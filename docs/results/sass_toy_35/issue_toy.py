@@ -96,6 +96,8 @@ class Toy:
     per_smsp_queue: bool = True
     mufu: int = 22
     shuffle: int = 23
+    writeback: bool = False  # a MUFU or SHFL result waits for a cycle with no FP32/ALU result to write (../greedy_39)
+    fixed_latency: int = 4  # cycles from an FP32/ALU instruction's issue to its register write (with `writeback`)
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ def dispatch(
     t: int,
     toy: Toy,
     slowed: dict[str, float] | None = None,
+    pending: Sequence[list[tuple[int, int, int]]] | None = None,
 ) -> None:
     """Each queue lets one instruction go to its SMSP's unit, the first of its first `toy.window` whose unit is free:
     the unit is taken for its cycles (over `slowed[pipe]`, the rate it runs at, where given), the instruction's write
@@ -128,11 +131,29 @@ def dispatch(
             if unit["q" + pipe] <= t:
                 queue.pop(k)
                 unit["q" + pipe] = t + CYCLES_PER_INSTRUCTION[pipe] / (slowed or {}).get(pipe, 1.0)
-                if write_sb != NONE:
+                if write_sb != NONE and pending is not None:
+                    pending[warp % 4].append((t + latency[pipe], warp, write_sb))
+                elif write_sb != NONE:
                     boards[warp][write_sb] = t + latency[pipe]
                 if read_sb != NONE:
                     boards[warp][read_sb] = t + 2
                 break
+
+
+def write_back(
+    pending: Sequence[list[tuple[int, int, int]]], fixed_writes: Sequence[set[int]], boards: Sequence[list[int]], t: int
+) -> None:
+    """The `writeback` rule: per SMSP, the earliest due MUFU or SHFL result is written this cycle (its scoreboard
+    released) unless an FP32 or ALU instruction's fixed-latency result takes the cycle's register write."""
+    for smsp in range(4):
+        writes = fixed_writes[smsp]
+        writes.discard(t - 1)
+        due = [entry for entry in pending[smsp] if entry[0] <= t]
+        if not due or t in writes:
+            continue
+        entry = min(due)
+        pending[smsp].remove(entry)
+        boards[entry[1]][entry[2]] = t
 
 
 def enqueue(queue: Queued, warp: int, instruction: Instruction, boards: list[int], toy: Toy) -> bool:
@@ -146,21 +167,21 @@ def enqueue(queue: Queued, warp: int, instruction: Instruction, boards: list[int
     return True
 
 
-def rows(name: str) -> list[tuple[list[str], str]]:
-    """`loops/NAME.txt`'s instructions: per instruction its fields (address, stall, yield, write and read scoreboards,
-    wait mask) and the instruction without its predicate."""
+def rows(name: str, folder: Path = LOOPS) -> list[tuple[list[str], str]]:
+    """`loops/NAME.txt`'s instructions (or FOLDER/NAME.txt's): per instruction its fields (address, stall, yield,
+    write and read scoreboards, wait mask) and the instruction without its predicate."""
     out = []
-    for line in (LOOPS / f"{name}.txt").read_text().splitlines():
+    for line in (folder / f"{name}.txt").read_text().splitlines():
         if not line.startswith("#"):
             fields, _, text = line.partition(" | ")
             out.append((fields.split(), re.sub(r"^@!?U?P\w+\s+", "", text)))
     return out
 
 
-def load(name: str) -> list[Instruction]:
-    """`loops/NAME.txt` as toy instructions (an opcode not in `PIPES` takes the ALU pipe)."""
+def load(name: str, folder: Path = LOOPS) -> list[Instruction]:
+    """`loops/NAME.txt` (or FOLDER/NAME.txt) as toy instructions (an opcode not in `PIPES` takes the ALU pipe)."""
     program = []
-    for (_, stall, yields, write_sb, read_sb, wait), text in rows(name):
+    for (_, stall, yields, write_sb, read_sb, wait), text in rows(name, folder):
         opcode = text.split()[0].split(".")[0]
         program.append(
             Instruction(PIPES.get(opcode, "alu"), int(stall), yields == "1", int(write_sb), int(read_sb), int(wait, 2))
@@ -177,12 +198,17 @@ def holds(toy: Toy, instruction: Instruction) -> bool:
 
 
 def simulate(
-    programs: Sequence[Sequence[Instruction]], toy: Toy, delays: Sequence[int] | None = None, once: bool = False
+    programs: Sequence[Sequence[Instruction]],
+    toy: Toy,
+    delays: Sequence[int] | None = None,
+    once: bool = False,
+    iterations: Sequence[int] | None = None,
 ) -> Run:
-    """Warpgroup g runs programs[g] from cycle delays[g] on, `ITERATIONS` times; with `once`, warpgroup 0 runs its
-    program once (a straight-line piece) and the run ends when it is done."""
+    """Warpgroup g runs programs[g] from cycle delays[g] on, `ITERATIONS` times (iterations[g] times where given: then
+    `periods` is empty and `starts` tells the times); with `once`, warpgroup 0 runs its program once (a straight-line
+    piece) and the run ends when it is done."""
     groups = len(programs)
-    limits = [1 if once and group == 0 else ITERATIONS for group in range(groups)]
+    limits = list(iterations) if iterations else [1 if once and group == 0 else ITERATIONS for group in range(groups)]
     issued_at: list[int] = []
     warps = 4 * groups
     delays = delays or [0] * groups
@@ -193,9 +219,13 @@ def simulate(
     held_until, last = [0] * 4, [-1] * 4
     starts: list[list[int]] = [[] for _ in range(warps)]
     stalls: Counter[str] = Counter()
+    pending: list[list[tuple[int, int, int]]] | None = [[] for _ in range(4)] if toy.writeback else None
+    fixed_writes: list[set[int]] = [set() for _ in range(4)]
     t = 0
-    while min(done_iterations[:4]) < 1 if once else min(done_iterations) < ITERATIONS:
-        dispatch(queues, busy_until, scoreboards, t, toy)
+    while min(done_iterations[:4]) < 1 if once else any(done_iterations[w] < limits[w // 4] for w in range(warps)):
+        dispatch(queues, busy_until, scoreboards, t, toy, pending=pending)
+        if pending is not None:
+            write_back(pending, fixed_writes, scoreboards, t)
         for smsp in range(4):
             queue = queues[smsp if toy.per_smsp_queue else 0]
             issued = None
@@ -218,6 +248,8 @@ def simulate(
                         continue
                     else:
                         busy_until[smsp][instruction.pipe] = t + CYCLES_PER_INSTRUCTION[instruction.pipe]
+                        if pending is not None and instruction.pipe in ("fma", "alu"):
+                            fixed_writes[smsp].add(t + toy.fixed_latency)
                     ready_at[warp] = t + max(1, instruction.stall)
                     if holds(toy, instruction):
                         held_until[smsp] = ready_at[warp]
@@ -231,7 +263,7 @@ def simulate(
                     if pc[warp] == 1:
                         starts[warp].append(t)
                     break
-            if smsp == 0 and not once and t >= delays[0] and SETTLED <= done_iterations[0] < ITERATIONS:
+            if smsp == 0 and not once and t >= delays[0] and SETTLED <= done_iterations[0] < limits[0]:
                 stalls[
                     _reason(programs[0][pc[0]], t, issued == 0, ready_at[0], scoreboards[0], queue, toy, busy_until[0])
                 ] += 1
@@ -239,7 +271,7 @@ def simulate(
     periods = tuple(
         max((s[ITERATIONS - 1] - s[SETTLED]) / (ITERATIONS - 1 - SETTLED) for s in starts[4 * g : 4 * g + 4])
         for g in range(groups)
-        if not once
+        if not once and not iterations
     )
     per_iteration = {reason: cycles / (ITERATIONS - SETTLED) for reason, cycles in stalls.items()}
     return Run(periods, per_iteration, tuple(tuple(s) for s in starts), tuple(issued_at))
