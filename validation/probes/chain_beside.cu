@@ -10,7 +10,9 @@
 // with warp 0 and longer than its chain. Lane 0 of warp 0 writes its chain's cycles to cycles[blockIdx.x]; lane 0 of
 // the busy warp its own cycles to busy_cycles[blockIdx.x] (whole loop: its instruction rate alone where CHAIN is 5).
 // CHAIN: 0 FFMA (x = x * a + b), 1 MUFU.EX2 (x = 2^-x), 2 SHFL.BFLY, 3 MUFU.EX2 then FADD (x = 2^-x + b),
-//        4 FMNMX (x = max(x, r_k) - c, as FMNMX + FADD pairs: the row maximum's compare), 5 none (the busy warp alone).
+//        4 FMNMX (x = max(x, r_k) - c, as FMNMX + FADD pairs: the row maximum's compare), 5 none (the busy warp alone);
+//        and streams of independent instructions, 32 a step over 16 registers (cycles per step / 32: per instruction):
+//        6 exps, 7 FMNMXs, 8 FADDs (does one pipe's stream slow another's on the same scheduler?).
 // BUSY:  0 none, 1 16 independent FFMA chains (about one instruction a cycle), 2 2 independent FFMA chains (one
 //        every 2 cycles), 3 16 independent FMNMX chains (the ALU: one every 2 cycles), 4 16 independent FADD chains,
 //        5 16 independent exp chains (one every 8 cycles), 6 as 1 on another scheduler (control).
@@ -53,7 +55,27 @@ __device__ __forceinline__ long long cb_clock() {
 }
 
 template <int CHAIN>
+__device__ __forceinline__ float stream_loop(float x, float a, float b, int iters) {
+  float r[16];
+#pragma unroll
+  for (int c = 0; c < 16; ++c) r[c] = x + 0.01f * c;
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < 32; ++k) {
+      if (CHAIN == 6) r[k & 15] = cb_ex2(-r[k & 15]);
+      if (CHAIN == 7) r[k & 15] = cb_fmax(r[k & 15], a * (k & 15));
+      if (CHAIN == 8) r[k & 15] = cb_fadd(r[k & 15], b);
+    }
+  }
+  float sum = 0.0f;
+#pragma unroll
+  for (int c = 0; c < 16; ++c) sum += r[c];
+  return sum;
+}
+
+template <int CHAIN>
 __device__ __forceinline__ float chain_loop(float x, float a, float b, int iters) {
+  if (CHAIN >= 6) return stream_loop<CHAIN>(x, a, b, iters);
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int k = 0; k < 32; ++k) {

@@ -3,7 +3,8 @@
 cycles a step alone and 5.08 beside a warp of independent FFMAs, a SHFL chain 24.14 and 31.88, and the softmax
 pair's row maximum is slowed beside the other warpgroup's exp pass.)
 
-Every chain kind (FFMA, MUFU.EX2, SHFL.BFLY, MUFU.EX2 + FADD, FMNMX + FADD) runs on warp 0 beside every busy kind on
+Every chain kind (FFMA, MUFU.EX2, SHFL.BFLY, MUFU.EX2 + FADD, FMNMX + FADD; and streams of independent exps, FMNMXs
+or FADDs, whose "step" is one instruction) runs on warp 0 beside every busy kind on
 warp 4 (its scheduler): nothing, dense independent FFMAs, FFMAs at half density, independent FMNMXs (the ALU),
 independent FADDs, independent exps, and dense FFMAs on warp 1 (another scheduler). Per pair the chain's cycles per
 step, median over the SMs (min, max beside); each busy kind alone gives its warp's cycles per instruction. Writes
@@ -23,7 +24,8 @@ import numpy as np
 from cupy_kernels import common
 
 SOURCE = Path(__file__).resolve().parent / "chain_beside.cu"
-CHAINS = {0: "ffma", 1: "mufu", 2: "shfl", 3: "mufu_fadd", 4: "fmnmx_fadd", 5: "none"}
+CHAINS = {0: "ffma", 1: "mufu", 2: "shfl", 3: "mufu_fadd", 4: "fmnmx_fadd", 5: "none", 6: "exp stream",
+          7: "fmnmx stream", 8: "fadd stream"}  # fmt: skip
 BUSY = {
     0: "nothing",
     1: "ffma x16, same scheduler",
@@ -33,7 +35,8 @@ BUSY = {
     5: "exp x16, same scheduler",
     6: "ffma x16, another scheduler",
 }
-PAIRS = [(chain, busy) for chain in CHAINS for busy in BUSY if chain != 5 or busy != 0]
+PAIRS = [(chain, busy) for chain in CHAINS for busy in BUSY if (chain != 5 or busy != 0) and (chain < 6 or busy < 6)]
+STREAM_ITERS = 2048  # x 32 independent instructions: at one per 8 cycles (exps) still shorter than the busy loops
 ITERS = 256  # x 32 dependent steps: at most about 35 cycles each
 BUSY_ITERS = 32768  # x 16 instructions: at one a cycle longer than any chain
 STEPS_PER_ITER = 32
@@ -72,12 +75,14 @@ def main(out: Path) -> None:
         for _ in range(2):  # the second launch is kept (the first warms clocks and caches)
             cycles.fill(0)
             busy_cycles.fill(0)
-            args = (seed, np.int32(ITERS), np.int32(BUSY_ITERS), cycles, busy_cycles, sink)
+            iters = STREAM_ITERS if chain >= 6 else ITERS
+            args = (seed, np.int32(iters), np.int32(BUSY_ITERS), cycles, busy_cycles, sink)
             kernel((sms,), (32 * WARPS,), args, shared_mem=SMEM_BYTES)
             cp.cuda.Device().synchronize()
         row: dict[str, object] = {"chain": CHAINS[chain], "beside": BUSY[busy]}
         if chain != 5:
-            row.update(spread("chain_cycles_per_step", cycles.get().astype(np.float64) / (ITERS * STEPS_PER_ITER)))
+            steps = (STREAM_ITERS if chain >= 6 else ITERS) * STEPS_PER_ITER
+            row.update(spread("chain_cycles_per_step", cycles.get().astype(np.float64) / steps))
         if busy != 0:
             per_instruction = busy_cycles.get().astype(np.float64) / (BUSY_ITERS * BUSY_PER_ITER)
             row.update(spread("busy_cycles_per_instruction", per_instruction))
