@@ -17,11 +17,11 @@ BESIDE = ("nothing", "ffma x16", "ffma x2", "fmnmx x16", "fadd x16", "exp x16") 
 
 
 def measured() -> dict[tuple[str, str], float]:
-    with (DEVICE / "chain_beside.csv").open() as handle:
+    with (DEVICE / "chain_beside_streams.csv").open() as handle:
         return {
             (row["chain"], row["beside"].removesuffix(", same scheduler")): float(row["chain_cycles_per_step_median"])
             for row in csv.DictReader(handle)
-            if row["chain"] != "none"
+            if row["chain"] != "none" and row["chain_cycles_per_step_median"]
         }
 
 
@@ -52,19 +52,34 @@ def stalls_by_opcode() -> None:
 
 def main() -> None:
     chip = measured()
-    print("chain cycles per step over its whole run, chip / toy greedy / toy round robin (MUFU 22); H100")
-    print("  chain       " + "".join(f"{b:>24s}" for b in BESIDE))
+    print(
+        "chain cycles per step (streams: per instruction) over its whole run, chip / toy greedy / toy greedy with an "
+        "exp's issue taking the ALU 2 cycles / the same with a busy pipe going to a waiting warp first / toy round "
+        "robin (MUFU 22); H100"
+    )
+    print("  chain         " + "".join(f"{b:>38s}" for b in BESIDE))
+    toys = {
+        "greedy": greedy_toy.toy_sm.Toy(policy="greedy"),
+        "port": greedy_toy.toy_sm.Toy(policy="greedy", mufu_port=2),
+        "shared": greedy_toy.toy_sm.Toy(policy="greedy", mufu_port=2, pipe_share=True),
+        "turns": greedy_toy.toy_sm.Toy(),
+    }
     rows = {
         label: {line.split()[0]: line.split()[1:] for line in greedy_toy.chain_beside_rows(toy)}
-        for toy, label in ((greedy_toy.toy_sm.Toy(policy="greedy"), "greedy"), (greedy_toy.toy_sm.Toy(), "turns"))
+        for label, toy in toys.items()
     }
     for chain in greedy_toy.CHAIN_KINDS:
+        name = chain.replace("_stream", " stream")
         cells = [
-            f"{chip[chain, beside]:6.1f} /{float(rows['greedy'][chain][k]):6.1f} /{float(rows['turns'][chain][k]):6.1f}"
+            f"{chip[name, beside]:6.2f} /" + " /".join(f"{float(rows[label][chain][k]):6.2f}" for label in toys)
             for k, beside in enumerate(BESIDE)
         ]
-        print(f"  {chain:10s} " + "".join(f"{cell:>24s}" for cell in cells))
-    other = ", ".join(f"{chain} {chip[chain, 'ffma x16, another scheduler']:.1f}" for chain in greedy_toy.CHAIN_KINDS)
+        print(f"  {chain:12s} " + "".join(f"{cell:>38s}" for cell in cells))
+    other = ", ".join(
+        f"{chain} {chip[chain.replace('_stream', ' stream'), 'ffma x16, another scheduler']:.2f}"
+        for chain in greedy_toy.CHAIN_KINDS
+        if (chain.replace("_stream", " stream"), "ffma x16, another scheduler") in chip
+    )
     print(f"  (beside ffma x16 on another scheduler, chip: {other})")
     print("Nsight Compute, stall samples by opcode (chainC_busyB: chain_beside<C, B>)")
     stalls_by_opcode()

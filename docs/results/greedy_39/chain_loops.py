@@ -14,7 +14,8 @@ sys.path.insert(0, str(HERE.parent / "sass_toy_35"))
 import sass_loops  # noqa: E402
 
 SOURCE = sass_loops.ROOT / "validation/probes/chain_beside.cu"
-CHAINS = {0: "ffma", 1: "mufu", 2: "shfl", 3: "mufu_fadd", 4: "fmnmx_fadd"}
+CHAINS = {0: "ffma", 1: "mufu", 2: "shfl", 3: "mufu_fadd", 4: "fmnmx_fadd", 6: "exp_stream", 7: "fmnmx_stream",
+          8: "fadd_stream"}  # fmt: skip
 BUSY = {1: "ffma16", 2: "ffma2", 3: "fmnmx16", 4: "fadd16", 5: "exp16"}
 
 

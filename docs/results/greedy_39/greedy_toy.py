@@ -31,6 +31,12 @@ VARIANTS = (
     (toy_sm.Toy(policy="greedy"), "greedy, MUFU 22"),
     (toy_sm.Toy(policy="greedy", mufu=18), "greedy, MUFU 18"),
     (toy_sm.Toy(policy="greedy", mufu=18, writeback=True), "greedy, MUFU 18, writeback"),
+    (toy_sm.Toy(policy="greedy", mufu=18, mufu_port=2), "greedy, MUFU 18, an exp's issue takes the ALU 2 cycles"),
+    (toy_sm.Toy(policy="greedy", mufu_port=2), "greedy, MUFU 22, an exp's issue takes the ALU 2 cycles"),
+    (
+        toy_sm.Toy(policy="greedy", mufu=18, mufu_port=2, pipe_share=True),
+        "greedy, MUFU 18, an exp's issue takes the ALU 2 cycles, a busy pipe goes to a waiting warp first",
+    ),
     (toy_sm.Toy(hold="all", mufu=18), "hold (refuted by stall_hold), turns, MUFU 18"),
 )
 
@@ -78,8 +84,11 @@ def probe_rows(toy: toy_sm.Toy) -> list[str]:
 
 
 # chain_beside.py: each chain 256 x 32 steps beside 32768 x 16 instructions of the busy warp (64 busy instructions a
-# chain step), here 256 steps and 16384 instructions.
-CHAIN_KINDS = {"ffma": "fma", "mufu": "mufu", "shfl": "shuffle", "mufu_fadd": "mufu", "fmnmx_fadd": "alu"}
+# chain step), each stream 2048 x 32 instructions beside them (8 a stream instruction); here 256 steps or
+# instructions of the chain and 64 or 8 times that of the busy warp. Per kind: its pipe and that ratio.
+CHAIN_KINDS = {"ffma": ("fma", 64), "mufu": ("mufu", 64), "shfl": ("shuffle", 64), "mufu_fadd": ("mufu", 64),
+               "fmnmx_fadd": ("alu", 64), "exp_stream": ("mufu", 8), "fmnmx_stream": ("alu", 8),
+               "fadd_stream": ("fma", 8)}  # fmt: skip
 BUSY_KINDS = {"ffma16": "fma", "ffma2": "fma", "fmnmx16": "alu", "fadd16": "fma", "exp16": "mufu"}
 
 
@@ -87,7 +96,7 @@ def chain_beside_rows(toy: toy_sm.Toy) -> list[str]:
     """The toy's side of chain_beside.py: the chain's cycles per step over its whole run, alone and beside each busy
     kind on its scheduler."""
     out = []
-    for chain_name, chain_pipe in CHAIN_KINDS.items():
+    for chain_name, (chain_pipe, ratio) in CHAIN_KINDS.items():
         chain = toy_sm.load(f"chain_{chain_name}", LOOPS)
         per_iteration = steps_of(chain, chain_pipe)
         chain_iterations = max(2, 256 // per_iteration)
@@ -95,7 +104,7 @@ def chain_beside_rows(toy: toy_sm.Toy) -> list[str]:
         cells = [f"{whole_run(alone.starts[0], per_iteration):.2f}"]
         for busy_name in BUSY_KINDS:
             busy = toy_sm.load(f"busy_{busy_name}", LOOPS)
-            busy_iterations = round(256 * 64 / steps_of(busy, BUSY_KINDS[busy_name]))
+            busy_iterations = round(256 * ratio / steps_of(busy, BUSY_KINDS[busy_name]))
             run = toy_sm.simulate([chain, busy], toy, iterations=[chain_iterations, busy_iterations])
             cells.append(f"{whole_run(run.starts[0], per_iteration):.2f}")
         out.append(f"    {chain_name:10s} " + "  ".join(f"{cell:>8s}" for cell in cells))
@@ -171,7 +180,7 @@ def main() -> None:
             toy_lag = run.starts[4][16] - run.starts[0][16]
             print(f"  offset probe, delay {delay:4d}: warpgroup 0 {run.periods[0]:5.0f} / {period:5.0f} cycles per "
                   f"iteration, lag of warpgroup 1 {toy_lag:5d} / {lag:5.0f}")  # fmt: skip
-        if toy.writeback:  # consumer_toy's dispatch has no writeback rule: its rows would be those without it
+        if toy.writeback or toy.mufu_port or toy.pipe_share:  # consumer_toy has none of these rules
             continue
         print(CONSUMERS_CHIP)
         print("\n".join(consumer_rows(toy)))

@@ -98,6 +98,8 @@ class Toy:
     shuffle: int = 23
     writeback: bool = False  # a MUFU or SHFL result waits for a cycle with no FP32/ALU result to write (../greedy_39)
     fixed_latency: int = 4  # cycles from an FP32/ALU instruction's issue to its register write (with `writeback`)
+    mufu_port: int = 0  # cycles a MUFU instruction's issue takes the ALU's dispatch (0: none; ../greedy_39)
+    pipe_share: bool = False  # a warp waiting for a busy FP32/ALU pipe goes before the greedy warp when it frees
 
 
 @dataclass(frozen=True)
@@ -221,6 +223,7 @@ def simulate(
     stalls: Counter[str] = Counter()
     pending: list[list[tuple[int, int, int]]] | None = [[] for _ in range(4)] if toy.writeback else None
     fixed_writes: list[set[int]] = [set() for _ in range(4)]
+    waiting: list[set[int]] = [set() for _ in range(4)]  # per SMSP, the groups whose last try found its pipe busy
     t = 0
     while min(done_iterations[:4]) < 1 if once else any(done_iterations[w] < limits[w // 4] for w in range(warps)):
         dispatch(queues, busy_until, scoreboards, t, toy, pending=pending)
@@ -234,6 +237,8 @@ def simulate(
                     order = [(last[smsp] + 1 + k) % groups for k in range(groups)]
                 else:
                     order = [last[smsp]] * (last[smsp] >= 0) + [g for g in range(groups) if g != last[smsp]]
+                    if toy.pipe_share and waiting[smsp]:
+                        order = sorted(order, key=lambda g: g not in waiting[smsp])  # stable: greedy among the rest
                 for group in order:
                     warp = 4 * group + smsp
                     if done_iterations[warp] >= limits[group] or t < delays[group] or t < ready_at[warp]:
@@ -242,14 +247,22 @@ def simulate(
                     if any(scoreboards[warp][b] > t for b in range(6) if instruction.wait_mask >> b & 1):
                         continue
                     if instruction.pipe in QUEUED:
+                        port = toy.mufu_port and instruction.pipe == "mufu"
+                        if port and busy_until[smsp]["alu"] > t:
+                            waiting[smsp].add(group)
+                            continue
                         if not enqueue(queue, warp, instruction, scoreboards[warp], toy):
                             continue
+                        if port:
+                            busy_until[smsp]["alu"] = t + toy.mufu_port
                     elif busy_until[smsp][instruction.pipe] > t:
+                        waiting[smsp].add(group)
                         continue
                     else:
                         busy_until[smsp][instruction.pipe] = t + CYCLES_PER_INSTRUCTION[instruction.pipe]
                         if pending is not None and instruction.pipe in ("fma", "alu"):
                             fixed_writes[smsp].add(t + toy.fixed_latency)
+                    waiting[smsp].discard(group)
                     ready_at[warp] = t + max(1, instruction.stall)
                     if holds(toy, instruction):
                         held_until[smsp] = ready_at[warp]
