@@ -20,6 +20,7 @@ from pathlib import Path
 
 import cupy as cp
 import numpy as np
+from mufu_queue import spread  # this folder: the probes' scripts run from it
 
 from cupy_kernels import common
 
@@ -47,15 +48,6 @@ SMEM_BYTES = 120 * 1024  # over half the SM's shared memory: one CTA per SM
 
 def name(chain: int, busy: int) -> str:
     return f"chain_beside<{chain}, {busy}>"
-
-
-def spread(label: str, values: np.ndarray) -> dict[str, float]:
-    """The median, least and largest of `values` as `label`_median, _min, _max."""
-    return {
-        f"{label}_median": float(np.median(values)),
-        f"{label}_min": float(values.min()),
-        f"{label}_max": float(values.max()),
-    }
 
 
 def main(out: Path) -> None:
