@@ -3,7 +3,9 @@ that adds a folded loop's removed iterations back.
 
 Tiles whose index differs only in the kernel's `head_axes` (batch and head) have one shape; a tile of each shape is
 folded at the base fold, and folded tiles whose programs are equal up to memory keys (their signatures) are of one
-kind: tiles of one kind and as many removed iterations cost alike. Nothing is timed here.
+kind: tiles of one kind and as many removed iterations cost alike. A kernel whose tiles its schedule declares alike
+but at the grid's edges (`Kernel.alike_but_edges`) has the first shape of each form folded only; the others are
+like it. Nothing is timed here.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ class KernelPlan:
     sources: tuple[Hashable, ...]  # one tile per shape key, in launch order of first appearance
     kinds: tuple[int, ...]  # per shape, the number of its signature (shapes of one kind cost alike)
     removed: tuple[tuple[int, ...], ...]  # per shape, the iterations its fold removes (`FoldedTile.removed`)
-    folded: Mapping[int, FoldedTile]  # the shapes folded, by position: all, or a few of each outline (see below)
+    # The shapes folded, by position: all, or a few of each outline (see below), or the first of each form.
+    folded: Mapping[int, FoldedTile]
     # The shapes not folded, by position: the folded shape of their outline's group that they fold like.
     like: Mapping[int, int]
     # Per shape not folded, by position, its role programs as its outline built them (the replay folds it).
@@ -107,7 +110,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     its most removed one), the whole group where those two disagree with their outlines or hold nested loops. A
     kernel whose tiles cost unequally (several kinds, or one kind losing unequal iterations) runs whole where
     that is cheap (`simgpu.fast_whole`), and so does one whose CTAs order each other through semaphores, up to
-    `ORDERED_WHOLE_OPS`."""
+    `ORDERED_WHOLE_OPS`. A kernel of tiles alike but at the grid's edges (`Kernel.alike_but_edges`) folds the first
+    shape of each form only (`_fold_forms`)."""
     fit = ctas_per_sm(arch, kernel)
     spec = FoldSpec(KEEP_ITERATIONS, kernel_period(kernel))
     index, sources = _shapes(kernel)
@@ -118,7 +122,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     outlines = []
     # Programs without loops fold as cheaply as they outline: only looped ones are grouped.
     looped = any(type(op) is Repeat for role in kernel.roles for op in role.program(sources[0]))
-    if len(sources) > OUTLINED_SHAPES and looped:
+    forms = kernel.alike_but_edges and isinstance(kernel.tiles, TileGrid)
+    if len(sources) > OUTLINED_SHAPES and looped and not forms:
         outlines = [outline(kernel, tile, spec) for tile in sources]
         by_key: dict[Hashable, list[int]] = {}
         for n, tile_outline in enumerate(outlines):
@@ -127,7 +132,9 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     numbers: dict[Hashable, int] = {}  # hashing a signature walks every op: once per folded shape
     kinds = [0] * len(sources)
     like: dict[int, int] = {}
-    if not outlines:
+    if forms:
+        kinds, removed, like = _fold_forms(kernel, sources, spec, folded, numbers)
+    elif not outlines:
         # Every shape is a group of its own: each folded and numbered in one pass (standard attention's 16,384 score
         # tiles at 16k tokens: the groups' bookkeeping below cost a tenth of their plan).
         for n, source in enumerate(sources):
@@ -162,9 +169,9 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
                 removed[n] = shape.removed
                 kinds[n] = group_kind if n == group[0] else numbers.setdefault(shape.signature(), len(numbers))
     # Class costs simulate each kind's shape with the most iterations removed: fold it too. (Shapes not folded are
-    # those like another: where none is, every one is folded.)
+    # those like another: where none is, every one is folded; a form's shapes remove alike, and its first is folded.)
     most: dict[int, int] = {}
-    if like:
+    if like and not forms:
         for n, kind in enumerate(kinds):
             if kind not in most or sum(removed[n]) > sum(removed[most[kind]]):
                 most[kind] = n
@@ -207,11 +214,49 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         tuple(removed),
         folded,
         like,
-        {n: outlines[n].programs for n in like},
+        {n: outlines[n].programs for n in like} if outlines else {},
         index,
         whole,
         replay_unfolded,
     )
+
+
+def _fold_forms(
+    kernel: Kernel,
+    sources: Sequence[Hashable],
+    spec: FoldSpec,
+    folded: dict[int, FoldedTile],
+    numbers: dict[Hashable, int],
+) -> tuple[list[int], list[tuple[int, ...]], dict[int, int]]:
+    """The kinds and removed iterations of a kernel whose tiles are alike but at their grids' edges
+    (`Kernel.alike_but_edges`), from the first shape of each form folded (into `folded`) and signed (numbered in
+    `numbers` in the order of the shapes, as signing every shape would): every other shape is like its form's first.
+    Returns the kinds, the removed iterations and the shapes like another (`KernelPlan.like`)."""
+    forms = _edge_forms(kernel.tiles, kernel.head_axes)  # type: ignore[arg-type]
+    _, firsts, inverse = np.unique(forms, return_index=True, return_inverse=True)
+    form_kinds = [0] * len(firsts)
+    form_removed: list[tuple[int, ...]] = [()] * len(firsts)
+    for form in np.argsort(firsts).tolist():  # in order of first appearance
+        n = int(firsts[form])
+        made = folded[n] = fold_tile(kernel, sources[n], spec)
+        form_removed[form] = made.removed
+        form_kinds[form] = numbers.setdefault(made.signature(), len(numbers))
+    of_shape = inverse.tolist()
+    first_of = firsts[inverse].tolist()
+    like = {n: first for n, first in enumerate(first_of) if first != n}
+    return [form_kinds[form] for form in of_shape], [form_removed[form] for form in of_shape], like
+
+
+def _edge_forms(grid: TileGrid, axes: int) -> np.ndarray:
+    """Per shape (a tile of the first head, in launch order), its form (`Kernel.alike_but_edges`): a bit per axis past
+    the head axes, set where the tile's index is that axis's last."""
+    extents = grid.shape[axes:]
+    forms = np.zeros(extents, dtype=np.int64)
+    for axis, extent in enumerate(extents):
+        edge = np.zeros(extent, dtype=np.int64)
+        edge[-1] = 1 << axis
+        forms += edge.reshape([extent if other == axis else 1 for other in range(len(extents))])
+    return forms.ravel()
 
 
 def _memory_accesses(kernel: Kernel, sources: Sequence[Hashable]) -> float:

@@ -139,6 +139,9 @@ def nt_gemm_kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, n_i, n_j)),
         head_axes=HEAD_AXES,
+        # Tiles differ in their keys but in the last query or key block (a short one). A tile reads A_i and B_j once
+        # each: the same key twice, and then on the diagonal only, where A is B.
+        alike_but_edges=a != b,
         cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, (r + c) * (d + SMEM_PAD_ELEMENTS) * eb),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("ab", arrivals=2),),
@@ -340,6 +343,7 @@ def rowwise_kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, ctas)),
         head_axes=HEAD_AXES,
+        alike_but_edges=True,  # row groups differ in their keys but the last one (short); every pass reads them again
         cta=CtaResources(w * 32, registers, 0),
         roles=(Role("warps", w, program),),
         barriers=(BarrierSpec("in", arrivals=len(reads)),) if reads else (),

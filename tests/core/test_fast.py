@@ -245,6 +245,27 @@ def test_outlines_group_tiles_that_fold_alike() -> None:
     assert plan.kinds == tuple(numbers.setdefault(f.signature(), len(numbers)) for f in folded)
 
 
+@pytest.mark.parametrize("seqlen", [1000, 1024])
+def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_tile_folded(seqlen: int) -> None:
+    # Standard attention's score and softmax tiles: 1000 tokens leave a short last block of queries and of keys.
+    arch = load_arch("h100")
+    kernels = schedule(arch, "standard", Problem(2, 3, seqlen, 64), {})
+    assert [k.alike_but_edges for k in kernels] == [True, True, False]
+    for alike in kernels[:2]:
+        plan = plan_kernel(arch, alike)
+        every = plan_kernel(arch, replace(alike, alike_but_edges=False))
+        assert len(plan.folded) == 2 ** (len(alike.tiles.shape) - alike.head_axes)  # type: ignore[attr-defined]
+        assert len(every.folded) == len(every.sources) > len(plan.folded)
+        assert (plan.kinds, plan.removed) == (every.kinds, every.removed)
+        assert plan.representative(0) == every.representative(0)
+        assert set(plan.like) | set(plan.folded) == set(range(len(plan.sources)))
+    # The whole prediction is the same, bit for bit.
+    unmarked = tuple(replace(k, alike_but_edges=False) for k in kernels)
+    assert run_fast(arch, kernels, arch.clock_hz, DEFAULT_EVENT_BUDGET) == run_fast(
+        arch, unmarked, arch.clock_hz, DEFAULT_EVENT_BUDGET
+    )
+
+
 def test_rehead_moves_keys_to_another_head_or_refuses() -> None:
     tile_records = records([Load("K", (0, 1, 5), 64), Store("O", (0, 1, 2), 32)])
     assert rehead(tile_records, 2, (0, 1), (3, 0)) == records([Load("K", (3, 0, 5), 64), Store("O", (3, 0, 2), 32)])
