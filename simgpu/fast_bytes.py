@@ -43,7 +43,6 @@ from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
     Cuts,
-    CutsByIdentity,
     HeadTemplate,
     Joined,
     KernelAccesses,
@@ -52,6 +51,7 @@ from simgpu.replay import (
     ReplayState,
     TileTotals,
     head_template,
+    keys_of_head,
     records,
     reheaded,
     replay,
@@ -603,13 +603,13 @@ def _fold_replay(
 
 def _own_memory(replayed: _Replayed, plans: Sequence[KernelPlan], head: tuple[object, ...]) -> bool:
     """Whether every access of the replayed tiles (of `head`) is to memory of that head: its tile key begins with it."""
-    # The pieces' wholes cut once for all the tiles (standard attention's softmax at 16k tokens: 20,480 tiles, their
-    # pieces sharing the wholes of a row block), per head_axes; the tiles' records live until the check is done.
-    cut: dict[int, tuple[Cuts, CutsByIdentity]] = {}
+    # The pieces' wholes checked once for all the tiles (standard attention's softmax at 16k tokens: 20,480 tiles,
+    # their pieces sharing the wholes of a row block), per head_axes; the tiles' records live until the check is done.
+    checked: dict[int, dict[int, bool]] = {}
     for plan, tiles in zip(plans, replayed.folded, strict=True):
         axes = plan.kernel.head_axes
-        cuts, by_identity = cut.setdefault(axes, ({}, {}))
-        if any(head_template(tile.records, axes, head, cuts, by_identity) is None for tile in tiles):
+        wholes_of_head = checked.setdefault(axes, {})
+        if not all(keys_of_head(tile.records, axes, head, wholes_of_head) for tile in tiles):
             return False
     return True
 

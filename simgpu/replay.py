@@ -106,8 +106,6 @@ def rehead(
 HeadTemplate = tuple[tuple[int, str, "tuple[object, ...] | _PieceRest", int | float], ...]
 # Pieces' wholes with the head left out (`head_template`), by the head and the wholes (None: not all begin with it).
 Cuts = dict[tuple[tuple[object, ...], tuple[Hashable, ...]], "tuple[tuple[object, ...], ...] | None"]
-# The same cut wholes (or None) by the identity of the pieces' tuple of wholes (`head_template`'s `by_identity`).
-CutsByIdentity = dict[int, "tuple[tuple[object, ...], ...] | None"]
 # Pieces' wholes with a head put back (`reheaded`), by the identity of their cut tuple (`_PieceRest.wholes`).
 Joined = dict[int, tuple[tuple[object, ...], ...]]
 
@@ -117,19 +115,16 @@ def head_template(
     axes: int,
     source: tuple[object, ...],
     cuts: Cuts | None = None,
-    by_identity: CutsByIdentity | None = None,
 ) -> HeadTemplate | None:
     """The records with the head (`source`, the first `axes` entries of every tile key) left out, for `reheaded`;
     None when a key does not begin with `source`. `cuts`: the pieces' wholes cut so far, shared by the templates of
-    a kernel (by default, this template's own); `by_identity`: the same by the identity of the wholes' tuple, which
-    calls may share while the records they were given live (by default, this call's own)."""
+    a kernel (by default, this template's own)."""
     out: list[tuple[int, str, tuple[object, ...] | _PieceRest, int | float]] = []
     # Pieces of one row block share a tuple of wholes (hundreds of keys): each is cut once, found by its identity
     # (the records hold it meanwhile) or else by its keys, and the pieces' rests share the cut tuple.
     if cuts is None:
         cuts = {}
-    if by_identity is None:
-        by_identity = {}
+    by_identity: dict[int, tuple[tuple[object, ...], ...] | None] = {}
     for kind, tensor, memory, nbytes in tile_records:
         tile = _tile(memory)
         if type(tile) is tuple:
@@ -151,6 +146,31 @@ def head_template(
             return None
         out.append((kind, tensor, _PieceRest(name[axes:], wholes), nbytes))
     return tuple(out)
+
+
+def keys_of_head(
+    tile_records: Sequence[Record], axes: int, source: tuple[object, ...], wholes_of_head: dict[int, bool]
+) -> bool:
+    """Whether `head_template` makes a template of the records (every tile key begins with the head `source`), told
+    without making it. `wholes_of_head`: per tuple of pieces' wholes, by identity, whether every one begins so (the
+    calls that share it keep the records alive meanwhile, so that an identity stays theirs)."""
+    for _, _, memory, _ in tile_records:
+        tile = _tile(memory)
+        if type(tile) is tuple:
+            if tile[:axes] != source:
+                return False
+            continue
+        if type(tile) is not Piece:
+            return False
+        name = tile.name
+        if type(name) is not tuple or name[:axes] != source:
+            return False
+        known = wholes_of_head.get(id(tile.wholes))
+        if known is None:
+            known = wholes_of_head[id(tile.wholes)] = _without_head(tile.wholes, axes, source) is not None
+        if not known:
+            return False
+    return True
 
 
 def _without_head(
