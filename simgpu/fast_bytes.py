@@ -208,14 +208,25 @@ Shape = FoldedTile | _FlatShape
 
 
 def _replay_shape(
-    kernel: Kernel, source: Hashable, spec: FoldSpec, roles: tuple[int, ...], programs: Sequence[Sequence[Op]] | None
+    plan: KernelPlan, n: int, spec: FoldSpec, folded: Mapping[int, Shape], bodiless: dict[int, tuple[int, ...]]
 ) -> Shape:
-    """Shape `source` folded for the replay (`fold_tile`, which see for `roles` and `programs`); a `_FlatShape` where
-    its programs hold no loop."""
-    if programs is None:
-        programs = [role.program(source) for role in kernel.roles]
-    if any(type(op) is Repeat for program in programs for op in program):
-        return fold_tile(kernel, source, spec, roles, programs)
+    """Shape `n` of the plan, which it did not fold, folded for the replay by `spec`, from the programs its outline
+    built (`KernelPlan.programs`) or else built here: a `_FlatShape` where they hold no loop. A shape that folds like
+    a planned one (`KernelPlan.like`, folded in `folded`) is folded without the loop iterations of the roles whose
+    iterations in that one hold no memory op (`_bodiless`, found once per planned shape in `bodiless`)."""
+    kernel, source = plan.kernel, plan.sources[n]
+    outlined = plan.programs.get(n)
+    programs = [role.program(source) for role in kernel.roles] if outlined is None else outlined
+    for program in programs:
+        for op in program:
+            if type(op) is Repeat:
+                like = plan.like.get(n)
+                if like is None:
+                    return fold_tile(kernel, source, spec, (), programs)
+                if like not in bodiless:
+                    planned = folded[like]
+                    bodiless[like] = _bodiless(kernel, planned) if isinstance(planned, FoldedTile) else ()
+                return fold_tile(kernel, source, spec, bodiless[like], programs)
     return _FlatShape(records(memory_accesses(programs)))
 
 
@@ -242,12 +253,7 @@ def _head_copies(
         n = positions[tuple(tile[axes:])]  # type: ignore[index]
         source, shape = plan.sources[n], folded.get(n)
         if shape is None:
-            like = plan.like.get(n)
-            if like is not None and like not in bodiless:
-                planned = folded[like]
-                bodiless[like] = _bodiless(plan.kernel, planned) if isinstance(planned, FoldedTile) else ()
-            roles = bodiless.get(like, ())  # type: ignore[arg-type]
-            shape = folded[n] = _replay_shape(plan.kernel, source, spec, roles, plan.programs.get(n))
+            shape = folded[n] = _replay_shape(plan, n, spec, folded, bodiless)
         if source == tile:
             out.append(shape)
             continue
