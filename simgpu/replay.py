@@ -27,7 +27,7 @@ from itertools import chain, zip_longest
 from typing import cast
 
 from simgpu.arch import Arch
-from simgpu.ops import Load, Piece, Store
+from simgpu.ops import HashedKeys, Load, Piece, Store
 from simgpu.units.fluid_l2 import MissShares
 from simgpu.units.l2 import dirtied
 
@@ -107,7 +107,7 @@ HeadTemplate = tuple[tuple[int, str, "tuple[object, ...] | _PieceRest", int | fl
 # Pieces' wholes with the head left out (`head_template`), by the head and the wholes (None: not all begin with it).
 Cuts = dict[tuple[tuple[object, ...], tuple[Hashable, ...]], "tuple[tuple[object, ...], ...] | None"]
 # Pieces' wholes with a head put back (`reheaded`), by the identity of their cut tuple (`_PieceRest.wholes`).
-Joined = dict[int, tuple[tuple[object, ...], ...]]
+Joined = dict[int, HashedKeys]
 
 
 def head_template(
@@ -213,7 +213,7 @@ def reheaded(template: HeadTemplate, head: tuple[object, ...], joined: Joined | 
 def _piece_with_head(rest: _PieceRest, head: tuple[object, ...], joined: Joined) -> Piece:
     wholes = joined.get(id(rest.wholes))
     if wholes is None:
-        wholes = joined[id(rest.wholes)] = tuple([head + keys for keys in rest.wholes])
+        wholes = joined[id(rest.wholes)] = HashedKeys([head + keys for keys in rest.wholes])
     return Piece(head + rest.name, wholes)
 
 
