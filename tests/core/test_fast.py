@@ -250,14 +250,15 @@ def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_ti
     # Standard attention's score and softmax tiles: 1000 tokens leave a short last block of queries and of keys.
     arch = load_arch("h100")
     kernels = schedule(arch, "standard", Problem(2, 3, seqlen, 64), {})
-    assert [k.alike_but_edges for k in kernels] == [True, True, False]
-    for alike in kernels[:2]:
+    assert [k.alike_but_edges for k in kernels] == [True, True, True]
+    for alike in kernels:
         plan = plan_kernel(arch, alike)
         every = plan_kernel(arch, replace(alike, alike_but_edges=False))
         assert len(plan.folded) == 2 ** (len(alike.tiles.shape) - alike.head_axes)  # type: ignore[attr-defined]
         assert len(every.folded) == len(every.sources) > len(plan.folded)
         assert (plan.kinds, plan.removed) == (every.kinds, every.removed)
-        assert plan.representative(0) == every.representative(0)
+        ours, theirs = plan.representative(0), every.representative(0)
+        assert (ours.programs, ours.executed, ours.full) == (theirs.programs, theirs.executed, theirs.full)
         assert set(plan.like) | set(plan.folded) == set(range(len(plan.sources)))
     # The whole prediction is the same, bit for bit.
     unmarked = tuple(replace(k, alike_but_edges=False) for k in kernels)
