@@ -245,11 +245,12 @@ def test_outlines_group_tiles_that_fold_alike() -> None:
     assert plan.kinds == tuple(numbers.setdefault(f.signature(), len(numbers)) for f in folded)
 
 
-@pytest.mark.parametrize("seqlen", [1000, 1024])
+@pytest.mark.parametrize("seqlen", [1000, 1024, 4000, 8000])
 def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_tile_folded(seqlen: int) -> None:
-    # Standard attention's score and softmax tiles: 1000 tokens leave a short last block of queries and of keys.
+    # Standard attention's kernels: 1000 tokens leave a short last block of queries and of keys (unequal tiles, run
+    # whole); 4000 and 8000 too, too many to run whole, with few and with too many accesses to replay unfolded.
     arch = load_arch("h100")
-    kernels = schedule(arch, "standard", Problem(2, 3, seqlen, 64), {})
+    kernels = schedule(arch, "standard", Problem(1, 2, seqlen, 64), {})
     assert [k.alike_but_edges for k in kernels] == [True, True, True]
     for alike in kernels:
         plan = plan_kernel(arch, alike)
@@ -257,6 +258,8 @@ def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_ti
         assert len(plan.folded) == 2 ** (len(alike.tiles.shape) - alike.head_axes)  # type: ignore[attr-defined]
         assert len(every.folded) == len(every.sources) > len(plan.folded)
         assert (plan.kinds, plan.removed) == (every.kinds, every.removed)
+        settings = ("whole", "replay_unfolded", "sides", "replay_sides", "sampled_top", "nested")
+        assert [getattr(plan, name) for name in settings] == [getattr(every, name) for name in settings]
         ours, theirs = plan.representative(0), every.representative(0)
         assert (ours.programs, ours.executed, ours.full) == (theirs.programs, theirs.executed, theirs.full)
         assert set(plan.like) | set(plan.folded) == set(range(len(plan.sources)))
