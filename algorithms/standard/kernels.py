@@ -111,9 +111,15 @@ def nt_gemm_kernel(
     a_copies: dict[tuple[int, int, int], Load] = {}
     b_copies: dict[tuple[int, int, int], Load] = {}
 
+    n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
+    rows_of, cols_of = (
+        [rows_in_block(p.seqlen_q, r, i) for i in range(n_i)],
+        [rows_in_block(p.nk, c, j) for j in range(n_j)],
+    )
+
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i, j = tile  # type: ignore[misc]
-        rows, cols = rows_in_block(p.seqlen_q, r, i), rows_in_block(p.nk, c, j)
+        rows, cols = rows_of[i], cols_of[j]
         epilogue = epilogues.get((rows, cols))
         if epilogue is None:
             mask = 2 * rows * cols if masked else 0
@@ -134,7 +140,6 @@ def nt_gemm_kernel(
             *c_store(cfg, out, (bi, hi, i, j), rows * cols * STORAGE_BYTES),
         )
 
-    n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
     return Kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, n_i, n_j)),
@@ -329,13 +334,12 @@ def rowwise_kernel(
         work = row_ops.get(rows)
         if work is None:
             work = row_ops[rows] = ops(rows, width)
-        return (
-            # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
-            *(op for _ in range(passes if loads else 0) for op in (*loads, wait)),
-            work,
-            *(Store(o.tensor, tile, rows * width * o.element_bytes, engine="ldg") for o in outs),  # each row once
-            *((Store("LSE", tile, rows * LSE_BYTES, engine="ldg"),) if lse else ()),
-        )
+        stores = [Store(o.tensor, tile, rows * width * o.element_bytes, engine="ldg") for o in outs]  # each row once
+        if lse:
+            stores.append(Store("LSE", tile, rows * LSE_BYTES, engine="ldg"))
+        # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
+        reading = (*loads, wait) if loads else ()
+        return (*reading * passes, work, *stores)
 
     return Kernel(
         name=name,
