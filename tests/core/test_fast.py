@@ -245,13 +245,26 @@ def test_outlines_group_tiles_that_fold_alike() -> None:
     assert plan.kinds == tuple(numbers.setdefault(f.signature(), len(numbers)) for f in folded)
 
 
-@pytest.mark.parametrize("seqlen", [1000, 1024, 4000, 8000])
-def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_tile_folded(seqlen: int) -> None:
+@pytest.mark.parametrize(
+    ("algo", "problem", "options"),
+    [
+        ("standard", Problem(1, 2, 1000, 64), {}),
+        ("standard", Problem(1, 2, 1024, 64), {}),
+        ("standard", Problem(1, 2, 4000, 64), {}),
+        ("standard", Problem(1, 2, 8000, 64), {}),
+        ("v2", Problem(1, 2, 3000, 64, pass_="bwd"), {"bwd_layout": "fa2"}),
+        ("v2", Problem(1, 2, 3000, 64, seqlen_k=2000, pass_="bwd"), {"bwd_layout": "ring"}),
+    ],
+)
+def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_tile_folded(
+    algo: str, problem: Problem, options: dict[str, str]
+) -> None:
     # Standard attention's kernels: 1000 tokens leave a short last block of queries and of keys (unequal tiles, run
     # whole); 4000 and 8000 too, too many to run whole, with few and with too many accesses to replay unfolded.
+    # FlashAttention's backward (v2): a short last key block and Q block, its main kernel's loops folded.
     arch = load_arch("h100")
-    kernels = schedule(arch, "standard", Problem(1, 2, seqlen, 64), {})
-    assert [k.alike_but_edges for k in kernels] == [True, True, True]
+    kernels = schedule(arch, algo, problem, options)
+    assert all(k.alike_but_edges for k in kernels)
     for alike in kernels:
         plan = plan_kernel(arch, alike)
         every = plan_kernel(arch, replace(alike, alike_but_edges=False))
