@@ -547,6 +547,9 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
         name="v3_bwd",
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
         head_axes=HEAD_AXES,
+        # Without a causal mask, every key block visits every Q block alike but the last one (short: every visit
+        # masked); a causal one starts its visits at the diagonal.
+        alike_but_edges=not problem.causal,
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=roles,
         barriers=barriers,
