@@ -371,6 +371,9 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         name="v3_fwd",
         tiles=tiles,
         head_axes=HEAD_AXES,
+        # Without a causal mask, every Q block visits every key block alike but the last one (short); a causal one
+        # visits the key blocks up to the diagonal. (LPT's order is not a TileGrid: the plan does not use it there.)
+        alike_but_edges=not problem.causal,
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=tuple(roles),
         barriers=tuple(barriers),

@@ -255,6 +255,9 @@ def test_outlines_group_tiles_that_fold_alike() -> None:
         ("v2", Problem(1, 2, 3000, 64, pass_="bwd"), {"bwd_layout": "fa2"}),
         ("v2", Problem(1, 2, 3000, 64, seqlen_k=2000, pass_="bwd"), {"bwd_layout": "ring"}),
         ("v3", Problem(1, 2, 3000, 128, seqlen_k=2500, pass_="bwd"), {}),
+        ("v2", Problem(1, 2, 3000, 64, seqlen_k=2500), {}),
+        ("v3", Problem(1, 2, 3000, 128, seqlen_k=2500), {"pingpong": False, "intra_wg_overlap": False}),
+        ("v3", Problem(1, 2, 3000, 64), {"warp_specialization": False, "persistent": True}),
     ],
 )
 def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_tile_folded(
@@ -262,7 +265,7 @@ def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_ti
 ) -> None:
     # Standard attention's kernels: 1000 tokens leave a short last block of queries and of keys (unequal tiles, run
     # whole); 4000 and 8000 too, too many to run whole, with few and with too many accesses to replay unfolded.
-    # FlashAttention's backward (v2, v3): a short last key block and Q block, its main kernel's loops folded.
+    # FlashAttention (v2, v3), forward and backward: a short last key block and Q block, the main kernels' loops folded.
     arch = load_arch("h100")
     kernels = schedule(arch, algo, problem, options)
     assert all(k.alike_but_edges for k in kernels)
