@@ -8,17 +8,18 @@ Four reductions, checked against exact mode by the tests (`tests/core/test_fast.
    a slot's first tile what it costs a further one; a round of tiles takes at least what its busiest unit (and its
    share of HBM and L2, past the first round) is busy for.
 2. Symmetry: tiles whose folded programs are equal up to memory keys form a class (`simgpu.fast_plan`; past 64 tile
-   positions per head, grouped by their outlines, `simgpu.fold.outline`, and a few of each group folded). One SM runs
-   the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident (other counts interpolated), once
-   and twice in a row (once only where no slot takes a second tile), alone (all of the chip's HBM and L2 bandwidth) and
-   with every SM busy (every SM the kernel can fill: no more than its tiles): the class's time to a slot's first tile,
-   per further tile (in a kernel of unequal tiles, with the slots started apart), the first tile's tail where no further
-   tile hides it (short CTAs, many per SM), and its per-tile busy cycles and bytes. With every SM busy, an SM's requests
-   made before any of its data came back, which every SM makes at once and queues behind the others', get an equal share
-   of the bandwidth; its later requests, which that queue has staggered, get what the other SMs leave (processor
-   sharing: each uses what it used alone), at least an equal share. L2 hits come from the replay's miss shares
-   (`simgpu.units.fluid_l2`), per kernel; a further tile's time is averaged over enough rounds to hold its share of
-   misses, and is at least the time HBM and L2 take to serve its bytes at the SM's share.
+   positions per head, grouped by their outlines, `simgpu.fold.outline`, and a few of each group folded; where the
+   schedule declares its tiles alike but at the grid's edges, `Kernel.alike_but_edges`, one of each form folded). One SM
+   runs the class's representative (`simgpu.fast_costs`) with 1, 2 and `fit` CTAs resident (other counts interpolated),
+   once and twice in a row (once only where no slot takes a second tile), alone (all of the chip's HBM and L2 bandwidth)
+   and with every SM busy (every SM the kernel can fill: no more than its tiles): the class's time to a slot's first
+   tile, per further tile (in a kernel of unequal tiles, with the slots started apart), the first tile's tail where no
+   further tile hides it (short CTAs, many per SM), and its per-tile busy cycles and bytes. With every SM busy, an SM's
+   requests made before any of its data came back, which every SM makes at once and queues behind the others', get an
+   equal share of the bandwidth; its later requests, which that queue has staggered, get what the other SMs leave
+   (processor sharing: each uses what it used alone), at least an equal share. L2 hits come from the replay's miss
+   shares (`simgpu.units.fluid_l2`), per kernel; a further tile's time is averaged over enough rounds to hold its share
+   of misses, and is at least the time HBM and L2 take to serve its bytes at the SM's share.
 3. Waves (`simgpu.fast_schedule`): the chip's CTA slots take the tiles in launch order, each when free; the CTAs
    of an SM share it and the busy SMs share the bandwidth (a fluid list schedule), so full waves, the tail wave and
    uneven (causal, LPT) work come out of one schedule. The tiles of a kernel of one class start and end together

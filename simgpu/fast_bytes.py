@@ -23,7 +23,8 @@ every head replayed (`_all_heads`).
 The replay folds the shapes that the plan left unfolded (it folds a few of each outline's group) without building
 the loop iterations of the roles that touch no memory in them: it takes from the plan's fold of the group that
 those roles' iterations hold no memory op and no loop (the plan assumes a group's shapes fold to programs equal up
-to memory keys), and counts their iterations only (`_bodiless`; v4's forward builds 1 role of 5, v3's 1 of 3).
+to memory keys), and counts their iterations only (`_bodiless`; v4's forward builds 1 role of 5, v3's 1 of 3). A
+shape whose programs hold no loop has nothing to fold: the replay makes its records only (`_FlatShape`).
 """
 
 from __future__ import annotations
@@ -37,12 +38,11 @@ import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.fast_plan import KernelPlan, grid_prefix, solve_removed
-from simgpu.fold import NESTED, FoldedTile, fold_tile
+from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, memory_accesses
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
     Cuts,
-    CutsByIdentity,
     HeadTemplate,
     Joined,
     KernelAccesses,
@@ -51,8 +51,11 @@ from simgpu.replay import (
     ReplayState,
     TileTotals,
     head_template,
+    keys_of_head,
+    records,
     reheaded,
     replay,
+    tile_totals,
 )
 from simgpu.units.fluid_l2 import MissShares
 
@@ -170,9 +173,66 @@ class _HeadCopy:
     totals: TileTotals | None
 
 
+_NOTHING_FOLDED = (0,) * (NESTED + len(NESTED_SIDES))  # the iteration counts of a fold of programs without loops
+
+
+class _FlatShape:
+    """A shape whose programs hold no loop, as the replay takes it: its records alone (it has nothing to fold, and
+    a `FoldedTile` costs more to make than its records: standard attention's score tiles, 16,384 of a head at 16k
+    tokens, are built for the replay one by one, `Kernel.alike_but_edges`). A plain class: made by the thousand."""
+
+    __slots__ = ("_totals", "records")
+
+    def __init__(self, tile_records: tuple[Record, ...]) -> None:
+        self.records = tile_records
+        self._totals: tuple[TileTotals | None] | None = None  # (the totals,) once made: the totals may be None
+
+    @property
+    def removed(self) -> tuple[int, ...]:
+        return _NOTHING_FOLDED
+
+    @property
+    def executed(self) -> tuple[int, ...]:
+        return _NOTHING_FOLDED
+
+    @property
+    def totals(self) -> TileTotals | None:
+        """Its records' `TileTotals`, for its head copies: made once."""
+        if self._totals is None:
+            self._totals = (tile_totals(self.records),)
+        return self._totals[0]
+
+
+# A shape as the replay folds it.
+Shape = FoldedTile | _FlatShape
+
+
+def _replay_shape(
+    plan: KernelPlan, n: int, spec: FoldSpec, folded: Mapping[int, Shape], bodiless: dict[int, tuple[int, ...]]
+) -> Shape:
+    """Shape `n` of the plan, which it did not fold, folded for the replay by `spec`, from the programs its outline
+    built (`KernelPlan.programs`) or else built here: a `_FlatShape` where they hold no loop. A shape that folds like
+    a planned one (`KernelPlan.like`, folded in `folded`) is folded without the loop iterations of the roles whose
+    iterations in that one hold no memory op (`_bodiless`, found once per planned shape in `bodiless`)."""
+    kernel, source = plan.kernel, plan.sources[n]
+    outlined = plan.programs.get(n)
+    programs = [role.program(source) for role in kernel.roles] if outlined is None else outlined
+    for program in programs:
+        for op in program:
+            if type(op) is Repeat:
+                like = plan.like.get(n)
+                if like is None:
+                    return fold_tile(kernel, source, spec, (), programs)
+                if like not in bodiless:
+                    planned = folded[like]
+                    bodiless[like] = _bodiless(kernel, planned) if isinstance(planned, FoldedTile) else ()
+                return fold_tile(kernel, source, spec, bodiless[like], programs)
+    return _FlatShape(records(memory_accesses(programs)))
+
+
 def _head_copies(
-    plan: KernelPlan, tiles: Sequence[Hashable], folded: dict[int, FoldedTile] | None = None
-) -> list[FoldedTile | _HeadCopy]:
+    plan: KernelPlan, tiles: Sequence[Hashable], folded: dict[int, Shape] | None = None
+) -> list[Shape | _HeadCopy]:
     """`tiles` folded at the base: a tile of a planned shape's head is that shape; one of another head is the
     shape's records with that head's keys (`simgpu.replay.rehead`), or, where those do not carry over, folded.
     `folded`: the shapes folded so far by position (the plan's by default), to which this adds the ones it folds.
@@ -184,7 +244,7 @@ def _head_copies(
     if folded is None:
         folded = _replay_folded(plan)
     spec = plan.replay_spec
-    out: list[FoldedTile | _HeadCopy] = []
+    out: list[Shape | _HeadCopy] = []
     templates: dict[int, HeadTemplate | None] = {}  # per shape: its records without their head
     cuts: Cuts = {}  # the templates' pieces' wholes, shared: so are the copies' (`joined`, per head)
     joined: dict[tuple[object, ...], Joined] = {}
@@ -193,11 +253,7 @@ def _head_copies(
         n = positions[tuple(tile[axes:])]  # type: ignore[index]
         source, shape = plan.sources[n], folded.get(n)
         if shape is None:
-            like = plan.like.get(n)
-            if like is not None and like not in bodiless:
-                bodiless[like] = _bodiless(plan.kernel, folded[like])
-            roles = bodiless.get(like, ())  # type: ignore[arg-type]
-            shape = folded[n] = fold_tile(plan.kernel, source, spec, roles, plan.programs.get(n))
+            shape = folded[n] = _replay_shape(plan, n, spec, folded, bodiless)
         if source == tile:
             out.append(shape)
             continue
@@ -217,7 +273,7 @@ def _all_heads(
     arch: Arch,
     plans: Sequence[KernelPlan],
     heads: int,
-    known: Sequence[dict[int, FoldedTile]],
+    known: Sequence[dict[int, Shape]],
     fitted: _Replayed,
     fit_done: tuple[list[KernelAccesses], ReplayBytes],
 ) -> tuple[Shares, np.ndarray]:
@@ -263,7 +319,7 @@ def _memory_ops(ops: Sequence[Op]) -> int:
 
 
 def _first_heads(
-    arch: Arch, plans: Sequence[KernelPlan], known: Sequence[Mapping[int, FoldedTile]]
+    arch: Arch, plans: Sequence[KernelPlan], known: Sequence[Mapping[int, Shape]]
 ) -> tuple[int, tuple[int, ...], int, list[list[Hashable]]] | None:
     """The number of heads, per kernel how many run side by side (as many as fill the chip's CTA slots), how many
     to replay, and per kernel the replayed heads' tiles in launch order; None unless every kernel has `head_axes`
@@ -322,7 +378,7 @@ def _leading_heads(tiles: Sequence[Hashable], axes: int, count: int) -> set[tupl
     return set(heads)
 
 
-def _replay_folded(plan: KernelPlan) -> dict[int, FoldedTile]:
+def _replay_folded(plan: KernelPlan) -> dict[int, Shape]:
     """The plan's folded shapes by position, folded as the replay folds them (`KernelPlan.replay_spec`), without
     the loop iterations of the roles that touch no memory in them (`_bodiless`: v4's forward samples 1 role of 5)."""
     if not plan.nested and not plan.sampled_top and not plan.replay_unfolded:
@@ -334,7 +390,7 @@ def _replay_folded(plan: KernelPlan) -> dict[int, FoldedTile]:
     }
 
 
-def _planned_accesses(plan: KernelPlan, folded: Mapping[int, FoldedTile]) -> int:
+def _planned_accesses(plan: KernelPlan, folded: Mapping[int, Shape]) -> int:
     """The memory accesses of a tile of each shape (`folded`: the plan's shapes folded for the replay), a shape left
     unfolded counted as its kind's representative."""
     representatives = {}
@@ -359,7 +415,7 @@ def _head_prefixes(
     plans: Sequence[KernelPlan],
     tiles: Sequence[Sequence[Hashable]],
     prefix_tiles: int,
-    known: Sequence[dict[int, FoldedTile]],
+    known: Sequence[dict[int, Shape]],
     head_share: Sequence[float],
 ) -> _Prefixes | None:
     """The prefix replays of a head too large to replay whole (`_shared_prefixes`, `_wave_prefixes`); None where
@@ -396,7 +452,7 @@ def _wave_prefixes(
     plans: Sequence[KernelPlan],
     tiles: Sequence[Sequence[Hashable]],
     prefix_tiles: int,
-    known: Sequence[dict[int, FoldedTile]],
+    known: Sequence[dict[int, Shape]],
     head_share: Sequence[float],
 ) -> _Prefixes | None:
     """Where one kernel of uniform tiles folds loops and the others fold none (FlashAttention's backward: the
@@ -455,7 +511,7 @@ def _head_prefix_bytes(
     prefixes: _Prefixes,
     head_share: Sequence[float],
     total: int,
-    known: Sequence[dict[int, FoldedTile]],
+    known: Sequence[dict[int, Shape]],
 ) -> tuple[Shares, np.ndarray]:
     """The bytes of a run whose one head has too many tiles to replay whole (long sequences): the head's
     `prefixes` replay, each with its removed iterations added back (`_fold_replay`); the bytes extrapolate
@@ -501,7 +557,7 @@ class _Replayed:
     is the share of L2 kept from one kernel to the next (None: all)."""
 
     tiles: Sequence[Sequence[Hashable]]
-    folded: Sequence[Sequence[FoldedTile | _HeadCopy]]
+    folded: Sequence[Sequence[Shape | _HeadCopy]]
     capacity_share: Sequence[float]
     carry_share: float | None = None
 
@@ -553,13 +609,13 @@ def _fold_replay(
 
 def _own_memory(replayed: _Replayed, plans: Sequence[KernelPlan], head: tuple[object, ...]) -> bool:
     """Whether every access of the replayed tiles (of `head`) is to memory of that head: its tile key begins with it."""
-    # The pieces' wholes cut once for all the tiles (standard attention's softmax at 16k tokens: 20,480 tiles, their
-    # pieces sharing the wholes of a row block), per head_axes; the tiles' records live until the check is done.
-    cut: dict[int, tuple[Cuts, CutsByIdentity]] = {}
+    # The pieces' wholes checked once for all the tiles (standard attention's softmax at 16k tokens: 20,480 tiles,
+    # their pieces sharing the wholes of a row block), per head_axes; the tiles' records live until the check is done.
+    checked: dict[int, dict[int, bool]] = {}
     for plan, tiles in zip(plans, replayed.folded, strict=True):
         axes = plan.kernel.head_axes
-        cuts, by_identity = cut.setdefault(axes, ({}, {}))
-        if any(head_template(tile.records, axes, head, cuts, by_identity) is None for tile in tiles):
+        wholes_of_head = checked.setdefault(axes, {})
+        if not all(keys_of_head(tile.records, axes, head, wholes_of_head) for tile in tiles):
             return False
     return True
 
@@ -604,7 +660,7 @@ def _varied(plans: Sequence[KernelPlan]) -> list[int]:
     return [k for k, plan in enumerate(plans) if plan.replay_sides]
 
 
-def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[FoldedTile | _HeadCopy]) -> KernelAccesses:
+def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[Shape | _HeadCopy]) -> KernelAccesses:
     """The replay's view of a kernel's tiles; where some are head copies, with the tiles' totals, which a shape and
     its copies share (a tile's own would cost what summing its records in the walk does)."""
     totals = [tile.totals for tile in tiles] if any(type(tile) is _HeadCopy for tile in tiles) else None

@@ -3,7 +3,9 @@ that adds a folded loop's removed iterations back.
 
 Tiles whose index differs only in the kernel's `head_axes` (batch and head) have one shape; a tile of each shape is
 folded at the base fold, and folded tiles whose programs are equal up to memory keys (their signatures) are of one
-kind: tiles of one kind and as many removed iterations cost alike. Nothing is timed here.
+kind: tiles of one kind and as many removed iterations cost alike. A kernel whose tiles its schedule declares alike
+but at the grid's edges (`Kernel.alike_but_edges`) has the first shape of each form folded only; the others are
+like it. Nothing is timed here.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ class KernelPlan:
     sources: tuple[Hashable, ...]  # one tile per shape key, in launch order of first appearance
     kinds: tuple[int, ...]  # per shape, the number of its signature (shapes of one kind cost alike)
     removed: tuple[tuple[int, ...], ...]  # per shape, the iterations its fold removes (`FoldedTile.removed`)
-    folded: Mapping[int, FoldedTile]  # the shapes folded, by position: all, or a few of each outline (see below)
+    # The shapes folded, by position: all, or a few of each outline (see below), or the first of each form.
+    folded: Mapping[int, FoldedTile]
     # The shapes not folded, by position: the folded shape of their outline's group that they fold like.
     like: Mapping[int, int]
     # Per shape not folded, by position, its role programs as its outline built them (the replay folds it).
@@ -107,7 +110,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     its most removed one), the whole group where those two disagree with their outlines or hold nested loops. A
     kernel whose tiles cost unequally (several kinds, or one kind losing unequal iterations) runs whole where
     that is cheap (`simgpu.fast_whole`), and so does one whose CTAs order each other through semaphores, up to
-    `ORDERED_WHOLE_OPS`."""
+    `ORDERED_WHOLE_OPS`. A kernel of tiles alike but at the grid's edges (`Kernel.alike_but_edges`) folds the first
+    shape of each form only (`_fold_forms`)."""
     fit = ctas_per_sm(arch, kernel)
     spec = FoldSpec(KEEP_ITERATIONS, kernel_period(kernel))
     index, sources = _shapes(kernel)
@@ -118,7 +122,8 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     outlines = []
     # Programs without loops fold as cheaply as they outline: only looped ones are grouped.
     looped = any(type(op) is Repeat for role in kernel.roles for op in role.program(sources[0]))
-    if len(sources) > OUTLINED_SHAPES and looped:
+    forms = _Forms.of(kernel.tiles, kernel.head_axes) if kernel.alike_but_edges else None
+    if len(sources) > OUTLINED_SHAPES and looped and forms is None:
         outlines = [outline(kernel, tile, spec) for tile in sources]
         by_key: dict[Hashable, list[int]] = {}
         for n, tile_outline in enumerate(outlines):
@@ -127,7 +132,9 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     numbers: dict[Hashable, int] = {}  # hashing a signature walks every op: once per folded shape
     kinds = [0] * len(sources)
     like: dict[int, int] = {}
-    if not outlines:
+    if forms is not None:
+        kinds, removed, like = _fold_forms(kernel, sources, spec, forms, folded, numbers)
+    elif not outlines:
         # Every shape is a group of its own: each folded and numbered in one pass (standard attention's 16,384 score
         # tiles at 16k tokens: the groups' bookkeeping below cost a tenth of their plan).
         for n, source in enumerate(sources):
@@ -162,9 +169,9 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
                 removed[n] = shape.removed
                 kinds[n] = group_kind if n == group[0] else numbers.setdefault(shape.signature(), len(numbers))
     # Class costs simulate each kind's shape with the most iterations removed: fold it too. (Shapes not folded are
-    # those like another: where none is, every one is folded.)
+    # those like another: where none is, every one is folded; a form's shapes remove alike, and its first is folded.)
     most: dict[int, int] = {}
-    if like:
+    if like and forms is None:
         for n, kind in enumerate(kinds):
             if kind not in most or sum(removed[n]) > sum(removed[most[kind]]):
                 most[kind] = n
@@ -191,7 +198,9 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
     whole = unequal and cheap_to_run_whole(kernel, sources, index)
     if not whole and any(ordered(kernel, source) for source in (sources[0], sources[-1])):
         whole = cheap_to_run_whole(kernel, sources, index, ORDERED_WHOLE_OPS)
-    replay_unfolded = unequal and (whole or _memory_accesses(kernel, sources) <= UNFOLDED_REPLAY_ACCESSES)
+    # Where the shapes have forms, a tile of each form is counted for every shape of its form.
+    counted = (sources, None) if forms is None else ([sources[n] for n in forms.firsts], forms.shapes)
+    replay_unfolded = unequal and (whole or _memory_accesses(kernel, *counted) <= UNFOLDED_REPLAY_ACCESSES)
     if replay_unfolded:  # the replay walks its loops whole (`replay_spec`) and fits no removed iteration
         replay_sides = ()
     return KernelPlan(
@@ -207,21 +216,73 @@ def plan_kernel(arch: Arch, kernel: Kernel) -> KernelPlan:
         tuple(removed),
         folded,
         like,
-        {n: outlines[n].programs for n in like},
+        {n: outlines[n].programs for n in like} if outlines else {},
         index,
         whole,
         replay_unfolded,
     )
 
 
-def _memory_accesses(kernel: Kernel, sources: Sequence[Hashable]) -> float:
-    """The memory accesses of one tile of each shape (`sources`: one head's tiles, where the kernel has heads), each
-    loop counted as its trip count times its first iteration's (`unit_ops`), counted past
-    `UNFOLDED_REPLAY_ACCESSES` no further than needed to tell."""
+@dataclass(frozen=True)
+class _Forms:
+    """The forms of a kernel's shapes (`Kernel.alike_but_edges`): a bit per grid axis past the head axes, set where
+    the shape's index is that axis's last. Per form, in order of first appearance, its first shape (by position) and
+    how many shapes are of it; per shape, the number of its form."""
+
+    firsts: list[int]
+    shapes: list[int]
+    of_shape: list[int]
+
+    @staticmethod
+    def of(tiles: Sequence[Hashable], axes: int) -> _Forms | None:
+        """The forms of a grid's shapes (its first head's tiles); None where the tiles are not a `TileGrid`."""
+        if not isinstance(tiles, TileGrid):
+            return None
+        extents = tiles.shape[axes:]
+        bits = np.zeros(extents, dtype=np.int64)
+        for axis, extent in enumerate(extents):
+            edge = np.zeros(extent, dtype=np.int64)
+            edge[-1] = 1 << axis
+            bits += edge.reshape([extent if other == axis else 1 for other in range(len(extents))])
+        _, firsts, inverse, counts = np.unique(bits.ravel(), return_index=True, return_inverse=True, return_counts=True)
+        order = np.argsort(firsts)  # the forms in order of first appearance
+        number = np.empty_like(order)
+        number[order] = np.arange(len(order))
+        return _Forms(firsts[order].tolist(), counts[order].tolist(), number[inverse].tolist())
+
+
+def _fold_forms(
+    kernel: Kernel,
+    sources: Sequence[Hashable],
+    spec: FoldSpec,
+    forms: _Forms,
+    folded: dict[int, FoldedTile],
+    numbers: dict[Hashable, int],
+) -> tuple[list[int], list[tuple[int, ...]], dict[int, int]]:
+    """The kinds and removed iterations of a kernel whose tiles are alike but at their grids' edges
+    (`Kernel.alike_but_edges`), from the first shape of each form folded (into `folded`) and signed (numbered in
+    `numbers` in the order of the shapes, as signing every shape would): every other shape is like its form's first.
+    Returns the kinds, the removed iterations and the shapes like another (`KernelPlan.like`)."""
+    form_kinds, form_removed = [], []
+    for n in forms.firsts:
+        made = folded[n] = fold_tile(kernel, sources[n], spec)
+        form_removed.append(made.removed)
+        form_kinds.append(numbers.setdefault(made.signature(), len(numbers)))
+    firsts = forms.firsts
+    like = {n: firsts[form] for n, form in enumerate(forms.of_shape) if firsts[form] != n}
+    return [form_kinds[form] for form in forms.of_shape], [form_removed[form] for form in forms.of_shape], like
+
+
+def _memory_accesses(kernel: Kernel, sources: Sequence[Hashable], shapes: Sequence[int] | None = None) -> float:
+    """The memory accesses of one tile of each shape (`sources`: one head's tiles, where the kernel has heads; or with
+    `shapes`, the first of each form and how many shapes it stands for: `Kernel.alike_but_edges`), each loop counted
+    as its trip count times its first iteration's (`unit_ops`), counted past `UNFOLDED_REPLAY_ACCESSES` no further
+    than needed to tell."""
     total = 0.0
-    for source in sources:
+    for number, source in enumerate(sources):
+        alike = 1 if shapes is None else shapes[number]
         for role in kernel.roles:
-            total += unit_ops(role.program(source), UNFOLDED_REPLAY_ACCESSES - total, (Load, Store))
+            total += alike * unit_ops(role.program(source), (UNFOLDED_REPLAY_ACCESSES - total) / alike, (Load, Store))
             if total > UNFOLDED_REPLAY_ACCESSES:
                 return total
     return total

@@ -229,14 +229,7 @@ class FoldedTile:
         """The memory ops of the tile in the order the L2 replay takes them (`memory_order`)."""
         derived = self._derived
         if derived.accesses is None:
-            # Per role, its memory ops in program order, without their positions; then one from each role in turn.
-            streams = [[op for op in program if type(op) in _MEMORY_OPS] for program in self.programs]
-            if len(streams) == 1:
-                derived.accesses = tuple(streams[0])  # type: ignore[arg-type]
-            else:
-                derived.accesses = tuple(
-                    [op for group in zip_longest(*streams) for op in group if op is not None]  # type: ignore[misc]
-                )
+            derived.accesses = memory_accesses(self.programs)
         return derived.accesses
 
     @property
@@ -293,6 +286,15 @@ class _HashedOnce:
         if not isinstance(other, _HashedOnce):
             return NotImplemented
         return self is other or (self._hash == other._hash and self.items == other.items)
+
+
+def memory_accesses(programs: Sequence[Sequence[Op]]) -> tuple[Load | Store, ...]:
+    """The memory ops of a tile's flat role programs in `memory_order`, without their positions."""
+    # Per role, its memory ops in program order; then one from each role in turn.
+    streams = [[op for op in program if type(op) in _MEMORY_OPS] for program in programs]
+    if len(streams) == 1:
+        return tuple(streams[0])  # type: ignore[arg-type]
+    return tuple([op for group in zip_longest(*streams) for op in group if op is not None])  # type: ignore[misc]
 
 
 def memory_order(programs: Sequence[Sequence[Op]]) -> list[tuple[tuple[int, int], Load | Store]]:

@@ -107,6 +107,12 @@ class Kernel:
     # same memory only through keys that name no head (PyTorch's causal mask, which every head reads). Fast mode
     # builds one tile of each shape and replays the first heads' memory traffic. 0: tiles may all differ.
     head_axes: int = 0
+    # Whether the tiles (a TileGrid) run the same programs but for their memory keys, renamed one to one (where a tile
+    # touches a key again, the others touch theirs again), except where an index past the head axes is its axis's
+    # last (a short last block): fast mode then folds and signs one tile of each such form, not each tile
+    # (`simgpu.fast_plan`: standard attention's 16,384 score tiles of a head at 16k tokens). The schedule vouches
+    # for it; nothing checks it. Ignored where the tiles are not a TileGrid (a kernel cut to its first tiles).
+    alike_but_edges: bool = False
 
     def __post_init__(self) -> None:
         if not self.tiles:

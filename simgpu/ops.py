@@ -13,7 +13,7 @@ reads that counter and spins until it has been released n times (see `simgpu.eng
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -45,6 +45,24 @@ class Chain:
     mufu: float = 0.0
     shuffle: float = 0.0
     smem: float = 0.0
+
+
+class HashedKeys(tuple[Hashable, ...]):
+    """Tile keys that hash once, to their tuple's hash: the wholes of `Piece`s, which many pieces share (a row block's
+    hundreds of score tiles, in every row group of standard attention's softmax) and each piece hashes when made."""
+
+    _hash: int
+
+    def __new__(cls, keys: Iterable[Hashable]) -> HashedKeys:
+        made = super().__new__(cls, keys)
+        made._hash = tuple.__hash__(made)
+        return made
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[HashedKeys], tuple[tuple[Hashable, ...]]]:
+        return HashedKeys, (tuple(self),)  # hashed again where unpickled: string hashes differ between processes
 
 
 @slot_init

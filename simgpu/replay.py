@@ -27,7 +27,7 @@ from itertools import chain, zip_longest
 from typing import cast
 
 from simgpu.arch import Arch
-from simgpu.ops import Load, Piece, Store
+from simgpu.ops import HashedKeys, Load, Piece, Store
 from simgpu.units.fluid_l2 import MissShares
 from simgpu.units.l2 import dirtied
 
@@ -106,10 +106,8 @@ def rehead(
 HeadTemplate = tuple[tuple[int, str, "tuple[object, ...] | _PieceRest", int | float], ...]
 # Pieces' wholes with the head left out (`head_template`), by the head and the wholes (None: not all begin with it).
 Cuts = dict[tuple[tuple[object, ...], tuple[Hashable, ...]], "tuple[tuple[object, ...], ...] | None"]
-# The same cut wholes (or None) by the identity of the pieces' tuple of wholes (`head_template`'s `by_identity`).
-CutsByIdentity = dict[int, "tuple[tuple[object, ...], ...] | None"]
 # Pieces' wholes with a head put back (`reheaded`), by the identity of their cut tuple (`_PieceRest.wholes`).
-Joined = dict[int, tuple[tuple[object, ...], ...]]
+Joined = dict[int, HashedKeys]
 
 
 def head_template(
@@ -117,19 +115,16 @@ def head_template(
     axes: int,
     source: tuple[object, ...],
     cuts: Cuts | None = None,
-    by_identity: CutsByIdentity | None = None,
 ) -> HeadTemplate | None:
     """The records with the head (`source`, the first `axes` entries of every tile key) left out, for `reheaded`;
     None when a key does not begin with `source`. `cuts`: the pieces' wholes cut so far, shared by the templates of
-    a kernel (by default, this template's own); `by_identity`: the same by the identity of the wholes' tuple, which
-    calls may share while the records they were given live (by default, this call's own)."""
+    a kernel (by default, this template's own)."""
     out: list[tuple[int, str, tuple[object, ...] | _PieceRest, int | float]] = []
     # Pieces of one row block share a tuple of wholes (hundreds of keys): each is cut once, found by its identity
     # (the records hold it meanwhile) or else by its keys, and the pieces' rests share the cut tuple.
     if cuts is None:
         cuts = {}
-    if by_identity is None:
-        by_identity = {}
+    by_identity: dict[int, tuple[tuple[object, ...], ...] | None] = {}
     for kind, tensor, memory, nbytes in tile_records:
         tile = _tile(memory)
         if type(tile) is tuple:
@@ -151,6 +146,31 @@ def head_template(
             return None
         out.append((kind, tensor, _PieceRest(name[axes:], wholes), nbytes))
     return tuple(out)
+
+
+def keys_of_head(
+    tile_records: Sequence[Record], axes: int, source: tuple[object, ...], wholes_of_head: dict[int, bool]
+) -> bool:
+    """Whether `head_template` makes a template of the records (every tile key begins with the head `source`), told
+    without making it. `wholes_of_head`: per tuple of pieces' wholes, by identity, whether every one begins so (the
+    calls that share it keep the records alive meanwhile, so that an identity stays theirs)."""
+    for _, _, memory, _ in tile_records:
+        tile = _tile(memory)
+        if type(tile) is tuple:
+            if tile[:axes] != source:
+                return False
+            continue
+        if type(tile) is not Piece:
+            return False
+        name = tile.name
+        if type(name) is not tuple or name[:axes] != source:
+            return False
+        known = wholes_of_head.get(id(tile.wholes))
+        if known is None:
+            known = wholes_of_head[id(tile.wholes)] = _without_head(tile.wholes, axes, source) is not None
+        if not known:
+            return False
+    return True
 
 
 def _without_head(
@@ -193,19 +213,16 @@ def reheaded(template: HeadTemplate, head: tuple[object, ...], joined: Joined | 
 def _piece_with_head(rest: _PieceRest, head: tuple[object, ...], joined: Joined) -> Piece:
     wholes = joined.get(id(rest.wholes))
     if wholes is None:
-        wholes = joined[id(rest.wholes)] = tuple([head + keys for keys in rest.wholes])
+        wholes = joined[id(rest.wholes)] = HashedKeys([head + keys for keys in rest.wholes])
     return Piece(head + rest.name, wholes)
 
 
 @dataclass(frozen=True, slots=True)
 class TileTotals:
     """What the replay sums over a tile's records, known before the walk (`tile_totals`): its bytes per kind and
-    tensor in order of first access, and the one size of each tensor's accesses (None where a key is a `Piece` or a
-    tensor's accesses differ in size). A shape's copies for other heads share its totals (`KernelAccesses.totals`).
-    """
+    tensor in order of first access. A shape's copies for other heads share its totals (`KernelAccesses.totals`)."""
 
     bytes: tuple[tuple[tuple[int, str], int], ...]  # ((kind, tensor), bytes)
-    sizes: tuple[tuple[str, int], ...] | None  # (tensor, bytes of each access)
 
 
 def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
@@ -213,19 +230,14 @@ def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
     unchanged: sums of ints are exact in any order (well below 2**53)."""
     totals: dict[tuple[int, str], int | float] = {}
     total = totals.get
-    sizes: dict[str, int | float] = {}
-    size = sizes.setdefault
-    alike = True
-    for kind, tensor, memory, nbytes in tile_records:
+    for kind, tensor, _, nbytes in tile_records:
         counted = (kind, tensor)
         totals[counted] = total(counted, 0) + nbytes
-        if alike and (size(tensor, nbytes) != nbytes or type(_tile(memory)) is Piece):
-            alike = False
     # A size that is not an int leaves a sum that is not one: the replay then sums the records themselves.
     if not all(type(value) is int for value in totals.values()):
         return None
     exact = cast(dict[tuple[int, str], int], totals)  # (every size an int: told just above)
-    return TileTotals(tuple(exact.items()), tuple(cast(dict[str, int], sizes).items()) if alike else None)
+    return TileTotals(tuple(exact.items()))
 
 
 @dataclass(frozen=True)
@@ -412,10 +424,14 @@ def _walk(
         used += _ballast(state, newest, newest=True) + _ballast(state, ballast - newest, newest=False)
     _add_l2_bytes(l2_bytes, number, kernel)
     missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
-    sizes = _sizes(kernel) if later_heads is not None else None
-    reached: set[int] = set()  # the keys accessed, for `touched` where each tensor has one size (`_sizes`)
-    reach = reached.add
-    track = sizes is not None
+    # For `touched` (with later heads): per key reached, the bytes of its first access; the keys that are pieces
+    # (whose wholes a hit touches); and whether a key's accesses differ in size or a size is not an int (then the
+    # bytes are summed per access key as they come in the tiles, `_unique_bytes`). Told in the walk, whose keys are
+    # numbered: a second pass hashing every access's key cost a quarter of the walk of standard attention's scores.
+    track = later_heads is not None
+    sizes: dict[int, int | float] = {}
+    pieces: list[MemoryKey] = []
+    varied = False
     tiles = kernel.accesses
     rereads = kernel.rereads
     # A re-reading kernel's replayed heads stand for later ones, which the chip runs in steady state: the first
@@ -446,7 +462,15 @@ def _walk(
                     key = numbers[memory] = len(numbers)
                     owners.append(tensor)
                 if track:
-                    reach(key)
+                    size = sizes.get(key)
+                    if size is None:
+                        sizes[key] = nbytes
+                        if type(_tile(memory)) is Piece:
+                            pieces.append(memory)
+                    elif size != nbytes:
+                        varied = True
+                    if type(nbytes) is not int:
+                        varied = True
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 written = 0.0
                 if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
@@ -493,12 +517,10 @@ def _walk(
     for (kind, tensor), (read_sum, written_sum) in missed.items():
         read_bytes[number, tensor, kind] += read_sum
         written_bytes[number, tensor] += written_sum
-    if later_heads is not None:
-        if sizes is None:
-            unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
-            touched.append((_keys_touched(unique, numbers, wholes), sum(unique.values())))
-        else:  # each key's accesses are of its tensor's one size (and no key is a piece, whose wholes it touches)
-            touched.append((reached, sum([sizes[owners[key]] for key in reached])))
+    if track:
+        # Each key's bytes, summed: where every access to a key is of one size, an int, the sum is exact in any order.
+        reached = _keys_touched(set(sizes), pieces, numbers, wholes)
+        touched.append((reached, _unique_bytes(kernel) if varied else sum(sizes.values())))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
 
@@ -642,18 +664,11 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
         l2_bytes[number, tensor, kind] += nbytes
 
 
-def _sizes(kernel: KernelAccesses) -> dict[str, int] | None:
-    """Per tensor, the one size of the kernel's accesses to it; None unless the tiles' `TileTotals` tell one."""
-    if kernel.totals is None:
-        return None
-    sizes: dict[str, int] = {}
-    for totals in kernel.totals:
-        if totals.sizes is None:
-            return None
-        for tensor, nbytes in totals.sizes:
-            if sizes.setdefault(tensor, nbytes) != nbytes:
-                return None
-    return sizes
+def _unique_bytes(kernel: KernelAccesses) -> int | float:
+    """The bytes of the kernel's distinct access keys, each as its last access in the tiles' order has them, summed
+    in the order the keys first come."""
+    unique = {memory: nbytes for tile in kernel.accesses for _, _, memory, nbytes in tile}
+    return sum(unique.values())
 
 
 def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState], write_cost: float) -> ReplayBytes:
@@ -682,11 +697,14 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 
 
 def _keys_touched(
-    memories: Iterable[MemoryKey], numbers: Mapping[Hashable, int], wholes: Mapping[int, tuple[int, ...]]
+    reached: set[int],
+    pieces: Iterable[MemoryKey],
+    numbers: Mapping[Hashable, int],
+    wholes: Mapping[int, tuple[int, ...]],
 ) -> set[int]:
-    """The keys of `memories` and, for a `Piece`, of its wholes (a hit on it touches them); `wholes`: the keys of
-    the wholes of pieces found whole (`_covered`)."""
-    keys: set[int | None] = set()
+    """The keys `reached` and the keys of the wholes of the `pieces` among them (a hit on a piece touches them);
+    `wholes`: the keys of the wholes of pieces found whole (`_covered`)."""
+    keys: set[int | None] = set(reached)
     get = numbers.get
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
     # key block of the row block): each tuple of wholes is looked up once, and its keys added once. A tuple is
@@ -694,21 +712,19 @@ def _keys_touched(
     # the lookups; the tuples live as long as `memories`, so an identity stays theirs), then by its keys.
     seen: dict[tuple[str, int], None] = {}
     looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
-    for memory in memories:
-        key = numbers[memory]
+    for memory in pieces:
         tensor, tile = _tensor(memory), _tile(memory)
-        keys.add(key)
-        if type(tile) is Piece:
-            known = wholes.get(key)
-            if known is not None:
-                keys.update(known)
-                continue
-            if (tensor, id(tile.wholes)) in seen:
-                continue
-            seen[tensor, id(tile.wholes)] = None
-            if (tensor, tile.wholes) not in looked_up:
-                found = looked_up[tensor, tile.wholes] = [get((tensor, whole)) for whole in tile.wholes]
-                keys.update(found)
+        assert isinstance(tile, Piece)
+        known = wholes.get(numbers[memory])
+        if known is not None:
+            keys.update(known)
+            continue
+        if (tensor, id(tile.wholes)) in seen:
+            continue
+        seen[tensor, id(tile.wholes)] = None
+        if (tensor, tile.wholes) not in looked_up:
+            found = looked_up[tensor, tile.wholes] = [get((tensor, whole)) for whole in tile.wholes]
+            keys.update(found)
     keys.discard(None)  # the wholes never accessed
     return keys  # type: ignore[return-value]
 

@@ -45,7 +45,7 @@ from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
 from simgpu.errors import ScheduleError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
-from simgpu.ops import Load, Mma, Op, Piece, Repeat, Smem, Store, Vector, Wait
+from simgpu.ops import HashedKeys, Load, Mma, Op, Piece, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import LSE_BYTES, Problem
 from simgpu.sm import WARP_LANES
 
@@ -111,9 +111,15 @@ def nt_gemm_kernel(
     a_copies: dict[tuple[int, int, int], Load] = {}
     b_copies: dict[tuple[int, int, int], Load] = {}
 
+    n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
+    rows_of, cols_of = (
+        [rows_in_block(p.seqlen_q, r, i) for i in range(n_i)],
+        [rows_in_block(p.nk, c, j) for j in range(n_j)],
+    )
+
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i, j = tile  # type: ignore[misc]
-        rows, cols = rows_in_block(p.seqlen_q, r, i), rows_in_block(p.nk, c, j)
+        rows, cols = rows_of[i], cols_of[j]
         epilogue = epilogues.get((rows, cols))
         if epilogue is None:
             mask = 2 * rows * cols if masked else 0
@@ -134,11 +140,13 @@ def nt_gemm_kernel(
             *c_store(cfg, out, (bi, hi, i, j), rows * cols * STORAGE_BYTES),
         )
 
-    n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
     return Kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, n_i, n_j)),
         head_axes=HEAD_AXES,
+        # Tiles differ in their keys but in the last query or key block (a short one). A tile reads A_i and B_j once
+        # each: the same key twice, and then on the diagonal only, where A is B.
+        alike_but_edges=a != b,
         cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, (r + c) * (d + SMEM_PAD_ELEMENTS) * eb),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("ab", arrivals=2),),
@@ -159,6 +167,13 @@ def long_k_kernel(
     # ldmatrix per k step: each warp reads its rows of the X tile and the whole operand chunk.
     operand_bytes = rows_block * k_block * STORAGE_BYTES + cfg.warps * k_block * d * eb
     wholes: Wholes = {}
+    # The ops that every step of every block shares, built once (the L2 replay builds some steps of each block of a
+    # head, exact mode every step of every block), and the copies of the operand's k steps, alike in every block.
+    mma = Mma(
+        rows_block, d, k_block, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes
+    )
+    waits = tuple(Wait(("stage", slot)) for slot in range(stages))
+    operand_copies: dict[tuple[int, int, int], Load] = {}
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i = tile  # type: ignore[misc]
@@ -169,27 +184,17 @@ def long_k_kernel(
             # The (query block, key block) tile of X, which a row-wise kernel wrote.
             key = tile_piece(p, cfg, (bi, hi), t, i, wholes) if by_keys else tile_piece(p, cfg, (bi, hi), i, t, wholes)
             slot = ("stage", t % stages)
+            operand_copy = operand_copies.get((bi, hi, t))
+            if operand_copy is None:
+                operand_copy = operand_copies[bi, hi, t] = tile_copy(operand, (bi, hi, t), ks * d * eb, slot)
             return (
                 tile_copy(square, key, rows * ks * STORAGE_BYTES, slot),  # HBM: X once
-                tile_copy(operand, (bi, hi, t), ks * d * eb, slot),  # HBM: per output block
+                operand_copy,  # HBM: per output block
             )
 
         def step(t: int) -> Sequence[Op]:
             ahead = t + stages - 1
-            return (
-                Wait(("stage", t % stages)),
-                *(loads(ahead) if ahead < n_k else ()),
-                Mma(
-                    rows_block,
-                    d,
-                    k_block,
-                    p.dtype,
-                    a="reg",
-                    b="reg",
-                    instruction="mma_sync",
-                    operand_smem_bytes=operand_bytes,
-                ),
-            )
+            return (waits[t % stages], *(loads(ahead) if ahead < n_k else ()), mma)
 
         return (
             *(op for t in range(min(stages - 1, n_k)) for op in loads(t)),
@@ -207,6 +212,7 @@ def long_k_kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, ceil_div(rows_total, rows_block))),
         head_axes=HEAD_AXES,
+        alike_but_edges=True,  # blocks differ in their keys (each step's its own) but the last one (short)
         cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=(BarrierSpec("stage", arrivals=2, slots=stages),),
@@ -234,9 +240,9 @@ def softmax_bwd_ops(rows: int, cols: int) -> Vector:
 
 
 # The wholes of a kernel's pieces built so far, by head and the range of blocks or row groups they cover: the pieces
-# of one row block share one tuple (up to hundreds of keys), built once per kernel, which the L2 replay also cuts
-# once (`simgpu.replay.head_template` finds it by identity).
-Wholes = dict[tuple[int, ...], tuple[Hashable, ...]]
+# of one row block share one tuple (up to hundreds of keys), built once per kernel and hashed once (each piece hashes
+# it when made), which the L2 replay also cuts once (`simgpu.replay.head_template` finds it by identity).
+Wholes = dict[tuple[int, ...], HashedKeys]
 
 
 def row_group_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, wholes: Wholes) -> Piece:
@@ -246,7 +252,7 @@ def row_group_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, whol
     tiles = wholes.get((*head, *blocks))
     if tiles is None:
         n_j = ceil_div(p.nk, cfg.block_n)
-        tiles = wholes[(*head, *blocks)] = tuple((*head, i, j) for i in range(*blocks) for j in range(n_j))
+        tiles = wholes[(*head, *blocks)] = HashedKeys((*head, i, j) for i in range(*blocks) for j in range(n_j))
     return Piece((*head, g), tiles)
 
 
@@ -256,7 +262,7 @@ def tile_piece(p: Problem, cfg: Config, head: tuple[int, int], i: int, j: int, w
     groups = (i * cfg.block_m // w, (min((i + 1) * cfg.block_m, p.seqlen_q) - 1) // w + 1)
     tiles = wholes.get((*head, *groups))
     if tiles is None:
-        tiles = wholes[(*head, *groups)] = tuple((*head, g) for g in range(*groups))
+        tiles = wholes[(*head, *groups)] = HashedKeys((*head, g) for g in range(*groups))
     return Piece((*head, i, j), tiles)
 
 
@@ -328,18 +334,18 @@ def rowwise_kernel(
         work = row_ops.get(rows)
         if work is None:
             work = row_ops[rows] = ops(rows, width)
-        return (
-            # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
-            *(op for _ in range(passes if loads else 0) for op in (*loads, wait)),
-            work,
-            *(Store(o.tensor, tile, rows * width * o.element_bytes, engine="ldg") for o in outs),  # each row once
-            *((Store("LSE", tile, rows * LSE_BYTES, engine="ldg"),) if lse else ()),
-        )
+        stores = [Store(o.tensor, tile, rows * width * o.element_bytes, engine="ldg") for o in outs]  # each row once
+        if lse:
+            stores.append(Store("LSE", tile, rows * LSE_BYTES, engine="ldg"))
+        # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
+        reading = (*loads, wait) if loads else ()
+        return (*reading * passes, work, *stores)
 
     return Kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, ctas)),
         head_axes=HEAD_AXES,
+        alike_but_edges=True,  # row groups differ in their keys but the last one (short); every pass reads them again
         cta=CtaResources(w * 32, registers, 0),
         roles=(Role("warps", w, program),),
         barriers=(BarrierSpec("in", arrivals=len(reads)),) if reads else (),

@@ -235,6 +235,9 @@ def _main_kernel(
         name="v2_bwd",
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, cfg.block_n))),
         head_axes=HEAD_AXES,
+        # Without a causal mask, every key block visits every Q block alike but the last one (short: every visit
+        # masked); a causal one starts its visits at the diagonal.
+        alike_but_edges=not problem.causal,
         cta=cta,
         roles=tuple(Role(f"warps {half}", cfg.warps // cfg.halves, program(half)) for half in range(cfg.halves)),
         barriers=(

@@ -215,6 +215,9 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
         name="v2_fwd",
         tiles=tiles,
         head_axes=HEAD_AXES,
+        # Without a causal mask, every Q block visits every key block alike but the last one (short); a causal one
+        # visits the key blocks up to the diagonal.
+        alike_but_edges=not problem.causal,
         cta=CtaResources(cfg.warps * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", cfg.warps, program),),
         barriers=barriers,

@@ -371,6 +371,9 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         name="v3_fwd",
         tiles=tiles,
         head_axes=HEAD_AXES,
+        # Without a causal mask, every Q block visits every key block alike but the last one (short); a causal one
+        # visits the key blocks up to the diagonal. (LPT's order is not a TileGrid: the plan does not use it there.)
+        alike_but_edges=not problem.causal,
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=tuple(roles),
         barriers=tuple(barriers),
@@ -547,6 +550,9 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
         name="v3_bwd",
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
         head_axes=HEAD_AXES,
+        # Without a causal mask, every key block visits every Q block alike but the last one (short: every visit
+        # masked); a causal one starts its visits at the diagonal.
+        alike_but_edges=not problem.causal,
         cta=CtaResources(threads, _launch_registers(threads), smem),
         roles=roles,
         barriers=barriers,

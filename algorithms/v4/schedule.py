@@ -510,6 +510,7 @@ def _preprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
         name="v4_bwd_preprocess",
         tiles=_q_tiles(problem, cfg),
         head_axes=tile_axes(problem),
+        alike_but_edges=True,  # Q tiles differ in their keys but the last one of a sequence (short)
         cta=CtaResources(128, 64, 0),
         roles=(Role("preprocess", WARPGROUP, program),),
     )
@@ -532,6 +533,7 @@ def _postprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
         name="v4_bwd_postprocess",
         tiles=_q_tiles(problem, cfg),
         head_axes=tile_axes(problem),
+        alike_but_edges=True,  # Q tiles differ in their keys but the last one of a sequence (short)
         cta=CtaResources(128, 64, 0),
         roles=(Role("postprocess", WARPGROUP, program),),
     )

@@ -245,6 +245,48 @@ def test_outlines_group_tiles_that_fold_alike() -> None:
     assert plan.kinds == tuple(numbers.setdefault(f.signature(), len(numbers)) for f in folded)
 
 
+@pytest.mark.parametrize(
+    ("algo", "problem", "options"),
+    [
+        ("standard", Problem(1, 2, 1000, 64), {}),
+        ("standard", Problem(1, 2, 1024, 64), {}),
+        ("standard", Problem(1, 2, 4000, 64), {}),
+        ("standard", Problem(1, 2, 8000, 64), {}),
+        ("v2", Problem(1, 2, 3000, 64, pass_="bwd"), {"bwd_layout": "fa2"}),
+        ("v2", Problem(1, 2, 3000, 64, seqlen_k=2000, pass_="bwd"), {"bwd_layout": "ring"}),
+        ("v3", Problem(1, 2, 3000, 128, seqlen_k=2500, pass_="bwd"), {}),
+        ("v2", Problem(1, 2, 3000, 64, seqlen_k=2500), {}),
+        ("v3", Problem(1, 2, 3000, 128, seqlen_k=2500), {"pingpong": False, "intra_wg_overlap": False}),
+        ("v3", Problem(1, 2, 3000, 64), {"warp_specialization": False, "persistent": True}),
+    ],
+)
+def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_tile_folded(
+    algo: str, problem: Problem, options: dict[str, str]
+) -> None:
+    # Standard attention's kernels: 1000 tokens leave a short last block of queries and of keys (unequal tiles, run
+    # whole); 4000 and 8000 too, too many to run whole, with few and with too many accesses to replay unfolded.
+    # FlashAttention (v2, v3), forward and backward: a short last key block and Q block, the main kernels' loops folded.
+    arch = load_arch("h100")
+    kernels = schedule(arch, algo, problem, options)
+    assert all(k.alike_but_edges for k in kernels)
+    for alike in kernels:
+        plan = plan_kernel(arch, alike)
+        every = plan_kernel(arch, replace(alike, alike_but_edges=False))
+        assert len(plan.folded) == 2 ** (len(alike.tiles.shape) - alike.head_axes)  # type: ignore[attr-defined]
+        assert len(every.folded) == len(every.sources) > len(plan.folded)
+        assert (plan.kinds, plan.removed) == (every.kinds, every.removed)
+        settings = ("whole", "replay_unfolded", "sides", "replay_sides", "sampled_top", "nested")
+        assert [getattr(plan, name) for name in settings] == [getattr(every, name) for name in settings]
+        ours, theirs = plan.representative(0), every.representative(0)
+        assert (ours.programs, ours.executed, ours.full) == (theirs.programs, theirs.executed, theirs.full)
+        assert set(plan.like) | set(plan.folded) == set(range(len(plan.sources)))
+    # The whole prediction is the same, bit for bit.
+    unmarked = tuple(replace(k, alike_but_edges=False) for k in kernels)
+    assert run_fast(arch, kernels, arch.clock_hz, DEFAULT_EVENT_BUDGET) == run_fast(
+        arch, unmarked, arch.clock_hz, DEFAULT_EVENT_BUDGET
+    )
+
+
 def test_rehead_moves_keys_to_another_head_or_refuses() -> None:
     tile_records = records([Load("K", (0, 1, 5), 64), Store("O", (0, 1, 2), 32)])
     assert rehead(tile_records, 2, (0, 1), (3, 0)) == records([Load("K", (3, 0, 5), 64), Store("O", (3, 0, 2), 32)])

@@ -29,7 +29,7 @@ from simgpu.fast_plan import plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fold import FoldSpec, fold_tile
 from simgpu.ops import Load, Store
-from simgpu.replay import KernelAccesses, Record, head_template, records, replay
+from simgpu.replay import KernelAccesses, Record, head_template, keys_of_head, records, replay
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
 
@@ -255,20 +255,23 @@ def test_a_replay_fold_that_leaves_out_iterations_without_memory_ops_walks_the_s
     ids=["standard-pieces", "pytorch-shared-mask", "v2"],
 )
 def test_head_templates_that_share_their_cut_wholes_are_each_tiles_own(algo: str, options: dict[str, Any]) -> None:
-    # Fast mode asks whether the replayed tiles touch only their head's memory with one set of cut wholes for all
-    # of them (`simgpu.fast_bytes._own_memory`). Standard attention's softmax reads S in pieces of row blocks;
-    # PyTorch's mask is one tensor every head reads (a key of no head: no template).
+    # Fast mode asks whether the replayed tiles touch only their head's memory with one set of checked wholes for all
+    # of them (`simgpu.fast_bytes._own_memory`), and makes their copies' templates with one set of cut wholes
+    # (`_head_copies`). Standard attention's softmax reads S in pieces of row blocks; PyTorch's mask is one tensor
+    # every head reads (a key of no head: no template).
     arch = load_arch("h100", {"sms": 8})
     problem = Problem(2, 2, 384, 64, causal=True, pass_="bwd")
     answers = set()
     for kernel in schedule(arch, algo, problem, options):
         plan = plan_kernel(arch, kernel)
         axes = kernel.head_axes
+        shapes = [fold_tile(kernel, source, plan.spec) for source in plan.sources]
         for head in {tuple(tile[:axes]) for tile in plan.kernel.tiles}:  # type: ignore[index]
             cuts: dict[Any, Any] = {}
-            identities: dict[int, Any] = {}
-            for shape in plan.folded.values():
+            checked: dict[int, bool] = {}
+            for shape in shapes:
                 own = head_template(shape.records, axes, head)
-                assert head_template(shape.records, axes, head, cuts, identities) == own
+                assert head_template(shape.records, axes, head, cuts) == own
+                assert keys_of_head(shape.records, axes, head, checked) == (own is not None)
                 answers.add(own is not None)
     assert answers == {True, False}
