@@ -20,6 +20,7 @@ import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
+from simgpu.errors import ScheduleError
 from simgpu.fast_whole import ORDERED_WHOLE_OPS, cheap_to_run_whole, ordered, unit_ops
 from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
@@ -262,10 +263,22 @@ def _fold_forms(
     """The kinds and removed iterations of a kernel whose tiles are alike but at their grids' edges
     (`Kernel.alike_but_edges`), from the first shape of each form folded (into `folded`) and signed (numbered in
     `numbers` in the order of the shapes, as signing every shape would): every other shape is like its form's first.
-    Returns the kinds, the removed iterations and the shapes like another (`KernelPlan.like`)."""
+    The schedule's word is checked where it is cheap to: each form's last shape is folded too and must sign and remove
+    as its first (a `ScheduleError` where not: a mask or an order that depends on the tile's index). Returns the
+    kinds, the removed iterations and the shapes like another (`KernelPlan.like`)."""
+    lasts = [0] * len(forms.firsts)
+    for n, form in enumerate(forms.of_shape):
+        lasts[form] = n
     form_kinds, form_removed = [], []
-    for n in forms.firsts:
-        made = folded[n] = fold_tile(kernel, sources[n], spec)
+    for first, last in zip(forms.firsts, lasts, strict=True):
+        made = folded[first] = fold_tile(kernel, sources[first], spec)
+        if last != first:
+            other = fold_tile(kernel, sources[last], spec)
+            if (other.signature(), other.removed) != (made.signature(), made.removed):
+                raise ScheduleError(
+                    f"kernel {kernel.name} declares its tiles alike but at the grid's edges (alike_but_edges), but "
+                    f"tiles {sources[first]!r} and {sources[last]!r} run different programs"
+                )
         form_removed.append(made.removed)
         form_kinds.append(numbers.setdefault(made.signature(), len(numbers)))
     firsts = forms.firsts

@@ -111,7 +111,8 @@ class Kernel:
     # touches a key again, the others touch theirs again), except where an index past the head axes is its axis's
     # last (a short last block): fast mode then folds and signs one tile of each such form, not each tile
     # (`simgpu.fast_plan`: standard attention's 16,384 score tiles of a head at 16k tokens). The schedule vouches
-    # for it; nothing checks it. Ignored where the tiles are not a TileGrid (a kernel cut to its first tiles).
+    # for it; fast mode checks each form's last tile against its first (programs and folds alike), not the keys.
+    # Ignored where the tiles are not a TileGrid (a kernel cut to its first tiles).
     alike_but_edges: bool = False
 
     def __post_init__(self) -> None:

@@ -17,7 +17,7 @@ from simgpu import GemmProblem, Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.arch import Arch
 from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine
-from simgpu.errors import EventBudgetError
+from simgpu.errors import EventBudgetError, ScheduleError
 from simgpu.fast import plan_fast, run_fast
 from simgpu.fast_bytes import _first_heads, _replay_folded
 from simgpu.fast_costs import (
@@ -285,6 +285,16 @@ def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_ti
     assert run_fast(arch, kernels, arch.clock_hz, DEFAULT_EVENT_BUDGET) == run_fast(
         arch, unmarked, arch.clock_hz, DEFAULT_EVENT_BUDGET
     )
+
+
+def test_tiles_wrongly_declared_alike_are_refused_by_the_plan() -> None:
+    # A causal forward's Q blocks mask by their index: declared alike, the plan finds its last interior tile unlike
+    # its first (8 Q blocks at 1,024 tokens: tiles 0 and 6 of the interior form) and refuses.
+    arch = load_arch("h100")
+    (kernel,) = schedule(arch, "v2", Problem(1, 2, 1024, 64, causal=True), {})
+    assert not kernel.alike_but_edges
+    with pytest.raises(ScheduleError, match="alike_but_edges"):
+        plan_kernel(arch, replace(kernel, alike_but_edges=True))
 
 
 def test_rehead_moves_keys_to_another_head_or_refuses() -> None:
