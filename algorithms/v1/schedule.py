@@ -245,8 +245,12 @@ class _QueryBlocks:
     __slots__ = ("rows", "unmasked", "visited")
 
     def __init__(self, p: Problem, cfg: Config) -> None:
-        self.rows = [rows_in_block(p.seqlen_q, cfg.block_m, i) for i in range(ceil_div(p.seqlen_q, cfg.block_m))]
-        keys = [key_blocks(p, i * cfg.block_m, rows, cfg.block_n) for i, rows in enumerate(self.rows)]
+        count = ceil_div(p.seqlen_q, cfg.block_m)
+        self.rows = [cfg.block_m] * (count - 1) + [rows_in_block(p.seqlen_q, cfg.block_m, count - 1)]
+        if not p.causal:  # every block sees every key block: one answer for all (8,192 blocks at 128k tokens)
+            keys = [key_blocks(p, 0, cfg.block_m, cfg.block_n)] * count
+        else:
+            keys = [key_blocks(p, i * cfg.block_m, rows, cfg.block_n) for i, rows in enumerate(self.rows)]
         # Nondecreasing in i (a causal mask aligned bottom-right shows a later query block at least the keys an
         # earlier one sees): the blocks that see key block j are those from the first with visited > j on.
         self.visited = [k.visited for k in keys]
