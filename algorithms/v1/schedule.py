@@ -245,8 +245,12 @@ class _QueryBlocks:
     __slots__ = ("rows", "unmasked", "visited")
 
     def __init__(self, p: Problem, cfg: Config) -> None:
-        self.rows = [rows_in_block(p.seqlen_q, cfg.block_m, i) for i in range(ceil_div(p.seqlen_q, cfg.block_m))]
-        keys = [key_blocks(p, i * cfg.block_m, rows, cfg.block_n) for i, rows in enumerate(self.rows)]
+        count = ceil_div(p.seqlen_q, cfg.block_m)
+        self.rows = [cfg.block_m] * (count - 1) + [rows_in_block(p.seqlen_q, cfg.block_m, count - 1)]
+        if not p.causal:  # every block sees every key block: one answer for all (8,192 blocks at 128k tokens)
+            keys = [key_blocks(p, 0, cfg.block_m, cfg.block_n)] * count
+        else:
+            keys = [key_blocks(p, i * cfg.block_m, rows, cfg.block_n) for i, rows in enumerate(self.rows)]
         # Nondecreasing in i (a causal mask aligned bottom-right shows a later query block at least the keys an
         # earlier one sees): the blocks that see key block j are those from the first with visited > j on.
         self.visited = [k.visited for k in keys]
@@ -280,6 +284,23 @@ class _Steps:
             raise IndexError(k)
         i, blocks = self.start + k * self.stride, self.blocks
         return _Step(i, blocks.rows[i], masked=self.j >= blocks.unmasked[i], last=self.j == blocks.visited[i] - 1)
+
+
+def _ends_built_once(step: Callable[[int], Sequence[Op]], count: int) -> Callable[[int], Sequence[Op]]:
+    """`step` (a key block's query steps, `count` of them) with its first and last step built once: every fold of a
+    tile asks for both of every key block, the removed ones too, to tell whether they hold a loop (`simgpu.fold`),
+    and a tile's key block bodies outlive its folds (`forward_kernel`). The steps between are built where asked."""
+    ends: dict[int, Sequence[Op]] = {}
+
+    def built(k: int) -> Sequence[Op]:
+        if k != 0 and k != count - 1:
+            return step(k)
+        ops = ends.get(k)
+        if ops is None:
+            ops = ends[k] = tuple(step(k))
+        return ops
+
+    return built
 
 
 def _tiles(p: Problem) -> tuple[tuple[int, int], ...]:
@@ -350,12 +371,18 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
             chain=Chain(smem=2, fma=w - 1 + 2, mufu=2),
         )
 
+    # A tile's program, and each key block's body in it, built once: fast mode folds a tile some five times (the
+    # plan, the L2 replay and their fit variants), and every fold builds each key block's body, the removed ones too
+    # (to count their query steps): at 128k tokens, 1,024 bodies of 8-11 us each per fold. Only values are reused
+    # (ops are immutable); exact mode builds each once anyway.
+    @functools.cache
     def program(tile: Hashable) -> Sequence[Op]:
         b, h, z = cast(tuple[int, ...], tile) if cfg.splits > 1 else (*cast(tuple[int, int], tile), 0)
         unseen_mine = [i for i in unseen if i % cfg.splits == z]
 
         load, store = _block_copies(b, h)
 
+        @functools.cache
         def outer(j: int) -> Sequence[Op]:
             cols = rows_in_block(p.nk, cfg.block_n, j)
             # this CTA's query steps: every `splits`-th, by their index (the later releases' `blockIdx.z` stride)
@@ -406,7 +433,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                 head.append(Wait("q"))
                 commits += s0.rows * d * eb
             head += [Wait("kv"), Smem(write_bytes=commits), Smem(read_bytes=2 * kp * d * eb)]
-            return (*head, Repeat(len(inner), step))
+            return (*head, Repeat(len(inner), _ends_built_once(step, len(inner))))
 
         def empty(k: int) -> Sequence[Op]:
             i = unseen_mine[k]
@@ -503,6 +530,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
         # the partials' smem round trip, then the adds
         return Vector(fma=w * r * d, chain=Chain(smem=2, fma=w))
 
+    @functools.cache  # built once per tile, as the forward's (`forward_kernel`)
     def program(tile: Hashable) -> Sequence[Op]:
         b, h = cast(tuple[int, int], tile)
 
@@ -529,6 +557,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
             ops: list[Op] = [Vector(fma=r * d, alu=r * d), Store("Delta", key, r * ACC_BYTES)] if j == 0 else []
             return [*ops, Load("Delta", key, r * ACC_BYTES, engine="ldg", arrive="delta")]
 
+        @functools.cache
         def outer(j: int) -> Sequence[Op]:
             cols = rows_in_block(p.nk, cfg.block_n, j)
             inner = blocks.steps(j)
@@ -583,7 +612,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                 head += delta_step(j, inner[0])
             return (
                 *head,
-                Repeat(len(inner), step),
+                Repeat(len(inner), _ends_built_once(step, len(inner))),
                 # dK_j scaled (FMUL); dK_j, dV_j packed to 16 bits and written through smem
                 Vector(fma=cols * d, alu=cols * d),
                 Smem(read_bytes=2 * cols * d * eb, write_bytes=2 * cols * d * eb),
