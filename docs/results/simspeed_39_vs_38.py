@@ -1,4 +1,5 @@
-"""The thirty-ninth session's simspeed run against the thirty-eighth's two, case by case: the median ratio of
+"""The thirty-ninth session's simspeed runs (simspeed_39: before v1's change; simspeed_39b: after it) against the
+thirty-eighth's two, case by case: the median ratio of
 fast-mode times per class of case (standard attention; v2's and v3's forward and backward, whose kernels now declare
 their tiles alike where not causal; the FlashAttention backward passes' pre- and postprocessing, in v2, v3 and v4's
 backward; v1 and v4's forward, which the session's schedule changes did not touch: the VM's speed that day), and the
@@ -29,15 +30,18 @@ def kind(case: tuple[str, ...]) -> str:
         return f"{algo} (declared alike)"
     if algo == "v4" and pass_ != "fwd":
         return "v4 backward (pre/post declared)"
-    return "untouched (v1, v4 forward)"
+    if algo == "v1":
+        return "v1 (bodies once per kernel in simspeed_39b)"
+    return "untouched (v4 forward)"
 
 
-after = times("simspeed_39.csv")
-for run in ("simspeed_38a.csv", "simspeed_38.csv"):
-    before = times(run)
-    for label in sorted({kind(case) for case in before}):
-        ratios = [after[c] / before[c] for c in before if c in after and kind(c) == label]
-        print(f"against {run}: {label}: {len(ratios)} cases, median ratio {statistics.median(ratios):.2f}")
-print("slowest in simspeed_39.csv:")
-for case, seconds in sorted(after.items(), key=lambda item: -item[1])[:8]:
-    print(f"  {' '.join(case)}: {seconds:.3f} s")
+for new in ("simspeed_39.csv", "simspeed_39b.csv"):
+    after = times(new)
+    for run in ("simspeed_38a.csv", "simspeed_38.csv"):
+        before = times(run)
+        for label in sorted({kind(case) for case in before}):
+            ratios = [after[c] / before[c] for c in before if c in after and kind(c) == label]
+            print(f"{new} against {run}: {label}: {len(ratios)} cases, median ratio {statistics.median(ratios):.2f}")
+    print(f"slowest in {new}:")
+    for case, seconds in sorted(after.items(), key=lambda item: -item[1])[:8]:
+        print(f"  {' '.join(case)}: {seconds:.3f} s")
