@@ -94,7 +94,7 @@ deterministic backward's waits need exact mode). (2-CTA MMAs split their shared 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -438,9 +438,10 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         barriers += [BarrierSpec(f"scale{t}"), BarrierSpec(f"o_ready{t}", initial_phases=1)]
         barriers += [BarrierSpec(f"o_staged{t}"), BarrierSpec(f"o_empty{t}", initial_phases=1)]
     threads = 32 * sum(role.warps for role in roles)
+    tiles = _forward_order(problem, cfg)
     return Kernel(
         name="v4_fwd",
-        tiles=tuple(_forward_order(problem, cfg)),
+        tiles=tiles,
         head_axes=tile_axes(problem),
         cta=CtaResources(
             threads,
@@ -451,10 +452,12 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         roles=roles,
         barriers=tuple(barriers),
         persistent=True,
+        # Without a mask the work items differ in their Q tiles' keys only, but the last one (one or a short Q tile).
+        alike_but_edges=isinstance(tiles, TileGrid) and not problem.causal,
     )
 
 
-def _forward_order(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
+def _forward_order(problem: Problem, cfg: Config) -> Sequence[tuple[int, ...]]:
     """The work items in launch order (module docstring; a varlen batch's sequences in turn)."""
     lpt = problem.causal if cfg.lpt is None else cfg.lpt
     d, eb = problem.headdim, problem.element_bytes
@@ -467,7 +470,7 @@ def _forward_order(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
 
     # Later items see more keys: `lpt` takes them first.
     sections = kv_bytes if problem.causal or lpt else None
-    return sequence_order(problem, items, sections, L2_SECTION_BYTES, reverse=lpt)
+    return _launch_order(problem, items, sections, lpt)
 
 
 def backward_kernels(problem: Problem, cfg: Config) -> tuple[Kernel, Kernel, Kernel]:
@@ -726,9 +729,10 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
 
     tiles = _backward_order(problem, cfg)
     # Deterministic dQ: per sequence and key block, the first Q tiles of the key blocks that come before it in the
-    # queue and add into the same half of dQ (every head's blocks come in the same order), sorted.
+    # queue and add into the same half of dQ (every head's blocks come in the same order), sorted. Only the
+    # deterministic adds read them: not found otherwise (a scan of every tile, 12 ms at 128k tokens).
     earlier_starts: dict[int, dict[int, list[int]]] = {}  # per sequence (one entry unless varlen)
-    for b in range(problem.batch) if problem.seqlens is not None else (0,):
+    for b in (range(problem.batch) if problem.seqlens is not None else (0,)) if cfg.deterministic else ():
         mine = [tile for tile in tiles if split_tile(problem, tile)[0] == b]
         head_order = [tile[-1] for tile in mine if tile[:2] == mine[0][:2]]
         ahead: dict[int, list[int]] = {}  # per half of dQ: the first Q tiles of the key blocks so far, sorted
@@ -877,16 +881,19 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     smem += (q_stages + 1) * r * ACC_BYTES + (c * r // 2 * eb if cfg.two_cta else 0)
     return Kernel(
         name="v4_bwd",
-        tiles=tuple(tiles),
+        tiles=tiles,
         head_axes=tile_axes(problem),
         cta=CtaResources(threads, _registers(threads), smem, tmem_columns=2 * r + 2 * d),
         roles=roles,
         barriers=barriers,
         persistent=True,
+        # Without a mask or the deterministic order the key blocks differ in their keys only (a 2-CTA pair's halves
+        # of dQ by parity, one to one), but the last one (short).
+        alike_but_edges=isinstance(tiles, TileGrid) and not problem.causal and not cfg.deterministic,
     )
 
 
-def _backward_order(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
+def _backward_order(problem: Problem, cfg: Config) -> Sequence[tuple[int, ...]]:
     """The main kernel's key blocks in launch order (module docstring; a varlen batch's sequences in turn)."""
     d, eb = problem.headdim, problem.element_bytes
 
@@ -899,7 +906,18 @@ def _backward_order(problem: Problem, cfg: Config) -> list[tuple[int, ...]]:
     # Later causal key blocks are seen by fewer Q tiles: `lpt` keeps the index order, deterministic reverses it.
     spt = cfg.deterministic and problem.causal
     sections = head_bytes if cfg.deterministic or cfg.lpt else None
-    return sequence_order(problem, key_blocks, sections, L2_SECTION_BYTES, reverse=spt)
+    return _launch_order(problem, key_blocks, sections, spt)
+
+
+def _launch_order(
+    problem: Problem, blocks: Callable[[Problem], int], sections: Callable[[Problem], int] | None, reverse: bool
+) -> Sequence[tuple[int, ...]]:
+    """The tiles in `sequence_order`'s launch order: a `TileGrid` where that order is a dense grid's (one sequence
+    length, no L2 sections: block fastest, then head, then batch), so that fast mode may fold one tile per form
+    (`Kernel.alike_but_edges`: at 128k tokens a head has 512 forward work items and 1,024 key blocks); else a tuple."""
+    if problem.seqlens is None and sections is None:
+        return TileGrid((problem.batch, problem.heads, blocks(problem)))
+    return tuple(sequence_order(problem, blocks, sections, L2_SECTION_BYTES, reverse=reverse))
 
 
 def _dq_staging(cfg: Config) -> tuple[int, int]:

@@ -258,6 +258,9 @@ def test_outlines_group_tiles_that_fold_alike() -> None:
         ("v2", Problem(1, 2, 3000, 64, seqlen_k=2500), {}),
         ("v3", Problem(1, 2, 3000, 128, seqlen_k=2500), {"pingpong": False, "intra_wg_overlap": False}),
         ("v3", Problem(1, 2, 3000, 64), {"warp_specialization": False, "persistent": True}),
+        ("v4", Problem(1, 2, 2900, 128), {}),
+        ("v4", Problem(1, 2, 3000, 128, seqlen_k=2500, pass_="bwd"), {}),
+        ("v4", Problem(1, 2, 3000, 64, pass_="bwd"), {"two_cta": True}),
     ],
 )
 def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_tile_folded(
@@ -266,7 +269,9 @@ def test_tiles_alike_but_at_the_edges_fold_one_of_each_form_and_plan_as_every_ti
     # Standard attention's kernels: 1000 tokens leave a short last block of queries and of keys (unequal tiles, run
     # whole); 4000 and 8000 too, too many to run whole, with few and with too many accesses to replay unfolded.
     # FlashAttention (v2, v3), forward and backward: a short last key block and Q block, the main kernels' loops folded.
-    arch = load_arch("h100")
+    # v4 (on the B200): a forward work item of one short Q tile (23 Q tiles), a backward with a short key block, in
+    # 1-CTA and 2-CTA form (a pair's CTAs add into halves of dQ by their key block's parity).
+    arch = load_arch("b200" if algo == "v4" else "h100")
     kernels = schedule(arch, algo, problem, options)
     assert all(k.alike_but_edges for k in kernels)
     for alike in kernels:
