@@ -263,6 +263,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     fixed_smem = 2 * Q_TILES * r * d * eb  # Q_0, Q_1 and the O staging of both tiles
     stages = cfg.stages or _default_stages(arch, fixed_smem, c * d * eb)
 
+    @cache  # asked by each of the six roles of a work item, and again by each fold of it
     def visits(tile: Hashable) -> tuple[int, int, int, tuple[int, ...], Any]:
         """(b, h, first Q tile, rows of each present Q tile, key blocks of the item's rows)."""
         b, h, p = split_tile(problem, tile)
