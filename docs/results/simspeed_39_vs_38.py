@@ -1,5 +1,5 @@
-"""The thirty-ninth session's simspeed runs (simspeed_39: before v1's change; simspeed_39b: after it) against the
-thirty-eighth's two, case by case: the median ratio of
+"""The thirty-ninth session's simspeed runs (simspeed_39: before v1's change; simspeed_39b: after it; simspeed_39c:
+after v4's too) against the thirty-eighth's two, case by case: the median ratio of
 fast-mode times per class of case (standard attention; v2's and v3's forward and backward, whose kernels now declare
 their tiles alike where not causal; the FlashAttention backward passes' pre- and postprocessing, in v2, v3 and v4's
 backward; v1 and v4's forward, which the session's schedule changes did not touch: the VM's speed that day), and the
@@ -29,13 +29,13 @@ def kind(case: tuple[str, ...]) -> str:
     if algo in ("v2", "v3"):
         return f"{algo} (declared alike)"
     if algo == "v4" and pass_ != "fwd":
-        return "v4 backward (pre/post declared)"
+        return "v4 backward (pre/post declared; main kernel in simspeed_39c)"
     if algo == "v1":
         return "v1 (bodies once per kernel in simspeed_39b)"
-    return "untouched (v4 forward)"
+    return "v4 forward (declared in simspeed_39c)"
 
 
-for new in ("simspeed_39.csv", "simspeed_39b.csv"):
+for new in ("simspeed_39.csv", "simspeed_39b.csv", "simspeed_39c.csv"):
     after = times(new)
     for run in ("simspeed_38a.csv", "simspeed_38.csv"):
         before = times(run)
