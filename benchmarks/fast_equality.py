@@ -31,6 +31,26 @@ IGNORED = ("sim_wall_s",)  # wall time, not a prediction
 V1_SEQLEN = 65536  # v1 ran longer sequences for minutes each before the speed work: left out
 
 
+def dump_record(
+    arch: str, overrides: dict[str, Any], algo: str, problem: Problem, options: dict[str, Any], mode: str = "fast"
+) -> object:
+    """One case of the speed sessions' dumps (docs/results/speed_38/dump_more.py and its successors): the result's
+    cycles, per-kernel cycles, HBM bytes and busy fractions, each as its repr (equal reprs: equal floats, bit for
+    bit), or the refusal's line where the arch or the prediction raises: a refusal is a result too, both checkouts
+    must give it."""
+    try:
+        result = simulate(load_arch(arch, overrides), algo, problem, options, mode=mode)
+    except Exception as error:
+        return f"error {type(error).__name__}: {error}"
+    return [
+        repr(result.cycles),
+        [repr(cycles) for cycles in result.kernel_cycles],
+        repr(result.hbm_read_bytes),
+        repr(result.hbm_write_bytes),
+        repr(result.busy),
+    ]
+
+
 def _bench(archs: tuple[str, ...], passes: tuple[str, ...], seqlens: tuple[int, ...]) -> Iterator[dict[str, Any]]:
     for arch in archs:
         for algo in ALGOS:

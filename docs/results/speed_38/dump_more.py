@@ -8,7 +8,8 @@ in exact and fast mode; an error is kept as its line. Run in two checkouts, the 
 import json
 import sys
 
-from simgpu import Problem, load_arch, simulate
+from benchmarks.fast_equality import dump_record
+from simgpu import Problem
 
 cases = []
 for arch, algo in (("a100", "v2"), ("h100", "v2"), ("h200", "v3"), ("b200", "v4"), ("b200", "v2")):
@@ -26,17 +27,6 @@ for arch, algo in (("a100", "v2"), ("h200", "v3"), ("b200", "v4")):
 results: dict[str, object] = {}
 for k, (arch, algo, problem, options, mode, overrides) in enumerate(cases):
     name = f"{k} {arch} {algo} {mode}"
-    try:
-        result = simulate(load_arch(arch, overrides), algo, problem, options, mode=mode)
-    except Exception as error:  # a refusal is a result too: both checkouts must give it
-        results[name] = f"error {type(error).__name__}: {error}"
-        continue
-    results[name] = [
-        repr(result.cycles),
-        [repr(cycles) for cycles in result.kernel_cycles],
-        repr(result.hbm_read_bytes),
-        repr(result.hbm_write_bytes),
-        repr(result.busy),
-    ]
+    results[name] = dump_record(arch, overrides, algo, problem, options, mode)
 with open(sys.argv[1], "w") as out:
     json.dump(results, out, indent=1)

@@ -9,7 +9,8 @@ files compare bit for bit. `python docs/results/speed_39/dump_flash.py OUT`
 import json
 import sys
 
-from simgpu import Problem, load_arch, simulate
+from benchmarks.fast_equality import dump_record
+from simgpu import Problem
 
 cases = []
 for arch, algo in (("a100", "v2"), ("h100", "v2"), ("h100", "v3"), ("h200", "v3"), ("b200", "v4")):
@@ -45,17 +46,6 @@ for options in (
 results: dict[str, object] = {}
 for k, (arch, algo, problem, overrides, options) in enumerate(cases):
     name = f"{k} {arch} {algo} {problem.describe()} {overrides} {options}"
-    try:
-        result = simulate(load_arch(arch, overrides), algo, problem, options)
-    except Exception as error:  # a refusal is a result too: both checkouts must give it
-        results[name] = f"error {type(error).__name__}: {error}"
-        continue
-    results[name] = [
-        repr(result.cycles),
-        [repr(cycles) for cycles in result.kernel_cycles],
-        repr(result.hbm_read_bytes),
-        repr(result.hbm_write_bytes),
-        repr(result.busy),
-    ]
+    results[name] = dump_record(arch, overrides, algo, problem, options)
 with open(sys.argv[1], "w") as out:
     json.dump(results, out, indent=1)

@@ -8,7 +8,8 @@ as its line. Run in two checkouts, the files compare bit for bit. `python docs/r
 import json
 import sys
 
-from simgpu import Problem, load_arch, simulate
+from benchmarks.fast_equality import dump_record
+from simgpu import Problem
 
 cases = []
 for arch in ("a100", "h100", "h200", "b200"):
@@ -31,17 +32,6 @@ for pass_ in ("fwd", "bwd"):
 results: dict[str, object] = {}
 for k, (arch, problem, options, overrides) in enumerate(cases):
     name = f"{k} {arch} {problem.describe()} {options} {overrides}"
-    try:
-        result = simulate(load_arch(arch, overrides), "standard", problem, options)
-    except Exception as error:  # a refusal is a result too: both checkouts must give it
-        results[name] = f"error {type(error).__name__}: {error}"
-        continue
-    results[name] = [
-        repr(result.cycles),
-        [repr(cycles) for cycles in result.kernel_cycles],
-        repr(result.hbm_read_bytes),
-        repr(result.hbm_write_bytes),
-        repr(result.busy),
-    ]
+    results[name] = dump_record(arch, overrides, "standard", problem, options)
 with open(sys.argv[1], "w") as out:
     json.dump(results, out, indent=1)

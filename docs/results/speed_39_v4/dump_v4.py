@@ -10,7 +10,8 @@ bit. `python docs/results/speed_39_v4/dump_v4.py OUT`
 import json
 import sys
 
-from simgpu import Problem, load_arch, simulate
+from benchmarks.fast_equality import dump_record
+from simgpu import Problem
 
 cases = []
 for pass_ in ("fwd", "bwd"):
@@ -42,17 +43,6 @@ for pass_ in ("fwd", "bwd"):
 results: dict[str, object] = {}
 for k, (overrides, problem, options, mode) in enumerate(cases):
     name = f"{k} {problem.describe()} {overrides} {options} {mode}"
-    try:
-        result = simulate(load_arch("b200", overrides), "v4", problem, options, mode=mode)
-    except Exception as error:  # a refusal is a result too: both checkouts must give it
-        results[name] = f"error {type(error).__name__}: {error}"
-        continue
-    results[name] = [
-        repr(result.cycles),
-        [repr(cycles) for cycles in result.kernel_cycles],
-        repr(result.hbm_read_bytes),
-        repr(result.hbm_write_bytes),
-        repr(result.busy),
-    ]
+    results[name] = dump_record("b200", overrides, "v4", problem, options, mode)
 with open(sys.argv[1], "w") as out:
     json.dump(results, out, indent=1)
