@@ -16,7 +16,9 @@
 // BUSY:  0 none, 1 16 independent FFMA chains (about one instruction a cycle), 2 2 independent FFMA chains (one
 //        every 2 cycles), 3 16 independent FMNMX chains (the ALU: one every 2 cycles), 4 16 independent FADD chains,
 //        5 16 independent exp chains (one every 8 cycles), 6 as 1 on another scheduler (control).
-// Every instruction of the loops is inline PTX (asm volatile), so the compiler keeps each one.
+// Every instruction of the loops is inline PTX (asm volatile), so the compiler keeps each one; the exp, shuffle and
+// clock helpers are mufu_queue.cu's.
+#include "mufu_queue.cu"
 
 __device__ __forceinline__ float cb_ffma(float x, float a, float b) {
   float y;
@@ -36,24 +38,6 @@ __device__ __forceinline__ float cb_fmax(float x, float b) {
   return y;
 }
 
-__device__ __forceinline__ float cb_ex2(float x) {
-  float y;
-  asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
-__device__ __forceinline__ float cb_shfl(float v, int lane_mask) {
-  float out;
-  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(out) : "f"(v), "r"(lane_mask));
-  return out;
-}
-
-__device__ __forceinline__ long long cb_clock() {
-  long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
-  return t;
-}
-
 template <int CHAIN>
 __device__ __forceinline__ float stream_loop(float x, float a, float b, int iters) {
   float r[16];
@@ -62,7 +46,7 @@ __device__ __forceinline__ float stream_loop(float x, float a, float b, int iter
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int k = 0; k < 32; ++k) {
-      if (CHAIN == 6) r[k & 15] = cb_ex2(-r[k & 15]);
+      if (CHAIN == 6) r[k & 15] = queue_ex2(-r[k & 15]);
       if (CHAIN == 7) r[k & 15] = cb_fmax(r[k & 15], a * (k & 15));
       if (CHAIN == 8) r[k & 15] = cb_fadd(r[k & 15], b);
     }
@@ -80,9 +64,9 @@ __device__ __forceinline__ float chain_loop(float x, float a, float b, int iters
 #pragma unroll
     for (int k = 0; k < 32; ++k) {
       if (CHAIN == 0) x = cb_ffma(x, a, b);
-      if (CHAIN == 1) x = cb_ex2(-x);
-      if (CHAIN == 2) x = cb_shfl(x, 1 + (k & 1));
-      if (CHAIN == 3) x = cb_fadd(cb_ex2(-x), b);
+      if (CHAIN == 1) x = queue_ex2(-x);
+      if (CHAIN == 2) x = queue_shfl(x, 1 + (k & 1));
+      if (CHAIN == 3) x = cb_fadd(queue_ex2(-x), b);
       if (CHAIN == 4) x = cb_fadd(cb_fmax(x, a), -b);
     }
   }
@@ -101,7 +85,7 @@ __device__ __forceinline__ float busy_loop(const float* seed, float a, float b, 
       if (BUSY == 2) x[c & 1] = cb_ffma(x[c & 1], a, b);
       if (BUSY == 3) x[c] = cb_fmax(x[c], a * c);
       if (BUSY == 4) x[c] = cb_fadd(x[c], b);
-      if (BUSY == 5) x[c] = cb_ex2(-x[c]);
+      if (BUSY == 5) x[c] = queue_ex2(-x[c]);
     }
   }
   float sum = 0.0f;
@@ -120,14 +104,14 @@ __global__ void __launch_bounds__(256, 1) chain_beside(const float* __restrict__
   float v = seed[threadIdx.x % 64];
   __syncthreads();
   if (warp == 0 && CHAIN != 5) {
-    const long long t0 = cb_clock();
+    const long long t0 = queue_clock();
     v = chain_loop<CHAIN>(v, a, b, iters);
-    const long long t1 = cb_clock();
+    const long long t1 = queue_clock();
     if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
   } else if (warp == busy_warp && BUSY != 0) {
-    const long long t0 = cb_clock();
+    const long long t0 = queue_clock();
     v = busy_loop<BUSY>(seed, a, b, busy_iters);
-    const long long t1 = cb_clock();
+    const long long t1 = queue_clock();
     if (threadIdx.x % 32 == 0) busy_cycles[blockIdx.x] = t1 - t0;
   }
   if (v == 1234.5f) sink[threadIdx.x] = v;

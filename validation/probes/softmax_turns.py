@@ -3,9 +3,9 @@ Nsight Compute (`softmax_turns_ncu.sh`) can say where each state spends its time
 in step from a common start and half a period apart from any start delay of 64 cycles or more, both at 1325-1331
 cycles an iteration, where the issue toy's greedy schedulers put the turns at 1159 (docs/results/greedy_39/).
 
-Per start delay (`DELAYS`), each warpgroup's cycles per iteration over `ITERS` iterations, median over the SMs (min,
-max beside). Writes `softmax_turns.csv` and the GPU facts. Run on the GPU machine from the repository root:
-`PYTHONPATH=. python3 validation/probes/softmax_turns.py OUT`.
+Per start delay (`DELAYS`), each warpgroup's cycles per iteration over `ITERS` iterations (its slowest warp), median
+over the SMs (min, max beside). Writes `softmax_turns.csv` and the GPU facts. Run on the GPU machine from the
+repository root: `PYTHONPATH=. python3 validation/probes/softmax_turns.py OUT`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main(out: Path) -> None:
     sms = facts["sm_count"]
     kernel = cp.RawModule(code=common.load_source(SOURCE), options=launch.NVRTC_OPTIONS).get_function("softmax_turns")
     scores = cp.random.default_rng(0).standard_normal(4096, dtype=cp.float32) * 4  # as softmax_offset.py
-    cycles = cp.zeros(2 * sms, dtype=cp.int64)
+    cycles = cp.zeros(8 * sms, dtype=cp.int64)
     sink = cp.zeros(256, dtype=cp.float32)
     rows = []
     for delay in DELAYS:
@@ -38,7 +38,7 @@ def main(out: Path) -> None:
             cycles.fill(0)
             kernel((sms,), (256,), (scores, np.int32(delay), np.int32(ITERS), cycles, sink))
             cp.cuda.Device().synchronize()
-        per_iteration = cycles.get().reshape(sms, 2).astype(np.float64) / ITERS
+        per_iteration = cycles.get().reshape(sms, 2, 4).max(axis=2).astype(np.float64) / ITERS
         for wg in range(2):
             values = per_iteration[:, wg]
             rows.append(
