@@ -516,14 +516,36 @@ def _head_prefix_bytes(
     """The bytes of a run whose one head has too many tiles to replay whole (long sequences): the head's
     `prefixes` replay, each with its removed iterations added back (`_fold_replay`); the bytes extrapolate
     linearly in the share of the head that they stand for (`_Prefixes.covered`) and scale by the number of heads.
-    The miss shares are the larger prefix's (its first wave weighs more than in the whole head)."""
-    replays = []
-    # `known`: the shapes folded so far; the smaller prefix's tiles are the larger's first ones.
-    for count in prefixes.counts:
-        firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
-        folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)]
-        replays.append(_fold_replay(arch, plans, _Replayed(firsts, folded, head_share, 1 / total)))
-    (_, small), (shares, large) = replays
+    The miss shares are the larger prefix's (its first wave weighs more than in the whole head).
+
+    The smaller prefix's tiles are the larger's first ones: they are folded once (`known`: the shapes folded so
+    far), and the kernels before the first whose prefixes differ (FlashAttention's backward: the preprocessing,
+    replayed whole in both) are walked once, the larger prefix's replay walking on from the smaller's state there
+    (`simgpu.replay.replay`'s `start`), as the fit variants do."""
+    counts = prefixes.counts
+    larger = [ts[:c] for ts, c in zip(tiles, counts[1], strict=True)]
+    folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, larger, known, strict=True)]
+    smaller = _Replayed(
+        [ts[:c] for ts, c in zip(tiles, counts[0], strict=True)],
+        [copies[:c] for copies, c in zip(folded, counts[0], strict=True)],
+        head_share,
+        1 / total,
+    )
+    largest = _Replayed(larger, folded, head_share, 1 / total)
+    varied = _varied(plans)
+    # The kernels before `shared` walk alike in both replays; a fit variant walks on from a kernel's state in its
+    # own prefix's replay, so none is shared past the first varied kernel.
+    shared = min([next((k for k, (a, b) in enumerate(zip(*counts, strict=True)) if a != b), 0), *varied])
+    small_accesses = smaller.accesses(arch, plans)
+    small_replay = smaller.replay(arch, small_accesses, keep=[*varied, shared] if shared else varied)
+    large_accesses = [
+        small_accesses[k] if counts[0][k] == counts[1][k] else _accesses(arch, plan, folded[k])
+        for k, plan in enumerate(plans)
+    ]
+    start = (shared, small_replay.states[shared]) if shared else None
+    large_replay = largest.replay(arch, large_accesses, start=start, keep=varied)
+    _, small = _fold_replay(arch, plans, smaller, fit_done=(small_accesses, small_replay))
+    shares, large = _fold_replay(arch, plans, largest, fit_done=(large_accesses, large_replay))
     covered = prefixes.covered
     return shares, (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
 
