@@ -38,7 +38,7 @@ import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.fast_plan import KernelPlan, grid_prefix, solve_removed
-from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, memory_accesses
+from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, loop_free_accesses
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
@@ -217,17 +217,16 @@ def _replay_shape(
     kernel, source = plan.kernel, plan.sources[n]
     outlined = plan.programs.get(n)
     programs = [role.program(source) for role in kernel.roles] if outlined is None else outlined
-    for program in programs:
-        for op in program:
-            if type(op) is Repeat:
-                like = plan.like.get(n)
-                if like is None:
-                    return fold_tile(kernel, source, spec, (), programs)
-                if like not in bodiless:
-                    planned = folded[like]
-                    bodiless[like] = _bodiless(kernel, planned) if isinstance(planned, FoldedTile) else ()
-                return fold_tile(kernel, source, spec, bodiless[like], programs)
-    return _FlatShape(records(memory_accesses(programs)))
+    accesses = loop_free_accesses(programs)
+    if accesses is not None:
+        return _FlatShape(records(accesses))
+    like = plan.like.get(n)
+    if like is None:
+        return fold_tile(kernel, source, spec, (), programs)
+    if like not in bodiless:
+        planned = folded[like]
+        bodiless[like] = _bodiless(kernel, planned) if isinstance(planned, FoldedTile) else ()
+    return fold_tile(kernel, source, spec, bodiless[like], programs)
 
 
 def _head_copies(

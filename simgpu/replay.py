@@ -24,17 +24,21 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
-from typing import cast
+from typing import Final, cast
 
 from simgpu.arch import Arch
 from simgpu.ops import HashedKeys, Load, Piece, Store
 from simgpu.units.fluid_l2 import MissShares
 from simgpu.units.l2 import dirtied
 
-_LOAD, _STORE, _ATOMIC = 0, 1, 2
+# Final, so that compiled (mypyc) they are constants: a plain module name is looked up in the module's dict at every
+# use, several times per access in the walk.
+_LOAD: Final = 0
+_STORE: Final = 1
+_ATOMIC: Final = 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
-_AGAIN = 3  # added to the kind of an access to a key its tile accessed before
-REREAD = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
+_AGAIN: Final = 3  # added to the kind of an access to a key its tile accessed before
+REREAD: Final = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
 
 
 @dataclass(frozen=True)
@@ -75,20 +79,19 @@ Record = tuple[int, str, MemoryKey, int | float]
 def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
     """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`). An access to a key that the
     tile accessed before has its kind raised by `_AGAIN` (its miss share is counted apart)."""
-    seen: set[tuple[str, Hashable]] = set()
-    add = seen.add
+    seen: set[MemoryKey] = set()
     out: list[Record] = []
-    append = out.append  # once per access of every replayed tile
     for op in ops:
         kind = _LOAD if type(op) is Load else _ATOMIC if op.atomic else _STORE  # type: ignore[union-attr]
         tensor = op.tensor
-        key = (tensor, op.tile)
+        # Typed as a `MemoryKey`: compiled, a pair would be built anew for the set and for the record.
+        key: MemoryKey = (tensor, op.tile)
         # Added, then told new by the set's growth: the nested key is hashed once, not twice.
         before = len(seen)
-        add(key)
+        seen.add(key)
         if len(seen) == before:
             kind += _AGAIN
-        append((kind, tensor, key, op.nbytes))
+        out.append((kind, tensor, key, op.nbytes))
     return tuple(out)
 
 
@@ -229,10 +232,9 @@ def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
     """A tile's `TileTotals`; None unless every size is an int. Summed by tile they leave the replay's totals
     unchanged: sums of ints are exact in any order (well below 2**53)."""
     totals: dict[tuple[int, str], int | float] = {}
-    total = totals.get
     for kind, tensor, _, nbytes in tile_records:
         counted = (kind, tensor)
-        totals[counted] = total(counted, 0) + nbytes
+        totals[counted] = totals.get(counted, 0) + nbytes
     # A size that is not an int leaves a sum that is not one: the replay then sums the records themselves.
     if not all(type(value) is int for value in totals.values()):
         return None
@@ -656,10 +658,9 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
             l2_bytes[number, tensor, kind] += by_kind[kind][tensor]
         return
     summed: dict[tuple[int, str], int] = {}
-    get = summed.get
     for totals in kernel.totals:
         for key, nbytes in totals.bytes:
-            summed[key] = get(key, 0) + nbytes
+            summed[key] = summed.get(key, 0) + nbytes
     for (kind, tensor), nbytes in summed.items():
         l2_bytes[number, tensor, kind] += nbytes
 
