@@ -24,7 +24,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
-from typing import Final, cast
+from typing import Any, Final, cast
 
 from simgpu.arch import Arch
 from simgpu.ops import HashedKeys, Load, Piece, Store
@@ -458,8 +458,9 @@ def _walk(
                     evicted = True
                     hbm_write += written
             for kind, tensor, memory, nbytes in segment:
-                # Keys are nested tuples, slow to hash again and again: each is numbered once.
-                key = numbers.get(memory)
+                # Keys are nested tuples, slow to hash again and again: each is numbered once. The number stays boxed
+                # (`Any`): compiled, an int is unboxed, and boxed anew (allocated, past 256) at each lookup below.
+                key: Any = numbers.get(memory)
                 if key is None:
                     key = numbers[memory] = len(numbers)
                     owners.append(tensor)
@@ -475,7 +476,7 @@ def _walk(
                         varied = True
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 written = 0.0
-                if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
+                if key in lines and (action != _STORE or nbytes <= capacity):  # a store too large bypasses L2
                     move(key)
                     if action == _LOAD:
                         continue
