@@ -47,6 +47,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from itertools import zip_longest
 from operator import attrgetter
+from typing import Final
 
 from simgpu.kernel import Kernel
 from simgpu.ops import Advance, Alu, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
@@ -70,11 +71,14 @@ class _Derived:
         self.signature: _HashedOnce | None = None
 
 
-TOP, NESTED = 0, 1  # positions in the iteration counts a folded tile reports (see `FoldedTile.executed`)
+# The module's constants are Final: compiled (mypyc), a plain module name is looked up in the module's dict at every
+# use, once or twice per op in the loops over programs.
+TOP: Final = 0  # positions in the iteration counts a folded tile reports (see `FoldedTile.executed`)
+NESTED: Final = 1
 # Fit variants that keep one more period in every folded nested loop like the middle, the first or the last
 # top-level iteration's nested loop (nested kinds 0, 1, 2: counted at NESTED + kind).
-NESTED_SIDES = ("inner", "first", "last")
-_MEMORY_OPS = (Load, Store)  # matched by exact type: the replay walks long programs
+NESTED_SIDES: Final = ("inner", "first", "last")
+_MEMORY_OPS: Final = (Load, Store)  # matched by exact type: the replay walks long programs
 # Per op type other than memory ops and loops, its fields in order: such an op's shape (`_shape`) is its type and
 # fields, which compare and hash as the op does (every field of an op compares), but in C, not through the
 # dataclass's generated methods: a signature holds every op of a tile, and the plan hashes one per tile position.

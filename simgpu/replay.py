@@ -498,14 +498,17 @@ def _walk(
                         if action != _LOAD:
                             written = nbytes
                     else:
-                        if used + nbytes > capacity:
+                        # As a float once (what adding it to the float `used` converts it to): compiled, `used + nbytes`
+                        # would box `used` and the sum at every step of the eviction loop.
+                        added = float(nbytes)
+                        if used + added > capacity:
                             evicted = True
-                            while used + nbytes > capacity:
+                            while used + added > capacity:
                                 _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
                                 used -= old_bytes
                                 written += back
                         lines[key] = nbytes
-                        used += nbytes
+                        used += added
                         if action != _LOAD:
                             dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                             written += sum(cleaned, 0.0)
@@ -522,7 +525,7 @@ def _walk(
         written_bytes[number, tensor] += written_sum
     if track:
         # Each key's bytes, summed: where every access to a key is of one size, an int, the sum is exact in any order.
-        reached = _keys_touched(set(sizes), pieces, numbers, wholes)
+        reached = _keys_touched(sizes, pieces, numbers, wholes)
         touched.append((reached, _unique_bytes(kernel) if varied else sum(sizes.values())))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
@@ -699,7 +702,7 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 
 
 def _keys_touched(
-    reached: set[int],
+    reached: Iterable[int],
     pieces: Iterable[MemoryKey],
     numbers: Mapping[Hashable, int],
     wholes: Mapping[int, tuple[int, ...]],
