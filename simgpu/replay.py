@@ -653,8 +653,9 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
                 sums = by_kind[kind]
-                if tensor in sums:
-                    sums[tensor] += nbytes
+                so_far = sums.get(tensor)
+                if so_far is not None:
+                    sums[tensor] = so_far + nbytes
                 else:
                     sums[tensor] = 0.0 + nbytes
                     first_seen.append((kind, tensor))
@@ -714,19 +715,21 @@ def _keys_touched(
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
     # key block of the row block): each tuple of wholes is looked up once, and its keys added once. A tuple is
     # found by its identity first (pieces of a tile share one; hashing hundreds of keys per piece cost more than
-    # the lookups; the tuples live as long as `memories`, so an identity stays theirs), then by its keys.
+    # the lookups; the tuples live as long as `memories`, so an identity stays theirs), then by its keys. The keys
+    # a piece found whole adds are its wholes' numbers (`wholes`), which are those of any piece of the same wholes
+    # (numbers never change): added once too.
     seen: dict[tuple[str, int], None] = {}
     looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
     for memory in pieces:
         tensor, tile = _tensor(memory), _tile(memory)
         assert isinstance(tile, Piece)
+        if (tensor, id(tile.wholes)) in seen:
+            continue
+        seen[tensor, id(tile.wholes)] = None
         known = wholes.get(numbers[memory])
         if known is not None:
             keys.update(known)
             continue
-        if (tensor, id(tile.wholes)) in seen:
-            continue
-        seen[tensor, id(tile.wholes)] = None
         if (tensor, tile.wholes) not in looked_up:
             found = looked_up[tensor, tile.wholes] = [get((tensor, whole)) for whole in tile.wholes]
             keys.update(found)
