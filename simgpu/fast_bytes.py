@@ -33,12 +33,13 @@ import math
 from collections import Counter
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 
 from simgpu.arch import Arch
 from simgpu.fast_plan import KernelPlan, grid_prefix, solve_removed
-from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, memory_accesses
+from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, loop_free_accesses
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
@@ -173,7 +174,8 @@ class _HeadCopy:
     totals: TileTotals | None
 
 
-_NOTHING_FOLDED = (0,) * (NESTED + len(NESTED_SIDES))  # the iteration counts of a fold of programs without loops
+# The iteration counts of a fold of programs without loops (Final: compiled, read without a lookup per tile).
+_NOTHING_FOLDED: Final = (0,) * (NESTED + len(NESTED_SIDES))
 
 
 class _FlatShape:
@@ -217,17 +219,16 @@ def _replay_shape(
     kernel, source = plan.kernel, plan.sources[n]
     outlined = plan.programs.get(n)
     programs = [role.program(source) for role in kernel.roles] if outlined is None else outlined
-    for program in programs:
-        for op in program:
-            if type(op) is Repeat:
-                like = plan.like.get(n)
-                if like is None:
-                    return fold_tile(kernel, source, spec, (), programs)
-                if like not in bodiless:
-                    planned = folded[like]
-                    bodiless[like] = _bodiless(kernel, planned) if isinstance(planned, FoldedTile) else ()
-                return fold_tile(kernel, source, spec, bodiless[like], programs)
-    return _FlatShape(records(memory_accesses(programs)))
+    accesses = loop_free_accesses(programs)
+    if accesses is not None:
+        return _FlatShape(records(accesses))
+    like = plan.like.get(n)
+    if like is None:
+        return fold_tile(kernel, source, spec, (), programs)
+    if like not in bodiless:
+        planned = folded[like]
+        bodiless[like] = _bodiless(kernel, planned) if isinstance(planned, FoldedTile) else ()
+    return fold_tile(kernel, source, spec, bodiless[like], programs)
 
 
 def _head_copies(
@@ -516,14 +517,36 @@ def _head_prefix_bytes(
     """The bytes of a run whose one head has too many tiles to replay whole (long sequences): the head's
     `prefixes` replay, each with its removed iterations added back (`_fold_replay`); the bytes extrapolate
     linearly in the share of the head that they stand for (`_Prefixes.covered`) and scale by the number of heads.
-    The miss shares are the larger prefix's (its first wave weighs more than in the whole head)."""
-    replays = []
-    # `known`: the shapes folded so far; the smaller prefix's tiles are the larger's first ones.
-    for count in prefixes.counts:
-        firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
-        folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, firsts, known, strict=True)]
-        replays.append(_fold_replay(arch, plans, _Replayed(firsts, folded, head_share, 1 / total)))
-    (_, small), (shares, large) = replays
+    The miss shares are the larger prefix's (its first wave weighs more than in the whole head).
+
+    The smaller prefix's tiles are the larger's first ones: they are folded once (`known`: the shapes folded so
+    far), and the kernels before the first whose prefixes differ (FlashAttention's backward: the preprocessing,
+    replayed whole in both) are walked once, the larger prefix's replay walking on from the smaller's state there
+    (`simgpu.replay.replay`'s `start`), as the fit variants do."""
+    counts = prefixes.counts
+    larger = [ts[:c] for ts, c in zip(tiles, counts[1], strict=True)]
+    folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, larger, known, strict=True)]
+    smaller = _Replayed(
+        [ts[:c] for ts, c in zip(tiles, counts[0], strict=True)],
+        [copies[:c] for copies, c in zip(folded, counts[0], strict=True)],
+        head_share,
+        1 / total,
+    )
+    largest = _Replayed(larger, folded, head_share, 1 / total)
+    varied = _varied(plans)
+    # The kernels before `shared` walk alike in both replays; a fit variant walks on from a kernel's state in its
+    # own prefix's replay, so none is shared past the first varied kernel.
+    shared = min([next((k for k, (a, b) in enumerate(zip(*counts, strict=True)) if a != b), 0), *varied])
+    small_accesses = smaller.accesses(arch, plans)
+    small_replay = smaller.replay(arch, small_accesses, keep=[*varied, shared] if shared else varied)
+    large_accesses = [
+        small_accesses[k] if counts[0][k] == counts[1][k] else _accesses(arch, plan, folded[k])
+        for k, plan in enumerate(plans)
+    ]
+    start = (shared, small_replay.states[shared]) if shared else None
+    large_replay = largest.replay(arch, large_accesses, start=start, keep=varied)
+    _, small = _fold_replay(arch, plans, smaller, fit_done=(small_accesses, small_replay))
+    shares, large = _fold_replay(arch, plans, largest, fit_done=(large_accesses, large_replay))
     covered = prefixes.covered
     return shares, (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
 

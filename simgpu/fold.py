@@ -47,6 +47,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from itertools import zip_longest
 from operator import attrgetter
+from typing import Final
 
 from simgpu.kernel import Kernel
 from simgpu.ops import Advance, Alu, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
@@ -70,11 +71,14 @@ class _Derived:
         self.signature: _HashedOnce | None = None
 
 
-TOP, NESTED = 0, 1  # positions in the iteration counts a folded tile reports (see `FoldedTile.executed`)
+# The module's constants are Final: compiled (mypyc), a plain module name is looked up in the module's dict at every
+# use, once or twice per op in the loops over programs.
+TOP: Final = 0  # positions in the iteration counts a folded tile reports (see `FoldedTile.executed`)
+NESTED: Final = 1
 # Fit variants that keep one more period in every folded nested loop like the middle, the first or the last
 # top-level iteration's nested loop (nested kinds 0, 1, 2: counted at NESTED + kind).
-NESTED_SIDES = ("inner", "first", "last")
-_MEMORY_OPS = (Load, Store)  # matched by exact type: the replay walks long programs
+NESTED_SIDES: Final = ("inner", "first", "last")
+_MEMORY_OPS: Final = (Load, Store)  # matched by exact type: the replay walks long programs
 # Per op type other than memory ops and loops, its fields in order: such an op's shape (`_shape`) is its type and
 # fields, which compare and hash as the op does (every field of an op compares), but in C, not through the
 # dataclass's generated methods: a signature holds every op of a tile, and the plan hashes one per tile position.
@@ -292,9 +296,30 @@ def memory_accesses(programs: Sequence[Sequence[Op]]) -> tuple[Load | Store, ...
     """The memory ops of a tile's flat role programs in `memory_order`, without their positions."""
     # Per role, its memory ops in program order; then one from each role in turn.
     streams = [[op for op in program if type(op) in _MEMORY_OPS] for program in programs]
+    return tuple(_in_turn(streams))  # type: ignore[arg-type]
+
+
+def loop_free_accesses(programs: Sequence[Sequence[Op]]) -> Sequence[Load | Store] | None:
+    """`memory_accesses` of programs that hold no loop, told in the same pass over their ops; None where one holds a
+    loop. (The L2 replay takes standard attention's 20,480 loop-free tiles of a head at 16k tokens so.)"""
+    streams: list[list[Load | Store]] = []
+    for program in programs:
+        stream: list[Load | Store] = []
+        for op in program:
+            kind = type(op)
+            if kind is Repeat:
+                return None
+            if kind is Load or kind is Store:
+                stream.append(op)  # type: ignore[arg-type]
+        streams.append(stream)
+    return _in_turn(streams)
+
+
+def _in_turn(streams: Sequence[Sequence[Load | Store]]) -> Sequence[Load | Store]:
+    """The roles' memory ops `streams`, one from each role in turn."""
     if len(streams) == 1:
-        return tuple(streams[0])  # type: ignore[arg-type]
-    return tuple([op for group in zip_longest(*streams) for op in group if op is not None])  # type: ignore[misc]
+        return streams[0]
+    return [op for group in zip_longest(*streams) for op in group if op is not None]
 
 
 def memory_order(programs: Sequence[Sequence[Op]]) -> list[tuple[tuple[int, int], Load | Store]]:

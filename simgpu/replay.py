@@ -24,17 +24,21 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
-from typing import cast
+from typing import Any, Final, cast
 
 from simgpu.arch import Arch
 from simgpu.ops import HashedKeys, Load, Piece, Store
 from simgpu.units.fluid_l2 import MissShares
 from simgpu.units.l2 import dirtied
 
-_LOAD, _STORE, _ATOMIC = 0, 1, 2
+# Final, so that compiled (mypyc) they are constants: a plain module name is looked up in the module's dict at every
+# use, several times per access in the walk.
+_LOAD: Final = 0
+_STORE: Final = 1
+_ATOMIC: Final = 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
-_AGAIN = 3  # added to the kind of an access to a key its tile accessed before
-REREAD = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
+_AGAIN: Final = 3  # added to the kind of an access to a key its tile accessed before
+REREAD: Final = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
 
 
 @dataclass(frozen=True)
@@ -75,20 +79,19 @@ Record = tuple[int, str, MemoryKey, int | float]
 def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
     """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`). An access to a key that the
     tile accessed before has its kind raised by `_AGAIN` (its miss share is counted apart)."""
-    seen: set[tuple[str, Hashable]] = set()
-    add = seen.add
+    seen: set[MemoryKey] = set()
     out: list[Record] = []
-    append = out.append  # once per access of every replayed tile
     for op in ops:
         kind = _LOAD if type(op) is Load else _ATOMIC if op.atomic else _STORE  # type: ignore[union-attr]
         tensor = op.tensor
-        key = (tensor, op.tile)
+        # Typed as a `MemoryKey`: compiled, a pair would be built anew for the set and for the record.
+        key: MemoryKey = (tensor, op.tile)
         # Added, then told new by the set's growth: the nested key is hashed once, not twice.
         before = len(seen)
-        add(key)
+        seen.add(key)
         if len(seen) == before:
             kind += _AGAIN
-        append((kind, tensor, key, op.nbytes))
+        out.append((kind, tensor, key, op.nbytes))
     return tuple(out)
 
 
@@ -229,10 +232,9 @@ def tile_totals(tile_records: Iterable[Record]) -> TileTotals | None:
     """A tile's `TileTotals`; None unless every size is an int. Summed by tile they leave the replay's totals
     unchanged: sums of ints are exact in any order (well below 2**53)."""
     totals: dict[tuple[int, str], int | float] = {}
-    total = totals.get
     for kind, tensor, _, nbytes in tile_records:
         counted = (kind, tensor)
-        totals[counted] = total(counted, 0) + nbytes
+        totals[counted] = totals.get(counted, 0) + nbytes
     # A size that is not an int leaves a sum that is not one: the replay then sums the records themselves.
     if not all(type(value) is int for value in totals.values()):
         return None
@@ -456,8 +458,9 @@ def _walk(
                     evicted = True
                     hbm_write += written
             for kind, tensor, memory, nbytes in segment:
-                # Keys are nested tuples, slow to hash again and again: each is numbered once.
-                key = numbers.get(memory)
+                # Keys are nested tuples, slow to hash again and again: each is numbered once. The number stays boxed
+                # (`Any`): compiled, an int is unboxed, and boxed anew (allocated, past 256) at each lookup below.
+                key: Any = numbers.get(memory)
                 if key is None:
                     key = numbers[memory] = len(numbers)
                     owners.append(tensor)
@@ -473,7 +476,7 @@ def _walk(
                         varied = True
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 written = 0.0
-                if key in lines and (nbytes <= capacity or action != _STORE):  # a store too large bypasses L2
+                if key in lines and (action != _STORE or nbytes <= capacity):  # a store too large bypasses L2
                     move(key)
                     if action == _LOAD:
                         continue
@@ -495,14 +498,17 @@ def _walk(
                         if action != _LOAD:
                             written = nbytes
                     else:
-                        if used + nbytes > capacity:
+                        # As a float once (what adding it to the float `used` converts it to): compiled, `used + nbytes`
+                        # would box `used` and the sum at every step of the eviction loop.
+                        added = float(nbytes)
+                        if used + added > capacity:
                             evicted = True
-                            while used + nbytes > capacity:
+                            while used + added > capacity:
                                 _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
                                 used -= old_bytes
                                 written += back
                         lines[key] = nbytes
-                        used += nbytes
+                        used += added
                         if action != _LOAD:
                             dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                             written += sum(cleaned, 0.0)
@@ -519,7 +525,7 @@ def _walk(
         written_bytes[number, tensor] += written_sum
     if track:
         # Each key's bytes, summed: where every access to a key is of one size, an int, the sum is exact in any order.
-        reached = _keys_touched(set(sizes), pieces, numbers, wholes)
+        reached = _keys_touched(sizes, pieces, numbers, wholes)
         touched.append((reached, _unique_bytes(kernel) if varied else sum(sizes.values())))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
@@ -647,8 +653,9 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
                 sums = by_kind[kind]
-                if tensor in sums:
-                    sums[tensor] += nbytes
+                so_far = sums.get(tensor)
+                if so_far is not None:
+                    sums[tensor] = so_far + nbytes
                 else:
                     sums[tensor] = 0.0 + nbytes
                     first_seen.append((kind, tensor))
@@ -656,10 +663,9 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
             l2_bytes[number, tensor, kind] += by_kind[kind][tensor]
         return
     summed: dict[tuple[int, str], int] = {}
-    get = summed.get
     for totals in kernel.totals:
         for key, nbytes in totals.bytes:
-            summed[key] = get(key, 0) + nbytes
+            summed[key] = summed.get(key, 0) + nbytes
     for (kind, tensor), nbytes in summed.items():
         l2_bytes[number, tensor, kind] += nbytes
 
@@ -697,7 +703,7 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 
 
 def _keys_touched(
-    reached: set[int],
+    reached: Iterable[int],
     pieces: Iterable[MemoryKey],
     numbers: Mapping[Hashable, int],
     wholes: Mapping[int, tuple[int, ...]],
@@ -709,19 +715,21 @@ def _keys_touched(
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
     # key block of the row block): each tuple of wholes is looked up once, and its keys added once. A tuple is
     # found by its identity first (pieces of a tile share one; hashing hundreds of keys per piece cost more than
-    # the lookups; the tuples live as long as `memories`, so an identity stays theirs), then by its keys.
+    # the lookups; the tuples live as long as `memories`, so an identity stays theirs), then by its keys. The keys
+    # a piece found whole adds are its wholes' numbers (`wholes`), which are those of any piece of the same wholes
+    # (numbers never change): added once too.
     seen: dict[tuple[str, int], None] = {}
     looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
     for memory in pieces:
         tensor, tile = _tensor(memory), _tile(memory)
         assert isinstance(tile, Piece)
+        if (tensor, id(tile.wholes)) in seen:
+            continue
+        seen[tensor, id(tile.wholes)] = None
         known = wholes.get(numbers[memory])
         if known is not None:
             keys.update(known)
             continue
-        if (tensor, id(tile.wholes)) in seen:
-            continue
-        seen[tensor, id(tile.wholes)] = None
         if (tensor, tile.wholes) not in looked_up:
             found = looked_up[tensor, tile.wholes] = [get((tensor, whole)) for whole in tile.wholes]
             keys.update(found)

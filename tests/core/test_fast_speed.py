@@ -27,8 +27,8 @@ from simgpu.fast import plan_fast, run_fast
 from simgpu.fast_costs import Cost
 from simgpu.fast_plan import plan_kernel
 from simgpu.fast_schedule import shared_schedule
-from simgpu.fold import FoldSpec, fold_tile
-from simgpu.ops import Load, Store
+from simgpu.fold import FoldSpec, fold_tile, loop_free_accesses, memory_accesses
+from simgpu.ops import Load, Repeat, Store
 from simgpu.replay import KernelAccesses, Record, head_template, keys_of_head, records, replay
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
@@ -274,4 +274,55 @@ def test_head_templates_that_share_their_cut_wholes_are_each_tiles_own(algo: str
                 assert head_template(shape.records, axes, head, cuts) == own
                 assert keys_of_head(shape.records, axes, head, checked) == (own is not None)
                 answers.add(own is not None)
+    assert answers == {True, False}
+
+
+@pytest.mark.parametrize(("arch_name", "algo", "sms"), [("h100", "v2", 3), ("b200", "v4", 3)])
+def test_prefix_replays_that_share_folds_and_a_walk_move_the_bytes_of_replays_made_apart(
+    arch_name: str, algo: str, sms: int
+) -> None:
+    # A head replayed by two prefixes (`simgpu.fast_bytes._head_prefix_bytes`) folds its tiles once and walks the
+    # kernels before the first whose prefixes differ once (FlashAttention's backward: the preprocessing). Each prefix
+    # folded and replayed on its own, from an empty L2, gives the same miss shares and bytes. (The cut chip and L2
+    # of `tests/core/test_fast_prefix.py`, where the prefixes apply from 8 tiles.)
+    arch = load_arch(arch_name, {"sms": sms, "l2.capacity_bytes": 1_000_000})
+    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, algo, Problem(1, 2, 8192, 128, pass_="bwd"), {})]
+    fast_bytes = simgpu.fast_bytes
+    known = [fast_bytes._replay_folded(plan) for plan in plans]
+    heads = fast_bytes._first_heads(arch, plans, known)
+    assert heads is not None
+    total, concurrent, _, tiles = heads
+    share = tuple(1 / each for each in concurrent)
+    prefixes = fast_bytes._head_prefixes(arch, plans, tiles, 8, known, share)
+    assert prefixes is not None and prefixes.counts[0][0] == prefixes.counts[1][0]  # the first kernel walked once
+    shares, shared = fast_bytes._head_prefix_bytes(arch, plans, tiles, prefixes, share, total, known)
+    apart = []
+    for count in prefixes.counts:
+        firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
+        folded = [
+            fast_bytes._head_copies(plan, ts, fast_bytes._replay_folded(plan))
+            for plan, ts in zip(plans, firsts, strict=True)
+        ]
+        apart.append(fast_bytes._fold_replay(arch, plans, fast_bytes._Replayed(firsts, folded, share, 1 / total)))
+    (_, small), (alone, large) = apart
+    covered = prefixes.covered
+    assert shares == alone
+    extrapolated = (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
+    assert shared.tolist() == extrapolated.tolist()
+
+
+@pytest.mark.parametrize(("algo", "pass_"), [("standard", "fwd"), ("standard", "bwd"), ("v2", "bwd")])
+def test_loop_free_accesses_are_the_memory_accesses_of_programs_without_loops(algo: str, pass_: str) -> None:
+    # The replay tells a loop-free tile's memory ops in one pass over its programs (`simgpu.fold.loop_free_accesses`):
+    # those of `memory_accesses`, or None where a program holds a loop.
+    arch = load_arch("h100", {"sms": 8})
+    answers = set()
+    for kernel in schedule(arch, algo, Problem(1, 2, 1024, 64, pass_=pass_), {}):
+        for tile in list(kernel.tiles)[:64]:
+            programs = [role.program(tile) for role in kernel.roles]
+            looped = any(type(op) is Repeat for program in programs for op in program)
+            found = loop_free_accesses(programs)
+            assert (found is None) == looped
+            assert found is None or tuple(found) == memory_accesses(programs)
+            answers.add(looped)
     assert answers == {True, False}
