@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from simgpu.arch import DTYPE_BYTES, Arch, ContentionRates
 from simgpu.errors import ScheduleError
@@ -67,11 +68,12 @@ from simgpu.units.tensor_core import TensorCore
 from simgpu.units.tma import CopyEngine
 from simgpu.units.tmem import TensorMemory
 
-WARP_LANES = 32
-VECTOR_BYTES_PER_LANE = 16  # 128-bit ld/st.shared, cp.async and ld.global per thread
-TMEM_BYTES_PER_INSTRUCTION = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
-FRAGMENT_ROWS = 8  # rows of an MMA accumulator's fragments one warp-level store instruction covers (m16n8: 8 per half)
-SECTOR_BYTES = 32  # the L2's unit of access
+# `Final`: mypyc compiles the constants in rather than looking them up in the module's dictionary once per op.
+WARP_LANES: Final = 32
+VECTOR_BYTES_PER_LANE: Final = 16  # 128-bit ld/st.shared, cp.async and ld.global per thread
+TMEM_BYTES_PER_INSTRUCTION: Final = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
+FRAGMENT_ROWS: Final = 8  # rows of an MMA accumulator's fragments one warp-level store covers (m16n8: 8 per half)
+SECTOR_BYTES: Final = 32  # the L2's unit of access
 
 # mma.sync's shape is fixed by the PTX ISA (m16n8k16 for 16-bit inputs: K is 32 bytes), whatever the chip.
 MMA_SYNC_SHAPE = (16, 8, 32)
@@ -319,26 +321,28 @@ class Sm:
         return max(issued, now + copies / WARP_LANES / warps * step_cycles)
 
     def _load(self, op: Load, now: float, warps: int) -> float:
-        issued = self._copy_issue(now, op.engine, op.nbytes, warps, op.address_instructions)
+        # The fields read once each: compiled, every read of an op's field is a Python attribute lookup.
+        engine, nbytes, rounds = op.engine, op.nbytes, op.rounds
+        issued = self._copy_issue(now, engine, nbytes, warps, op.address_instructions)
         # The role that issues a cp.async goes on once its warps have issued it (the engine holds it until then).
-        self.copy_issued = issued if op.engine == "cp_async" else now
-        access = self.l2.load(issued, (op.tensor, op.tile), op.nbytes)
-        if op.engine == "ldg":
-            if op.rounds == 1:
+        self.copy_issued = issued if engine == "cp_async" else now
+        access = self.l2.load(issued, (op.tensor, op.tile), nbytes)
+        if engine == "ldg":
+            if rounds == 1:
                 return access.ready
-            if op.rounds < 1:
-                raise ScheduleError(f"a load's rounds must be >= 1, got {op.rounds}")
+            if rounds < 1:
+                raise ScheduleError(f"a load's rounds must be >= 1, got {rounds}")
             # Each round waits for its data before the next is issued: the copy's bytes book L2 and HBM at its
             # issue as one access, and it is ready no sooner than `rounds` latencies of the level that served it.
-            return max(access.ready, issued + op.rounds * self._served_latency(access, issued))
-        if op.rounds != 1:
-            raise ScheduleError(f"rounds are the round trips of a thread-issued load (ldg), not of {op.engine}")
+            return max(access.ready, issued + rounds * self._served_latency(access, issued))
+        if rounds != 1:
+            raise ScheduleError(f"rounds are the round trips of a thread-issued load (ldg), not of {engine}")
         ready = access.ready
-        ingest = self._ingest.get(op.engine)
+        ingest = self._ingest.get(engine)
         if ingest is not None:
             # The copy's bytes leave the SM's load path at its rate; the last returns one latency after it left.
-            ready = max(ready, ingest.reserve(issued, op.nbytes) + self._served_latency(access, issued))
-        ready = max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
+            ready = max(ready, ingest.reserve(issued, nbytes) + self._served_latency(access, issued))
+        ready = max(ready, self.smem.copy_in(issued, nbytes, engine))
         return ready + self._tensor_map_wait(op)
 
     def _served_latency(self, access: Access, issued: float) -> float:
