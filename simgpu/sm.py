@@ -48,9 +48,10 @@ L2 (a kernel's first CTAs: ignored), and 300-600 cycles later in the CTAs after 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 from simgpu.arch import DTYPE_BYTES, Arch, ContentionRates
 from simgpu.errors import ScheduleError
@@ -74,6 +75,19 @@ VECTOR_BYTES_PER_LANE: Final = 16  # 128-bit ld/st.shared, cp.async and ld.globa
 TMEM_BYTES_PER_INSTRUCTION: Final = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
 FRAGMENT_ROWS: Final = 8  # rows of an MMA accumulator's fragments one warp-level store covers (m16n8: 8 per half)
 SECTOR_BYTES: Final = 32  # the L2's unit of access
+MEMO_SLOTS: Final = 64  # of an `_OpMemo`: many more than the op objects a loop body runs
+MEMO_ALIGNMENT_BITS: Final = 4  # objects lie 16 bytes apart at least: an identity's low bits pick no slot
+
+# The op classes `Sm.execute` dispatches on, as statics: compiled, an imported name is a dictionary lookup.
+_VECTOR: Final = Vector
+_LOAD: Final = Load
+_STORE: Final = Store
+_MMA: Final = Mma
+_SMEM: Final = Smem
+_EXP: Final = Exp
+_FMA: Final = Fma
+_ALU: Final = Alu
+_TMEM: Final = Tmem
 
 # mma.sync's shape is fixed by the PTX ISA (m16n8k16 for 16-bit inputs: K is 32 bytes), whatever the chip.
 MMA_SYNC_SHAPE = (16, 8, 32)
@@ -143,17 +157,9 @@ class Sm:
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
         self._elementwise_plans: dict[_ElementwiseKey, _ElementwisePlan] = {}
         self._mma_plans: dict[tuple[object, ...], _MmaPlan] = {}
-        self._dispatch: dict[type, Callable[[UnitOp, float, int], float]] = {
-            Load: self._load,  # type: ignore[dict-item]
-            Store: self._store,  # type: ignore[dict-item]
-            Mma: self._mma,  # type: ignore[dict-item]
-            Exp: self._exp,  # type: ignore[dict-item]
-            Fma: self._fma,  # type: ignore[dict-item]
-            Alu: self._alu,  # type: ignore[dict-item]
-            Vector: self._vector,  # type: ignore[dict-item]
-            Smem: self._smem,  # type: ignore[dict-item]
-            Tmem: self._tmem,  # type: ignore[dict-item]
-        }
+        # And by op object, asked first (`_OpMemo`).
+        self._elementwise_memo: _OpMemo[_ElementwisePlan] = _OpMemo()
+        self._mma_memo: _OpMemo[_MmaPlan] = _OpMemo()
 
     def servers(self) -> dict[str, Server]:
         units = {
@@ -183,30 +189,36 @@ class Sm:
         then the op's `Revision` if contention or another role's MMAs may still move that time, else None."""
         self.revision = None
         self._role = role
-        return self._dispatch[type(op)](op, now, warps)
+        # Matched by exact type, the commonest first, each a native call: compiled, a table of bound methods made
+        # each op a Python call (its arguments parsed, its result boxed).
+        kind = type(op)
+        if kind is _VECTOR:
+            return self._elementwise(op, now, warps)  # type: ignore[arg-type]
+        if kind is _LOAD:
+            return self._load(op, now, warps)  # type: ignore[arg-type]
+        if kind is _STORE:
+            return self._store(op, now, warps)  # type: ignore[arg-type]
+        if kind is _MMA:
+            return self._mma(op, now, warps)  # type: ignore[arg-type]
+        if kind is _SMEM:
+            return self._smem(op, now, warps)  # type: ignore[arg-type]
+        if kind is _EXP or kind is _FMA or kind is _ALU:
+            return self._elementwise(op, now, warps)  # type: ignore[arg-type]
+        if kind is _TMEM:
+            return self._tmem(op, now, warps)  # type: ignore[arg-type]
+        raise ScheduleError(f"{kind.__name__} is not an op a unit serves")
 
     def _lanes(self, now: float, lane_ops: float, warps: int) -> float:
         # `IssueSlots.issue` inlined: nearly every op issues lane instructions.
         return self._issue_server.reserve(now, lane_ops / WARP_LANES, min(warps, self._schedulers))
 
-    def _elementwise(
-        self,
-        now: float,
-        warps: int,
-        fma: float,
-        alu: float,
-        ex2: float,
-        emulated: float,
-        fma_per_emulated: float,
-        chain: Chain | None,
-        other: float = 0.0,
-    ) -> float:
-        """FMA, ALU and exp2 lane ops issued together (and `other` lane instructions that only take issue slots): the
-        pipes run concurrently, issue slots are shared; the op ends no sooner than its dependency chain allows."""
-        key: _ElementwiseKey = (fma, alu, ex2, emulated, fma_per_emulated, chain, warps, other)
-        plan = self._elementwise_plans.get(key)
+    def _elementwise(self, op: Fma | Alu | Exp | Vector, now: float, warps: int) -> float:
+        """FMA, ALU and exp2 lane ops issued together (and a `Vector`'s `issue` lane instructions that only take issue
+        slots): the pipes run concurrently, issue slots are shared; the op ends no sooner than its dependency chain
+        allows."""
+        plan = self._elementwise_memo.get(op, warps)
         if plan is None:
-            plan = self._elementwise_plans[key] = self._elementwise_plan(key)
+            plan = self._elementwise_memo.put(op, warps, self._elementwise_plan_of(op, warps))
         issue_slots, issue_share, floor, fma_total, alu, hardware, share, serial = plan
         base = self._issue_server.reserve(now, issue_slots, issue_share)  # `_lanes`
         floored = now + floor
@@ -234,9 +246,17 @@ class Sm:
         self.revision = revision
         return revision.done()
 
+    def _elementwise_plan_of(self, op: Fma | Alu | Exp | Vector, warps: int) -> _ElementwisePlan:
+        """The plan of an elementwise op for a role of `warps`, derived once per op shape (`_elementwise_key`)."""
+        key = _elementwise_key(op, warps)
+        plan = self._elementwise_plans.get(key)
+        if plan is None:
+            plan = self._elementwise_plans[key] = self._elementwise_plan(key)
+        return plan
+
     def _elementwise_plan(self, key: _ElementwiseKey) -> _ElementwisePlan:
         """An elementwise op's lane ops per pipe, issue slots, latency floor and shares, for a role of `warps`, from
-        `_elementwise`'s arguments (its cache key)."""
+        its shape (`_elementwise_key`)."""
         fma, alu, ex2, emulated, fma_per_emulated, chain, warps, other = key
         if not 0.0 <= emulated <= 1.0:
             raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
@@ -259,20 +279,6 @@ class Sm:
             hardware,
             min(warps, parts) / parts,
             self._single_warp_serial if warps <= self._schedulers else None,
-        )
-
-    def _fma(self, op: Fma, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, op.count, 0.0, 0.0, 0.0, 0.0, op.chain)
-
-    def _alu(self, op: Alu, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, 0.0, op.count, 0.0, 0.0, 0.0, op.chain)
-
-    def _exp(self, op: Exp, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, 0.0, 0.0, op.count, op.emulated_fraction, op.fma_per_emulated, op.chain)
-
-    def _vector(self, op: Vector, now: float, warps: int) -> float:
-        return self._elementwise(
-            now, warps, op.fma, op.alu, op.ex2, op.emulated_fraction, op.fma_per_emulated, op.chain, op.issue
         )
 
     def _smem(self, op: Smem, now: float, warps: int) -> float:
@@ -408,11 +414,9 @@ class Sm:
         return issued
 
     def _mma(self, op: Mma, now: float, warps: int) -> float:
-        # Keyed by the fields the plan depends on: an `Mma`'s own hash and equality are Python functions.
-        key = (op.m, op.n, op.k, op.dtype, op.a, op.b, op.acc, op.instruction, op.operand_smem_bytes, op.b_share, warps)
-        plan = self._mma_plans.get(key)
+        plan = self._mma_memo.get(op, warps)
         if plan is None:
-            plan = self._mma_plans[key] = self._mma_plan(op, warps)
+            plan = self._mma_memo.put(op, warps, self._mma_plan_of(op, warps))
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
         queued_until = self.tensor.server.busy_until
         tensor_done = self.tensor.mma(now, plan.flops, plan.tensor_share, plan.native_cycles, plan.instruction)
@@ -441,6 +445,15 @@ class Sm:
         revision = Revision(now, base, smem_watch, None, tensor, plan.result_latency, plan.issue_tail)
         self.revision = revision
         return revision.done()
+
+    def _mma_plan_of(self, op: Mma, warps: int) -> _MmaPlan:
+        """The plan of an MMA for a role of `warps`, derived once per op shape."""
+        # Keyed by the fields the plan depends on: an `Mma`'s own hash and equality are Python functions.
+        key = (op.m, op.n, op.k, op.dtype, op.a, op.b, op.acc, op.instruction, op.operand_smem_bytes, op.b_share, warps)
+        plan = self._mma_plans.get(key)
+        if plan is None:
+            plan = self._mma_plans[key] = self._mma_plan(op, warps)
+        return plan
 
     def _interleave(self, now: float, cycles: float) -> None:
         """Async MMAs that hold their role while the tensor cores take their instructions (`issue_tail`) are fed one
@@ -529,6 +542,64 @@ _ElementwisePlan = tuple[float, int, float, float, float, float, float, float | 
 _ElementwiseKey = tuple[float, float, float, float, float, Chain | None, int, float]
 
 
+def _elementwise_key(op: Fma | Alu | Exp | Vector, warps: int) -> _ElementwiseKey:
+    """An elementwise op's shape for a role of `warps`: its lane ops per kind, emulated exp2s, dependency chain, and
+    the lane instructions that only take issue slots."""
+    kind = type(op)
+    if kind is _VECTOR:
+        vector: Vector = op  # type: ignore[assignment]
+        return (
+            vector.fma,
+            vector.alu,
+            vector.ex2,
+            vector.emulated_fraction,
+            vector.fma_per_emulated,
+            vector.chain,
+            warps,
+            vector.issue,
+        )
+    if kind is _EXP:
+        exp: Exp = op  # type: ignore[assignment]
+        return (0.0, 0.0, exp.count, exp.emulated_fraction, exp.fma_per_emulated, exp.chain, warps, 0.0)
+    if kind is _FMA:
+        return (op.count, 0.0, 0.0, 0.0, 0.0, op.chain, warps, 0.0)  # type: ignore[union-attr]
+    return (0.0, op.count, 0.0, 0.0, 0.0, op.chain, warps, 0.0)  # type: ignore[union-attr]
+
+
+_P = TypeVar("_P")
+
+
+class _OpMemo(Generic[_P]):
+    """Plans by op object and role size, in `MEMO_SLOTS` slots picked by the op's identity (a colliding op takes the
+    slot over). An op's fields never change (frozen), so its plan is that of its shape; a slot holds its op, so no
+    other object can take its identity meanwhile. Why: the plans by shape are keyed by a tuple of the op's fields,
+    built, hashed and compared per op (a `Chain`'s hash a Python call), while a loop body runs the same few op
+    objects again and again (v1's forward at 4k tokens on the H100: 6696 elementwise ops of 4 objects, 4464 MMAs
+    of 2)."""
+
+    __slots__ = ("ops", "plans", "warps")
+
+    def __init__(self) -> None:
+        self.ops: list[object] = [None] * MEMO_SLOTS
+        self.warps: list[int] = [0] * MEMO_SLOTS
+        self.plans: list[_P | None] = [None] * MEMO_SLOTS
+
+    def get(self, op: object, warps: int) -> _P | None:
+        """`op`'s plan for a role of `warps`, or None where its slot holds another's."""
+        slot = (id(op) >> MEMO_ALIGNMENT_BITS) % MEMO_SLOTS
+        if self.ops[slot] is op and self.warps[slot] == warps:
+            return self.plans[slot]
+        return None
+
+    def put(self, op: object, warps: int, plan: _P) -> _P:
+        """Keep `plan` as `op`'s for a role of `warps`; return it."""
+        slot = (id(op) >> MEMO_ALIGNMENT_BITS) % MEMO_SLOTS
+        self.ops[slot] = op
+        self.warps[slot] = warps
+        self.plans[slot] = plan
+        return plan
+
+
 @dataclass(frozen=True, slots=True)
 class _MmaPlan:
     flops: float  # the op's, read once
@@ -547,15 +618,19 @@ class _MmaPlan:
 def elementwise_done(now: float, base: float, pipe_ends: list[float], serial: float | None) -> float:
     """An elementwise op's completion: the latest of `base` (issue slots, latency floor) and its pipes' ends, and,
     for a role that issues in order (`serial` given), its longest pipe span plus `serial` of the other spans."""
-    # max() written out: once per elementwise op.
+    # max() written out: once per elementwise op. The spans' longest and sum as `Revision.done` keeps them.
     done = base
+    longest = -math.inf
+    total = 0.0
     for end in pipe_ends:
         if end > done:
             done = end
+        span = end - now
+        if span > longest:
+            longest = span
+        total += span
     if serial is not None and len(pipe_ends) > 1:
-        spans = [end - now for end in pipe_ends]
-        longest = max(spans)
-        bound = now + longest + serial * (sum(spans) - longest)
+        bound = now + longest + serial * (total - longest)
         if bound > done:
             done = bound
     return done
@@ -599,17 +674,22 @@ class Revision:
             if end > done:
                 done = end
         elif pipes:
+            # The spans' longest and sum kept as the loop goes (compiled, `max` and `sum` of a list are builtins
+            # looked up by name); summed from 0 in order, as `sum` does.
             now = self.now
-            spans = []
+            longest = -math.inf
+            total = 0.0
             for watched in pipes:
                 end = watched.end
                 if end > done:
                     done = end
-                spans.append(end - now)
+                span = end - now
+                if span > longest:
+                    longest = span
+                total += span
             serial = self.serial
             if serial is not None:
-                longest = max(spans)
-                bound = now + longest + serial * (sum(spans) - longest)
+                bound = now + longest + serial * (total - longest)
                 if bound > done:
                     done = bound
         tensor = self.tensor
