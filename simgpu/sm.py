@@ -75,8 +75,7 @@ VECTOR_BYTES_PER_LANE: Final = 16  # 128-bit ld/st.shared, cp.async and ld.globa
 TMEM_BYTES_PER_INSTRUCTION: Final = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
 FRAGMENT_ROWS: Final = 8  # rows of an MMA accumulator's fragments one warp-level store covers (m16n8: 8 per half)
 SECTOR_BYTES: Final = 32  # the L2's unit of access
-MEMO_SLOTS: Final = 64  # of an `_OpMemo`: many more than the op objects a loop body runs
-MEMO_ALIGNMENT_BITS: Final = 4  # objects lie 16 bytes apart at least: an identity's low bits pick no slot
+MEMO_LIMIT: Final = 4096  # entries of an `_OpMemo`: many more than the op objects a loop body runs
 
 # The op classes `Sm.execute` dispatches on, as statics: compiled, an imported name is a dictionary lookup.
 _VECTOR: Final = Vector
@@ -570,33 +569,31 @@ _P = TypeVar("_P")
 
 
 class _OpMemo(Generic[_P]):
-    """Plans by op object and role size, in `MEMO_SLOTS` slots picked by the op's identity (a colliding op takes the
-    slot over). An op's fields never change (frozen), so its plan is that of its shape; a slot holds its op, so no
-    other object can take its identity meanwhile. Why: the plans by shape are keyed by a tuple of the op's fields,
-    built, hashed and compared per op (a `Chain`'s hash a Python call), while a loop body runs the same few op
-    objects again and again (v1's forward at 4k tokens on the H100: 6696 elementwise ops of 4 objects, 4464 MMAs
-    of 2)."""
+    """Plans by op object (its identity) and role size. An op's fields never change (frozen), so its plan is that of
+    its shape; an entry holds its op, so no other object can take its identity meanwhile. At `MEMO_LIMIT` entries
+    it starts again (ops built anew for every iteration, as some of exact mode's loops do, would fill it). Why: the
+    plans by shape are keyed by a tuple of the op's fields, built, hashed and compared per op (a `Chain`'s hash a
+    Python call), while a loop body runs the same few op objects again and again (v1's forward at 4k tokens on the
+    H100: 6696 elementwise ops of 4 objects, 4464 MMAs of 2; v4's at 64k on the B200: 10944 of 372)."""
 
-    __slots__ = ("ops", "plans", "warps")
+    __slots__ = ("entries",)
 
     def __init__(self) -> None:
-        self.ops: list[object] = [None] * MEMO_SLOTS
-        self.warps: list[int] = [0] * MEMO_SLOTS
-        self.plans: list[_P | None] = [None] * MEMO_SLOTS
+        self.entries: dict[int, tuple[object, int, _P]] = {}
 
     def get(self, op: object, warps: int) -> _P | None:
-        """`op`'s plan for a role of `warps`, or None where its slot holds another's."""
-        slot = (id(op) >> MEMO_ALIGNMENT_BITS) % MEMO_SLOTS
-        if self.ops[slot] is op and self.warps[slot] == warps:
-            return self.plans[slot]
+        """`op`'s plan for a role of `warps`, or None."""
+        entry = self.entries.get(id(op))
+        if entry is not None and entry[0] is op and entry[1] == warps:
+            return entry[2]
         return None
 
     def put(self, op: object, warps: int, plan: _P) -> _P:
         """Keep `plan` as `op`'s for a role of `warps`; return it."""
-        slot = (id(op) >> MEMO_ALIGNMENT_BITS) % MEMO_SLOTS
-        self.ops[slot] = op
-        self.warps[slot] = warps
-        self.plans[slot] = plan
+        entries = self.entries
+        if len(entries) >= MEMO_LIMIT:
+            entries.clear()
+        entries[id(op)] = (op, warps, plan)
         return plan
 
 
