@@ -517,6 +517,8 @@ class Engine:
         for that same time while it runs join its end; it is dropped once walked."""
         times, due, starts = self._times, self._due, self._starts
         processes = self._process_types
+        # Functions read once: compiled, a builtin or an imported name is looked up by name at every call.
+        resume, pop, push = next, heappop, heappush
         entries: list[Entry] = []
         index = 0
         while True:
@@ -525,7 +527,7 @@ class Engine:
             else:
                 if index == len(entries):
                     if entries:
-                        del due[heappop(times)]
+                        del due[pop(times)]
                     if not times:
                         break
                     entries = due[times[0]]
@@ -537,9 +539,9 @@ class Engine:
                 target(value)  # type: ignore[operator]
                 continue
             try:
-                # `next` where no value is sent (nearly every entry): compiled, it calls the generator's own step,
-                # where `send` is a method looked up and called through Python's calling convention.
-                delay = next(target) if value is None else target.send(value)  # type: ignore[arg-type,union-attr]
+                # `next` where no value is sent (nearly every entry): it calls the generator's own step, where
+                # `send` is a method looked up by name and called with its arguments parsed.
+                delay = resume(target) if value is None else target.send(value)  # type: ignore[arg-type,union-attr]
             except StopIteration:
                 continue
             if delay is not None:
@@ -547,7 +549,7 @@ class Engine:
                 waiting = due.get(later)  # `_schedule` written out: once per entry
                 if waiting is None:
                     due[later] = [(later, target, None)]
-                    heappush(times, later)
+                    push(times, later)
                 else:
                     waiting.append((later, target, None))
         if self._horizon > self.now:

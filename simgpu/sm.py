@@ -150,6 +150,7 @@ class Sm:
         self.latency = arch.latency
         self._cp_async_issue_cycles = arch.sm.cp_async_issue_cycles or 0.0
         self._address_step_cycles = arch.latency.alu_cycles if arch.latency is not None else 0.0
+        self._smem_cycles = arch.latency.smem_cycles if arch.latency is not None else None  # read once: per `Smem` op
         self._single_warp_serial = arch.sm.single_warp_serial_fraction  # read once: `_elementwise` is a hot path
         self._schedulers = arch.sm.warp_schedulers
         self._parts = parts  # the lane pipes' processing blocks: a role of w warps reaches min(w, parts) / parts
@@ -281,13 +282,14 @@ class Sm:
         )
 
     def _smem(self, op: Smem, now: float, warps: int) -> float:
-        issued = self._lanes(now, (op.read_bytes + op.write_bytes) / VECTOR_BYTES_PER_LANE, warps)
-        base = max(issued, now + self.latency.smem_cycles) if self.latency is not None else issued
-        port_done = self.smem.access(now, op.read_bytes, op.write_bytes)
-        if op.dsmem_bytes:  # a copy to a peer CTA's smem: through this SM's link, then one network latency
+        read, write, dsmem = op.read_bytes, op.write_bytes, op.dsmem_bytes  # each field read once (as in `_load`)
+        issued = self._lanes(now, (read + write) / VECTOR_BYTES_PER_LANE, warps)
+        base = max(issued, now + self._smem_cycles) if self._smem_cycles is not None else issued
+        port_done = self.smem.access(now, read, write)
+        if dsmem:  # a copy to a peer CTA's smem: through this SM's link, then one network latency
             if self.dsmem is None:
                 raise ScheduleError(f"{self.arch.name} has no dsmem section: no SM-to-SM network to copy over")
-            base = max(base, self.dsmem.reserve(now, op.dsmem_bytes) + self._dsmem_latency)
+            base = max(base, self.dsmem.reserve(now, dsmem) + self._dsmem_latency)
         if self.contention is None:
             return max(base, port_done)
         revision = Revision(now, base, (self.smem.server.watch(port_done, now),))
@@ -387,7 +389,7 @@ class Sm:
         the map's bytes are not counted). The copy's own L2/HBM bookings stay at its issue and only its completion
         moves: a booking that far ahead would hold back every SM's traffic booked meanwhile (L2 and HBM serve in
         booking order). Copies that move no bytes (semaphore polls and releases) are plain accesses: no map."""
-        if op.engine != "tma" or not op.nbytes or (type(op) is Store and op.release):
+        if op.engine != "tma" or not op.nbytes or (type(op) is _STORE and op.release):
             return 0.0
         cta = getattr(self._role, "cta", None)  # None: an op executed outside a CTA (unit tests of the SM)
         if cta is None or op.tensor in cta.tensor_maps:
