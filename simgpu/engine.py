@@ -48,7 +48,7 @@ from collections import deque
 from collections.abc import Callable, Generator, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
-from typing import Any
+from typing import Any, Final
 
 from simgpu.arch import Arch
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
@@ -62,9 +62,11 @@ from simgpu.units.l2 import L2
 from simgpu.units.server import SpanRecorder
 
 DEFAULT_EVENT_BUDGET = 20_000_000
-SETTLE_TOLERANCE_CYCLES = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
+# `Final` where the loops read a constant once per op: mypyc then compiles it in, or keeps it in a static, rather
+# than looking it up in the module's dictionary each time.
+SETTLE_TOLERANCE_CYCLES: Final = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
 REGISTER_ALLOCATION_GRANULE = 256  # registers are allocated per warp in units of 256 (CUDA occupancy calculator)
-_CONTROL_OPS = frozenset({Repeat, Wait, Arrive, Advance, Delay})  # ops that reserve no unit
+_CONTROL_OPS: Final = frozenset({Repeat, Wait, Arrive, Advance, Delay})  # ops that reserve no unit
 
 # A process yields the cycles it waits, or None once it has put itself on a barrier's or a semaphore's waiters.
 Process = Generator[float | None, Any, None]
@@ -263,7 +265,7 @@ class _TileQueue:
 
 
 # `_Cta.tile`'s answer to a role that would run more than one tile ahead of its CTA's slowest role.
-_AHEAD = object()
+_AHEAD: Final = object()
 
 
 class _Cta:
@@ -515,6 +517,8 @@ class Engine:
         for that same time while it runs join its end; it is dropped once walked."""
         times, due, starts = self._times, self._due, self._starts
         processes = self._process_types
+        # Functions read once: compiled, a builtin or an imported name is looked up by name at every call.
+        resume, pop, push = next, heappop, heappush
         entries: list[Entry] = []
         index = 0
         while True:
@@ -523,7 +527,7 @@ class Engine:
             else:
                 if index == len(entries):
                     if entries:
-                        del due[heappop(times)]
+                        del due[pop(times)]
                     if not times:
                         break
                     entries = due[times[0]]
@@ -535,7 +539,9 @@ class Engine:
                 target(value)  # type: ignore[operator]
                 continue
             try:
-                delay = target.send(value)  # type: ignore[union-attr]
+                # `next` where no value is sent (nearly every entry): it calls the generator's own step, where
+                # `send` is a method looked up by name and called with its arguments parsed.
+                delay = resume(target) if value is None else target.send(value)  # type: ignore[arg-type,union-attr]
             except StopIteration:
                 continue
             if delay is not None:
@@ -543,7 +549,7 @@ class Engine:
                 waiting = due.get(later)  # `_schedule` written out: once per entry
                 if waiting is None:
                     due[later] = [(later, target, None)]
-                    heappush(times, later)
+                    push(times, later)
                 else:
                     waiting.append((later, target, None))
         if self._horizon > self.now:
@@ -607,10 +613,12 @@ class Engine:
         pass through one generator frame per loop level."""
         self._roles.append(state)
         sm = cta.sm
-        execute = sm.execute
         warps = role.warps
         trace = self.trace if self.trace is not None and sm.index in self.trace.sms else None
         wait_cycles = self.arch.latency.wait_cycles if self.arch.latency is not None else None
+        # The op classes as locals: compiled, each imported name the loop reads is a dictionary lookup per op.
+        repeat_op, wait_op, arrive_op, advance_op = Repeat, Wait, Arrive, Advance
+        load_op, store_op, mma_op = Load, Store, Mma
         k = 0
         while (tile := cta.tile(k)) is not None:
             if tile is _AHEAD:
@@ -628,12 +636,12 @@ class Engine:
                 for op in ops:
                     kind = type(op)
                     if kind in _CONTROL_OPS:
-                        if kind is Repeat:
+                        if kind is repeat_op:
                             loop: Repeat = op  # type: ignore[assignment]
                             stack.append(ops)
                             ops = itertools.chain.from_iterable(map(loop.body, range(loop.count)))
                             break  # into the loop's body
-                        elif kind is Wait:
+                        elif kind is wait_op:
                             wait: Wait = op  # type: ignore[assignment]
                             barrier = cta.barrier(wait.barrier, state)
                             phase = state.phases.get(barrier, 0) + 1
@@ -646,14 +654,14 @@ class Engine:
                                 state.waiting = None
                             if wait_cycles and self.now < reached + wait_cycles:
                                 yield reached + wait_cycles - self.now  # the wait's own round trip
-                        elif kind is Arrive:
+                        elif kind is arrive_op:
                             arrival: Arrive = op  # type: ignore[assignment]
                             barrier = cta.barrier(arrival.barrier, state)
                             if barrier.hop or barrier.handoff:
                                 self._call_after(barrier.hop + barrier.handoff, barrier.arrive)
                             else:
                                 barrier.arrive()
-                        elif kind is Advance:
+                        elif kind is advance_op:
                             advance: Advance = op  # type: ignore[assignment]
                             for name in advance.barriers:
                                 state.cursors[name] = state.cursors.get(name, 0) + 1
@@ -668,12 +676,12 @@ class Engine:
                             "(the default: drop --exact / mode='exact') or a smaller problem"
                         )
                     now = self.now
-                    done = execute(op, now, warps, state)  # type: ignore[arg-type]
+                    done = sm.execute(op, now, warps, state)  # type: ignore[arg-type]
                     revision = sm.revision
                     arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
-                    if kind is Store and op.release:  # type: ignore[union-attr]
+                    if kind is store_op and op.release:  # type: ignore[union-attr]
                         self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
-                    if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
+                    if kind is load_op and op.acquire is not None:  # type: ignore[union-attr]
                         yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
                     elif arrive is not None:
                         barrier = cta.barrier(arrive, state)
@@ -681,9 +689,9 @@ class Engine:
                             self._schedule(now + (done - now) + barrier.hop, barrier.arrive, None)
                         else:
                             self._schedule(self.now + (done - now), self._arrive_when_done, (barrier, revision))
-                        if kind is Load and sm.copy_issued > now:
+                        if kind is load_op and sm.copy_issued > now:
                             yield sm.copy_issued - now  # its warps are still issuing the copy
-                        if kind is Mma and sm.async_release > now:
+                        if kind is mma_op and sm.async_release > now:
                             yield sm.async_release - now  # the tensor cores' queue is full
                             # Wait until the op's revised release no longer lies ahead (inlined: once per op).
                             while (
@@ -691,7 +699,7 @@ class Engine:
                                 and (later := revision.release()) > self.now + SETTLE_TOLERANCE_CYCLES
                             ):
                                 yield later - self.now
-                    elif kind is Store and not op.wait:  # type: ignore[union-attr]
+                    elif kind is store_op and not op.wait:  # type: ignore[union-attr]
                         # The kernel stays open until the write drains (the sum as a scheduled wait would make it).
                         end = now + (done - now)
                         if end > self._horizon:
@@ -773,12 +781,15 @@ class Engine:
             "hbm": UnitTotals(hbm_busy, 1, self.hbm.server.amount),
             "l2": UnitTotals(self.l2.server.busy_cycles, 1, self.l2.server.amount),
         }
+        # Summed over the SMs in a tuple per unit, each unit's totals built once at the end: a frozen dataclass's
+        # `__init__` is a Python function, compiled or not (two per unit and SM took 2% of v3's backward at 1k).
+        sums: dict[str, tuple[float, int, float]] = {}
         for sm in self.sms:
             for name, server in sm.servers().items():
-                prev = units.get(name, UnitTotals(0.0, 0, 0.0))
-                units[name] = UnitTotals(
-                    prev.busy_cycles + server.busy_cycles, prev.instances + 1, prev.amount + server.amount
-                )
+                busy, instances, amount = sums.get(name, (0.0, 0, 0.0))
+                sums[name] = (busy + server.busy_cycles, instances + 1, amount + server.amount)
+        for name, (busy, instances, amount) in sums.items():
+            units[name] = UnitTotals(busy, instances, amount)
         # Sums begun at 0.0: a float on a chip without Tensor Memory too, as the compiled engine gives it.
         smem_r = sum((sm.smem.read_bytes for sm in self.sms), 0.0)
         smem_w = sum((sm.smem.write_bytes for sm in self.sms), 0.0)

@@ -43,140 +43,165 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     table = times.tolist()  # plain lists: indexing numpy arrays element by element is slow
     if times.shape[0] == 1:
         return _uniform_schedule(sms, fit, table[0], len(tile_class), sharers)
-    classes = tile_class.tolist()
-    steps = min(sharers, SHARE_STEPS)
-    # Per SM, its resident tiles by (class, further): tiles of one group advance at one rate, so a group keeps the
-    # work its tiles have done since it formed (`progress`), when each of its tiles ends on that scale (`ends`,
-    # in start order) and its time per tile. The time holds while the SM's tiles and the busy SMs do not change
-    # (set by `schedule`, which runs after every such change), so `advance` need not work it out again.
-    groups: list[dict[tuple[int, int], _Group]] = [{} for _ in range(sms)]
-    resident = [0] * sms
-    started = [0] * sms
-    updated = [0.0] * sms
-    version = [0] * sms
-    events: list[tuple[float, int, int]] = []
-    position = 0
-    weight = 1.0  # (busy SMs - 1) / (SMs - 1), rounded: 1 when all are busy
+    return _ListSchedule(sms, fit, table, tile_class.tolist(), sharers).run()
 
-    times_now: dict[tuple[int, int, int], float] = {}  # duration's answers at the present weight
 
-    def tail(tile_class: int, ctas: int) -> float:
-        return _at_weight(table[tile_class][ctas - 1], TAIL, weight)
+class _ListSchedule:
+    """`shared_schedule` of tiles of several classes, SM by SM. Per SM, its resident tiles by (class, further):
+    tiles of one group advance at one rate, so a group keeps the work its tiles have done since it formed
+    (`_Group.progress`), when each of its tiles ends on that scale (`ends`, in start order) and its time per tile.
+    The time holds while the SM's tiles and the busy SMs do not change (set by `schedule`, which runs after every
+    such change), so `advance` need not work it out again. A class rather than closures over the schedule's state:
+    compiled, its methods are native calls, where each call of a closure was a Python call with its arguments boxed
+    (the schedule took a third of `run_fast` for v3's backward at 128k tokens on the H100)."""
 
-    def duration(group: tuple[int, int], ctas: int) -> float:
+    __slots__ = (
+        "classes", "events", "fit", "groups", "position", "resident", "sms", "started", "table", "times_now",
+        "updated", "version", "weight", "weights",
+    )  # fmt: skip
+
+    def __init__(self, sms: int, fit: int, table: list[list[list[list[float]]]], classes: list[int], sharers: int):
+        self.sms = sms
+        self.fit = fit
+        self.table = table
+        self.classes = classes
+        # (busy SMs - 1) / (SMs - 1) by busy SMs, rounded to a step of `SHARE_STEPS` at most: asked after every event.
+        steps = min(sharers, SHARE_STEPS)
+        self.weights = [
+            round(steps * (busy - 1) / (sharers - 1)) / steps if sharers > 1 else 1.0 for busy in range(sms + 1)
+        ]
+        self.groups: list[dict[tuple[int, int], _Group]] = [{} for _ in range(sms)]
+        self.resident = [0] * sms
+        self.started = [0] * sms
+        self.updated = [0.0] * sms
+        self.version = [0] * sms
+        self.events: list[tuple[float, int, int]] = []
+        self.position = 0
+        self.weight = 1.0  # `weights` at the busy SMs now: 1 when all are busy
+        self.times_now: dict[tuple[int, int, int], float] = {}  # `duration`'s answers at the present weight
+
+    def run(self) -> float:
+        """When the last tile ends."""
+        sms = self.sms
+        resident = self.resident
+        events = self.events
+        version = self.version
+        for _ in range(self.fit):
+            for sm in range(sms):
+                self.start(sm)
+        busy = sum(1 for sm in range(sms) if resident[sm])
+        self.weight = self.weights[busy]
+        self.schedule_all(0.0)
+        end = 0.0
+        while events:
+            now, sm, seen = heapq.heappop(events)
+            if seen != version[sm]:
+                continue
+            # The SMs whose tiles end at this instant take the next tiles in turn, one each, as their slots free one
+            # by one in a chip (the first placed leads): not the first SM all it can hold.
+            ending = [sm]
+            while events and events[0][0] == now:
+                _, other, other_seen = heapq.heappop(events)
+                if other_seen == version[other]:
+                    ending.append(other)
+            freed, tails = [], []
+            for each in ending:
+                self.advance(each, now)
+                done, longest = self.finish(each)
+                freed.append(done)
+                tails.append(longest)
+            end = max(end, now)
+            for turn in range(max(freed)):
+                for n, each in enumerate(ending):
+                    if turn < freed[n]:
+                        self.start(each)
+            for n, each in enumerate(ending):
+                if not resident[each]:
+                    end = max(end, now + tails[n])
+            busy -= sum(1 for each in ending if not resident[each])  # only an SM's own events change whether it is busy
+            if self.weights[busy] != self.weight:
+                # The chip's bandwidth is now shared by a different number of SMs: every SM's rates change.
+                for other in range(sms):
+                    self.advance(other, now)
+                self.weight = self.weights[busy]
+                self.times_now.clear()
+                self.schedule_all(now)
+            else:
+                for each in ending:
+                    self.schedule(each, now)
+        return end
+
+    def tail(self, tile_class: int, ctas: int) -> float:
+        return _at_weight(self.table[tile_class][ctas - 1], TAIL, self.weight)
+
+    def duration(self, group: tuple[int, int], ctas: int) -> float:
         key = (group[0], ctas, group[1])
-        time = times_now.get(key)
+        time = self.times_now.get(key)
         if time is None:
-            time = times_now[key] = _at_weight(table[group[0]][ctas - 1], group[1], weight)
+            time = self.times_now[key] = _at_weight(self.table[group[0]][ctas - 1], group[1], self.weight)
         return time
 
-    def share_weight(busy: int) -> float:
-        return round(steps * (busy - 1) / (sharers - 1)) / steps if sharers > 1 else 1.0
-
-    def advance(sm: int, now: float) -> None:
-        elapsed = now - updated[sm]
+    def advance(self, sm: int, now: float) -> None:
+        elapsed = now - self.updated[sm]
         if elapsed:
-            for group in groups[sm].values():
+            for group in self.groups[sm].values():
                 if group.time:
                     group.progress += elapsed / group.time
-        updated[sm] = now
+        self.updated[sm] = now
 
-    def next_end(sm: int, now: float) -> tuple[float, int, int] | None:
+    def next_end(self, sm: int, now: float) -> tuple[float, int, int] | None:
         """The SM's next event (its first tile to end) at the present rates, which it sets; None when it is idle."""
-        version[sm] += 1
-        ctas = resident[sm]
+        self.version[sm] += 1
+        ctas = self.resident[sm]
         if not ctas:
             return None
         ends = math.inf
-        for key, group in groups[sm].items():
-            group.time = duration(key, ctas)
+        for key, group in self.groups[sm].items():
+            group.time = self.duration(key, ctas)
             ends = min(ends, (group.ends[0] - group.progress) * group.time)
-        return (now + max(ends, 0.0), sm, version[sm])
+        return (now + max(ends, 0.0), sm, self.version[sm])
 
-    def schedule(sm: int, now: float) -> None:
-        event = next_end(sm, now)
+    def schedule(self, sm: int, now: float) -> None:
+        event = self.next_end(sm, now)
         if event is not None:
-            heapq.heappush(events, event)
+            heapq.heappush(self.events, event)
 
-    def schedule_all(now: float) -> None:
+    def schedule_all(self, now: float) -> None:
         """Every SM's next event, in a new heap: those of the old one are all out of date."""
-        events[:] = [event for sm in range(sms) if (event := next_end(sm, now)) is not None]
+        events = self.events
+        events[:] = [event for sm in range(self.sms) if (event := self.next_end(sm, now)) is not None]
         heapq.heapify(events)
 
-    def start(sm: int) -> None:
-        nonlocal position
-        if position < len(classes):
-            key = (classes[position], 1 if started[sm] >= fit else 0)
-            group = groups[sm].get(key)
+    def start(self, sm: int) -> None:
+        position = self.position
+        if position < len(self.classes):
+            key = (self.classes[position], 1 if self.started[sm] >= self.fit else 0)
+            group = self.groups[sm].get(key)
             if group is None:
-                group = groups[sm][key] = _Group()
+                group = self.groups[sm][key] = _Group()
             group.ends.append(group.progress + 1.0)
-            resident[sm] += 1
-            started[sm] += 1
-            position += 1
+            self.resident[sm] += 1
+            self.started[sm] += 1
+            self.position = position + 1
 
-    def finish(sm: int) -> tuple[int, float]:
+    def finish(self, sm: int) -> tuple[int, float]:
         """Remove the SM's tiles that have ended; return how many, and the longest tail of the first tiles among
         them (what they outlast their time by unless a further tile follows on the SM)."""
         done = 0
         longest = 0.0
-        for key, group in list(groups[sm].items()):
+        groups = self.groups[sm]
+        for key, group in list(groups.items()):
             ends = group.ends
             # A tile of no time (an empty CTA: v1's splits past its query blocks) ends as it starts.
             while ends and (ends[0] - group.progress <= 1e-9 or not group.time):
                 ends.popleft()
                 done += 1
                 if not key[1]:
-                    longest = max(longest, tail(key[0], resident[sm]))
+                    longest = max(longest, self.tail(key[0], self.resident[sm]))
             if not ends:
-                del groups[sm][key]
-        resident[sm] -= done
+                del groups[key]
+        self.resident[sm] -= done
         return done, longest
-
-    for _ in range(fit):
-        for sm in range(sms):
-            start(sm)
-    busy = sum(1 for sm in range(sms) if resident[sm])
-    weight = share_weight(busy)
-    schedule_all(0.0)
-    end = 0.0
-    while events:
-        now, sm, seen = heapq.heappop(events)
-        if seen != version[sm]:
-            continue
-        # The SMs whose tiles end at this instant take the next tiles in turn, one each, as their slots free one
-        # by one in a chip (the first placed leads): not the first SM all it can hold.
-        ending = [sm]
-        while events and events[0][0] == now:
-            _, other, other_seen = heapq.heappop(events)
-            if other_seen == version[other]:
-                ending.append(other)
-        freed, tails = [], []
-        for each in ending:
-            advance(each, now)
-            done, longest = finish(each)
-            freed.append(done)
-            tails.append(longest)
-        end = max(end, now)
-        for turn in range(max(freed)):
-            for each, done in zip(ending, freed, strict=True):
-                if turn < done:
-                    start(each)
-        for each, longest in zip(ending, tails, strict=True):
-            if not resident[each]:
-                end = max(end, now + longest)
-        busy -= sum(1 for each in ending if not resident[each])  # only an SM's own events change whether it is busy
-        if share_weight(busy) != weight:
-            # The chip's bandwidth is now shared by a different number of SMs: every SM's rates change.
-            for other in range(sms):
-                advance(other, now)
-            weight = share_weight(busy)
-            times_now.clear()
-            schedule_all(now)
-        else:
-            for each in ending:
-                schedule(each, now)
-    return end
 
 
 def _uniform_schedule(sms: int, fit: int, times: list[list[list[float]]], tiles: int, sharers: int) -> float:

@@ -48,8 +48,10 @@ L2 (a kernel's first CTAs: ignored), and 300-600 cycles later in the CTAs after 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final, Generic, TypeVar
 
 from simgpu.arch import DTYPE_BYTES, Arch, ContentionRates
 from simgpu.errors import ScheduleError
@@ -67,11 +69,24 @@ from simgpu.units.tensor_core import TensorCore
 from simgpu.units.tma import CopyEngine
 from simgpu.units.tmem import TensorMemory
 
-WARP_LANES = 32
-VECTOR_BYTES_PER_LANE = 16  # 128-bit ld/st.shared, cp.async and ld.global per thread
-TMEM_BYTES_PER_INSTRUCTION = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
-FRAGMENT_ROWS = 8  # rows of an MMA accumulator's fragments one warp-level store instruction covers (m16n8: 8 per half)
-SECTOR_BYTES = 32  # the L2's unit of access
+# `Final`: mypyc compiles the constants in rather than looking them up in the module's dictionary once per op.
+WARP_LANES: Final = 32
+VECTOR_BYTES_PER_LANE: Final = 16  # 128-bit ld/st.shared, cp.async and ld.global per thread
+TMEM_BYTES_PER_INSTRUCTION: Final = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
+FRAGMENT_ROWS: Final = 8  # rows of an MMA accumulator's fragments one warp-level store covers (m16n8: 8 per half)
+SECTOR_BYTES: Final = 32  # the L2's unit of access
+MEMO_LIMIT: Final = 4096  # entries of an `_OpMemo`: many more than the op objects a loop body runs
+
+# The op classes `Sm.execute` dispatches on, as statics: compiled, an imported name is a dictionary lookup.
+_VECTOR: Final = Vector
+_LOAD: Final = Load
+_STORE: Final = Store
+_MMA: Final = Mma
+_SMEM: Final = Smem
+_EXP: Final = Exp
+_FMA: Final = Fma
+_ALU: Final = Alu
+_TMEM: Final = Tmem
 
 # mma.sync's shape is fixed by the PTX ISA (m16n8k16 for 16-bit inputs: K is 32 bytes), whatever the chip.
 MMA_SYNC_SHAPE = (16, 8, 32)
@@ -135,23 +150,16 @@ class Sm:
         self.latency = arch.latency
         self._cp_async_issue_cycles = arch.sm.cp_async_issue_cycles or 0.0
         self._address_step_cycles = arch.latency.alu_cycles if arch.latency is not None else 0.0
+        self._smem_cycles = arch.latency.smem_cycles if arch.latency is not None else None  # read once: per `Smem` op
         self._single_warp_serial = arch.sm.single_warp_serial_fraction  # read once: `_elementwise` is a hot path
         self._schedulers = arch.sm.warp_schedulers
         self._parts = parts  # the lane pipes' processing blocks: a role of w warps reaches min(w, parts) / parts
         # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
         self._elementwise_plans: dict[_ElementwiseKey, _ElementwisePlan] = {}
         self._mma_plans: dict[tuple[object, ...], _MmaPlan] = {}
-        self._dispatch: dict[type, Callable[[UnitOp, float, int], float]] = {
-            Load: self._load,  # type: ignore[dict-item]
-            Store: self._store,  # type: ignore[dict-item]
-            Mma: self._mma,  # type: ignore[dict-item]
-            Exp: self._exp,  # type: ignore[dict-item]
-            Fma: self._fma,  # type: ignore[dict-item]
-            Alu: self._alu,  # type: ignore[dict-item]
-            Vector: self._vector,  # type: ignore[dict-item]
-            Smem: self._smem,  # type: ignore[dict-item]
-            Tmem: self._tmem,  # type: ignore[dict-item]
-        }
+        # And by op object, asked first (`_OpMemo`).
+        self._elementwise_memo: _OpMemo[_ElementwisePlan] = _OpMemo()
+        self._mma_memo: _OpMemo[_MmaPlan] = _OpMemo()
 
     def servers(self) -> dict[str, Server]:
         units = {
@@ -181,30 +189,36 @@ class Sm:
         then the op's `Revision` if contention or another role's MMAs may still move that time, else None."""
         self.revision = None
         self._role = role
-        return self._dispatch[type(op)](op, now, warps)
+        # Matched by exact type, the commonest first, each a native call: compiled, a table of bound methods made
+        # each op a Python call (its arguments parsed, its result boxed).
+        kind = type(op)
+        if kind is _VECTOR:
+            return self._elementwise(op, now, warps)  # type: ignore[arg-type]
+        if kind is _LOAD:
+            return self._load(op, now, warps)  # type: ignore[arg-type]
+        if kind is _STORE:
+            return self._store(op, now, warps)  # type: ignore[arg-type]
+        if kind is _MMA:
+            return self._mma(op, now, warps)  # type: ignore[arg-type]
+        if kind is _SMEM:
+            return self._smem(op, now, warps)  # type: ignore[arg-type]
+        if kind is _EXP or kind is _FMA or kind is _ALU:
+            return self._elementwise(op, now, warps)  # type: ignore[arg-type]
+        if kind is _TMEM:
+            return self._tmem(op, now, warps)  # type: ignore[arg-type]
+        raise ScheduleError(f"{kind.__name__} is not an op a unit serves")
 
     def _lanes(self, now: float, lane_ops: float, warps: int) -> float:
         # `IssueSlots.issue` inlined: nearly every op issues lane instructions.
         return self._issue_server.reserve(now, lane_ops / WARP_LANES, min(warps, self._schedulers))
 
-    def _elementwise(
-        self,
-        now: float,
-        warps: int,
-        fma: float,
-        alu: float,
-        ex2: float,
-        emulated: float,
-        fma_per_emulated: float,
-        chain: Chain | None,
-        other: float = 0.0,
-    ) -> float:
-        """FMA, ALU and exp2 lane ops issued together (and `other` lane instructions that only take issue slots): the
-        pipes run concurrently, issue slots are shared; the op ends no sooner than its dependency chain allows."""
-        key: _ElementwiseKey = (fma, alu, ex2, emulated, fma_per_emulated, chain, warps, other)
-        plan = self._elementwise_plans.get(key)
+    def _elementwise(self, op: Fma | Alu | Exp | Vector, now: float, warps: int) -> float:
+        """FMA, ALU and exp2 lane ops issued together (and a `Vector`'s `issue` lane instructions that only take issue
+        slots): the pipes run concurrently, issue slots are shared; the op ends no sooner than its dependency chain
+        allows."""
+        plan = self._elementwise_memo.get(op, warps)
         if plan is None:
-            plan = self._elementwise_plans[key] = self._elementwise_plan(key)
+            plan = self._elementwise_memo.put(op, warps, self._elementwise_plan_of(op, warps))
         issue_slots, issue_share, floor, fma_total, alu, hardware, share, serial = plan
         base = self._issue_server.reserve(now, issue_slots, issue_share)  # `_lanes`
         floored = now + floor
@@ -232,9 +246,17 @@ class Sm:
         self.revision = revision
         return revision.done()
 
+    def _elementwise_plan_of(self, op: Fma | Alu | Exp | Vector, warps: int) -> _ElementwisePlan:
+        """The plan of an elementwise op for a role of `warps`, derived once per op shape (`_elementwise_key`)."""
+        key = _elementwise_key(op, warps)
+        plan = self._elementwise_plans.get(key)
+        if plan is None:
+            plan = self._elementwise_plans[key] = self._elementwise_plan(key)
+        return plan
+
     def _elementwise_plan(self, key: _ElementwiseKey) -> _ElementwisePlan:
         """An elementwise op's lane ops per pipe, issue slots, latency floor and shares, for a role of `warps`, from
-        `_elementwise`'s arguments (its cache key)."""
+        its shape (`_elementwise_key`)."""
         fma, alu, ex2, emulated, fma_per_emulated, chain, warps, other = key
         if not 0.0 <= emulated <= 1.0:
             raise ScheduleError(f"emulated_fraction must be in [0, 1], got {emulated}")
@@ -259,28 +281,15 @@ class Sm:
             self._single_warp_serial if warps <= self._schedulers else None,
         )
 
-    def _fma(self, op: Fma, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, op.count, 0.0, 0.0, 0.0, 0.0, op.chain)
-
-    def _alu(self, op: Alu, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, 0.0, op.count, 0.0, 0.0, 0.0, op.chain)
-
-    def _exp(self, op: Exp, now: float, warps: int) -> float:
-        return self._elementwise(now, warps, 0.0, 0.0, op.count, op.emulated_fraction, op.fma_per_emulated, op.chain)
-
-    def _vector(self, op: Vector, now: float, warps: int) -> float:
-        return self._elementwise(
-            now, warps, op.fma, op.alu, op.ex2, op.emulated_fraction, op.fma_per_emulated, op.chain, op.issue
-        )
-
     def _smem(self, op: Smem, now: float, warps: int) -> float:
-        issued = self._lanes(now, (op.read_bytes + op.write_bytes) / VECTOR_BYTES_PER_LANE, warps)
-        base = max(issued, now + self.latency.smem_cycles) if self.latency is not None else issued
-        port_done = self.smem.access(now, op.read_bytes, op.write_bytes)
-        if op.dsmem_bytes:  # a copy to a peer CTA's smem: through this SM's link, then one network latency
+        read, write, dsmem = op.read_bytes, op.write_bytes, op.dsmem_bytes  # each field read once (as in `_load`)
+        issued = self._lanes(now, (read + write) / VECTOR_BYTES_PER_LANE, warps)
+        base = max(issued, now + self._smem_cycles) if self._smem_cycles is not None else issued
+        port_done = self.smem.access(now, read, write)
+        if dsmem:  # a copy to a peer CTA's smem: through this SM's link, then one network latency
             if self.dsmem is None:
                 raise ScheduleError(f"{self.arch.name} has no dsmem section: no SM-to-SM network to copy over")
-            base = max(base, self.dsmem.reserve(now, op.dsmem_bytes) + self._dsmem_latency)
+            base = max(base, self.dsmem.reserve(now, dsmem) + self._dsmem_latency)
         if self.contention is None:
             return max(base, port_done)
         revision = Revision(now, base, (self.smem.server.watch(port_done, now),))
@@ -319,26 +328,28 @@ class Sm:
         return max(issued, now + copies / WARP_LANES / warps * step_cycles)
 
     def _load(self, op: Load, now: float, warps: int) -> float:
-        issued = self._copy_issue(now, op.engine, op.nbytes, warps, op.address_instructions)
+        # The fields read once each: compiled, every read of an op's field is a Python attribute lookup.
+        engine, nbytes, rounds = op.engine, op.nbytes, op.rounds
+        issued = self._copy_issue(now, engine, nbytes, warps, op.address_instructions)
         # The role that issues a cp.async goes on once its warps have issued it (the engine holds it until then).
-        self.copy_issued = issued if op.engine == "cp_async" else now
-        access = self.l2.load(issued, (op.tensor, op.tile), op.nbytes)
-        if op.engine == "ldg":
-            if op.rounds == 1:
+        self.copy_issued = issued if engine == "cp_async" else now
+        access = self.l2.load(issued, (op.tensor, op.tile), nbytes)
+        if engine == "ldg":
+            if rounds == 1:
                 return access.ready
-            if op.rounds < 1:
-                raise ScheduleError(f"a load's rounds must be >= 1, got {op.rounds}")
+            if rounds < 1:
+                raise ScheduleError(f"a load's rounds must be >= 1, got {rounds}")
             # Each round waits for its data before the next is issued: the copy's bytes book L2 and HBM at its
             # issue as one access, and it is ready no sooner than `rounds` latencies of the level that served it.
-            return max(access.ready, issued + op.rounds * self._served_latency(access, issued))
-        if op.rounds != 1:
-            raise ScheduleError(f"rounds are the round trips of a thread-issued load (ldg), not of {op.engine}")
+            return max(access.ready, issued + rounds * self._served_latency(access, issued))
+        if rounds != 1:
+            raise ScheduleError(f"rounds are the round trips of a thread-issued load (ldg), not of {engine}")
         ready = access.ready
-        ingest = self._ingest.get(op.engine)
+        ingest = self._ingest.get(engine)
         if ingest is not None:
             # The copy's bytes leave the SM's load path at its rate; the last returns one latency after it left.
-            ready = max(ready, ingest.reserve(issued, op.nbytes) + self._served_latency(access, issued))
-        ready = max(ready, self.smem.copy_in(issued, op.nbytes, op.engine))
+            ready = max(ready, ingest.reserve(issued, nbytes) + self._served_latency(access, issued))
+        ready = max(ready, self.smem.copy_in(issued, nbytes, engine))
         return ready + self._tensor_map_wait(op)
 
     def _served_latency(self, access: Access, issued: float) -> float:
@@ -378,7 +389,7 @@ class Sm:
         the map's bytes are not counted). The copy's own L2/HBM bookings stay at its issue and only its completion
         moves: a booking that far ahead would hold back every SM's traffic booked meanwhile (L2 and HBM serve in
         booking order). Copies that move no bytes (semaphore polls and releases) are plain accesses: no map."""
-        if op.engine != "tma" or not op.nbytes or (type(op) is Store and op.release):
+        if op.engine != "tma" or not op.nbytes or (type(op) is _STORE and op.release):
             return 0.0
         cta = getattr(self._role, "cta", None)  # None: an op executed outside a CTA (unit tests of the SM)
         if cta is None or op.tensor in cta.tensor_maps:
@@ -404,11 +415,9 @@ class Sm:
         return issued
 
     def _mma(self, op: Mma, now: float, warps: int) -> float:
-        # Keyed by the fields the plan depends on: an `Mma`'s own hash and equality are Python functions.
-        key = (op.m, op.n, op.k, op.dtype, op.a, op.b, op.acc, op.instruction, op.operand_smem_bytes, op.b_share, warps)
-        plan = self._mma_plans.get(key)
+        plan = self._mma_memo.get(op, warps)
         if plan is None:
-            plan = self._mma_plans[key] = self._mma_plan(op, warps)
+            plan = self._mma_memo.put(op, warps, self._mma_plan_of(op, warps))
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
         queued_until = self.tensor.server.busy_until
         tensor_done = self.tensor.mma(now, plan.flops, plan.tensor_share, plan.native_cycles, plan.instruction)
@@ -437,6 +446,15 @@ class Sm:
         revision = Revision(now, base, smem_watch, None, tensor, plan.result_latency, plan.issue_tail)
         self.revision = revision
         return revision.done()
+
+    def _mma_plan_of(self, op: Mma, warps: int) -> _MmaPlan:
+        """The plan of an MMA for a role of `warps`, derived once per op shape."""
+        # Keyed by the fields the plan depends on: an `Mma`'s own hash and equality are Python functions.
+        key = (op.m, op.n, op.k, op.dtype, op.a, op.b, op.acc, op.instruction, op.operand_smem_bytes, op.b_share, warps)
+        plan = self._mma_plans.get(key)
+        if plan is None:
+            plan = self._mma_plans[key] = self._mma_plan(op, warps)
+        return plan
 
     def _interleave(self, now: float, cycles: float) -> None:
         """Async MMAs that hold their role while the tensor cores take their instructions (`issue_tail`) are fed one
@@ -525,6 +543,62 @@ _ElementwisePlan = tuple[float, int, float, float, float, float, float, float | 
 _ElementwiseKey = tuple[float, float, float, float, float, Chain | None, int, float]
 
 
+def _elementwise_key(op: Fma | Alu | Exp | Vector, warps: int) -> _ElementwiseKey:
+    """An elementwise op's shape for a role of `warps`: its lane ops per kind, emulated exp2s, dependency chain, and
+    the lane instructions that only take issue slots."""
+    kind = type(op)
+    if kind is _VECTOR:
+        vector: Vector = op  # type: ignore[assignment]
+        return (
+            vector.fma,
+            vector.alu,
+            vector.ex2,
+            vector.emulated_fraction,
+            vector.fma_per_emulated,
+            vector.chain,
+            warps,
+            vector.issue,
+        )
+    if kind is _EXP:
+        exp: Exp = op  # type: ignore[assignment]
+        return (0.0, 0.0, exp.count, exp.emulated_fraction, exp.fma_per_emulated, exp.chain, warps, 0.0)
+    if kind is _FMA:
+        return (op.count, 0.0, 0.0, 0.0, 0.0, op.chain, warps, 0.0)  # type: ignore[union-attr]
+    return (0.0, op.count, 0.0, 0.0, 0.0, op.chain, warps, 0.0)  # type: ignore[union-attr]
+
+
+_P = TypeVar("_P")
+
+
+class _OpMemo(Generic[_P]):
+    """Plans by op object (its identity) and role size. An op's fields never change (frozen), so its plan is that of
+    its shape; an entry holds its op, so no other object can take its identity meanwhile. At `MEMO_LIMIT` entries
+    it starts again (ops built anew for every iteration, as some of exact mode's loops do, would fill it). Why: the
+    plans by shape are keyed by a tuple of the op's fields, built, hashed and compared per op (a `Chain`'s hash a
+    Python call), while a loop body runs the same few op objects again and again (v1's forward at 4k tokens on the
+    H100: 6696 elementwise ops of 4 objects, 4464 MMAs of 2; v4's at 64k on the B200: 10944 of 372)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: dict[int, tuple[object, int, _P]] = {}
+
+    def get(self, op: object, warps: int) -> _P | None:
+        """`op`'s plan for a role of `warps`, or None."""
+        entry = self.entries.get(id(op))
+        if entry is not None and entry[0] is op and entry[1] == warps:
+            return entry[2]
+        return None
+
+    def put(self, op: object, warps: int, plan: _P) -> _P:
+        """Keep `plan` as `op`'s for a role of `warps`; return it."""
+        entries = self.entries
+        if len(entries) >= MEMO_LIMIT:
+            entries.clear()
+        entries[id(op)] = (op, warps, plan)
+        return plan
+
+
 @dataclass(frozen=True, slots=True)
 class _MmaPlan:
     flops: float  # the op's, read once
@@ -543,15 +617,19 @@ class _MmaPlan:
 def elementwise_done(now: float, base: float, pipe_ends: list[float], serial: float | None) -> float:
     """An elementwise op's completion: the latest of `base` (issue slots, latency floor) and its pipes' ends, and,
     for a role that issues in order (`serial` given), its longest pipe span plus `serial` of the other spans."""
-    # max() written out: once per elementwise op.
+    # max() written out: once per elementwise op. The spans' longest and sum as `Revision.done` keeps them.
     done = base
+    longest = -math.inf
+    total = 0.0
     for end in pipe_ends:
         if end > done:
             done = end
+        span = end - now
+        if span > longest:
+            longest = span
+        total += span
     if serial is not None and len(pipe_ends) > 1:
-        spans = [end - now for end in pipe_ends]
-        longest = max(spans)
-        bound = now + longest + serial * (sum(spans) - longest)
+        bound = now + longest + serial * (total - longest)
         if bound > done:
             done = bound
     return done
@@ -595,17 +673,22 @@ class Revision:
             if end > done:
                 done = end
         elif pipes:
+            # The spans' longest and sum kept as the loop goes (compiled, `max` and `sum` of a list are builtins
+            # looked up by name); summed from 0 in order, as `sum` does.
             now = self.now
-            spans = []
+            longest = -math.inf
+            total = 0.0
             for watched in pipes:
                 end = watched.end
                 if end > done:
                     done = end
-                spans.append(end - now)
+                span = end - now
+                if span > longest:
+                    longest = span
+                total += span
             serial = self.serial
             if serial is not None:
-                longest = max(spans)
-                bound = now + longest + serial * (sum(spans) - longest)
+                bound = now + longest + serial * (total - longest)
                 if bound > done:
                     done = bound
         tensor = self.tensor

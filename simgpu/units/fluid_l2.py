@@ -25,12 +25,16 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import Access
 from simgpu.units.server import Server, SpanRecorder
 
-_LOAD, _STORE, _ATOMIC = 0, 1, 2
+# `Final`: compiled in, not looked up in the module's dictionary once per access.
+_LOAD: Final = 0
+_STORE: Final = 1
+_ATOMIC: Final = 2
 
 
 @dataclass(frozen=True)
@@ -159,4 +163,4 @@ class FluidL2:
         """Nothing is resident here: the write-back bytes are the replay's."""
 
 
-_ALL_MISS = MissShares(load=1.0, atomic=1.0, load_again=1.0, atomic_again=1.0)
+_ALL_MISS: Final = MissShares(load=1.0, atomic=1.0, load_again=1.0, atomic_again=1.0)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from simgpu.ops import Piece
 from simgpu.units.hbm import Hbm
@@ -29,13 +29,17 @@ from simgpu.units.server import Server, SpanRecorder
 _K = TypeVar("_K", bound=Hashable)
 
 
-class Access(NamedTuple):
-    """Outcome of one access: when the data is available and whether it hit. (A named tuple, not a frozen
-    dataclass: one is built per load, and a frozen dataclass's `__init__` costs several times a tuple's. `L2.load`
-    builds it with `tuple.__new__`, skipping the named tuple's own `__new__`, a Python function.)"""
+class Access:
+    """Outcome of one access: when the data is available and whether it hit. (A plain class with slots, which mypyc
+    compiles to a native one: one is built per load and its fields are read once or twice, and a named tuple's fields
+    are descriptors looked up by name, its `__new__` a Python function; not a frozen dataclass, whose `__init__`
+    costs several times a tuple's.)"""
 
-    ready: float
-    hit: bool
+    __slots__ = ("hit", "ready")
+
+    def __init__(self, ready: float, hit: bool) -> None:
+        self.ready = ready
+        self.hit = hit
 
 
 class L2:
@@ -82,12 +86,12 @@ class L2:
         l2_done = self.server.reserve(now, nbytes)
         if key in self.lines:
             self.lines.move_to_end(key)
-            return tuple.__new__(Access, (l2_done + self.hit_latency, True))
+            return Access(l2_done + self.hit_latency, True)
         if self._covered(key):
-            return tuple.__new__(Access, (l2_done + self.hit_latency, True))
+            return Access(l2_done + self.hit_latency, True)
         hbm_done = self.hbm.read(now, nbytes)
         self._insert(now, key, nbytes, dirty=False)
-        return tuple.__new__(Access, (max(l2_done, hbm_done) + self.hbm.latency(now), False))
+        return Access(max(l2_done, hbm_done) + self.hbm.latency(now), False)
 
     def store(self, now: float, key: Hashable, nbytes: float, service_bytes: float = 0.0) -> float:
         """When the store is done: in L2, and once the write-backs it makes (the dirty tiles it evicts or pushes

@@ -12,9 +12,10 @@ that of fair sharing).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 SpanRecorder = Callable[[str, float, float], None]
-WATCH_PRUNE = 64  # watched completions kept before those already past are dropped
+WATCH_PRUNE: Final = 64  # watched completions kept before those already past are dropped
 
 
 class PendingEnd:
