@@ -213,27 +213,31 @@ def long_k_kernel(
     # ldmatrix per k step: each warp reads its rows of the X tile and the whole operand chunk.
     operand_bytes = rows_block * k_block * STORAGE_BYTES + cfg.warps * k_block * d * eb
     # The ops that every step of every block shares, built once (the L2 replay builds some steps of each block of a
-    # head, exact mode every step of every block), and the copies of the operand's k steps, alike in every block.
+    # head, exact mode every step of every block).
     mma = Mma(
         rows_block, d, k_block, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes
     )
     slots = [("stage", slot) for slot in range(stages)]
     waits = tuple(Wait(slot) for slot in slots)
     steps_of = [rows_in_block(k_total, k_block, t) for t in range(n_k)]
-    operand_copies: dict[tuple[int, int, int], Load] = {}
-    piece = tile_pieces(p, cfg)
+    # Per head, the copies of the operand's k steps (built as the steps ask), alike in every block.
+    operand_copies: PerHead[list[Load | None]] = PerHead(p, lambda bi, hi: [None] * n_k)
+    groups = query_block_groups(p, cfg)
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i = tile  # type: ignore[misc]
         rows = rows_in_block(rows_total, rows_block, i)
+        # Where the output rows are queries, every step's X tile is a piece of the same row groups.
+        own: tuple[Hashable, ...] = () if by_keys else groups(bi, hi, i)
+        copies = operand_copies.of(bi, hi)
 
         def loads(t: int) -> tuple[Load, Load]:
             slot = slots[t % stages]
-            operand_copy = operand_copies.get((bi, hi, t))
+            operand_copy = copies[t]
             if operand_copy is None:
-                operand_copy = operand_copies[bi, hi, t] = tile_copy(operand, (bi, hi, t), steps_of[t] * d * eb, slot)
-            # The (query block, key block) tile of X, which a row-wise kernel wrote.
-            key = piece(bi, hi, t, i) if by_keys else piece(bi, hi, i, t)
+                operand_copy = copies[t] = tile_copy(operand, (bi, hi, t), steps_of[t] * d * eb, slot)
+            # The (query block, key block) tile of X, which a row-wise kernel wrote: a piece of its row groups.
+            key = Piece((bi, hi, t, i), groups(bi, hi, t)) if by_keys else Piece((bi, hi, i, t), own)
             return (
                 tile_copy(square, key, rows * steps_of[t] * STORAGE_BYTES, slot),  # HBM: X once
                 operand_copy,  # HBM: per output block
@@ -310,20 +314,21 @@ def row_group_pieces(p: Problem, cfg: Config) -> Callable[[Hashable], Piece]:
     return piece
 
 
-def tile_pieces(p: Problem, cfg: Config) -> Callable[[int, int, int, int], Piece]:
-    """The pieces of a kernel's (query block i, key block j) tiles of an N x N tensor written by a row-wise kernel, a
-    row group at a time, as `piece(batch, head, i, j)`; the wholes of a query block built once (`Wholes`)."""
+def query_block_groups(p: Problem, cfg: Config) -> Callable[[int, int, int], HashedKeys]:
+    """`groups(batch, head, i)`: the row groups (tiles (batch, head, g) of a row-wise kernel) that hold query block i
+    of an N x N tensor, the wholes of the pieces that a GEMM reads of it in tiles (query block i, key block j); built
+    once per block (`Wholes`)."""
     w, block, rows = cfg.softmax_warps, cfg.block_m, p.seqlen_q
     wholes: Wholes = {}
 
-    def piece(bi: int, hi: int, i: int, j: int) -> Piece:
-        groups = (bi, hi, i * block // w, (min((i + 1) * block, rows) - 1) // w + 1)
-        tiles = wholes.get(groups)
+    def groups(bi: int, hi: int, i: int) -> HashedKeys:
+        span = (bi, hi, i * block // w, (min((i + 1) * block, rows) - 1) // w + 1)
+        tiles = wholes.get(span)
         if tiles is None:
-            tiles = wholes[groups] = HashedKeys(product((bi,), (hi,), range(groups[2], groups[3])))
-        return Piece((bi, hi, i, j), tiles)
+            tiles = wholes[span] = HashedKeys(product((bi,), (hi,), range(span[2], span[3])))
+        return tiles
 
-    return piece
+    return groups
 
 
 def block_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, by_keys: bool, group: int) -> Piece:
