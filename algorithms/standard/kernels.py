@@ -128,6 +128,7 @@ class PerHead(Generic[_T]):
         self._make = make
 
     def of(self, bi: int, hi: int) -> _T:
+        """What the kernel built for head (bi, hi); built now where no tile of the head asked before."""
         made = self._heads[bi][hi]
         if made is None:
             made = self._heads[bi][hi] = self._make(bi, hi)
