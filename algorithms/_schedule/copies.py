@@ -21,7 +21,6 @@ ADDRESS_INSTRUCTIONS_PER_COPY = 6.0
 
 
 def tile_copy(tensor: str, tile: Hashable, nbytes: int, arrive: BarrierRef) -> Load:
-    """A cp.async copy of one tile into smem, with the address code of `load_tile_async`."""
-    return Load(
-        tensor, tile, nbytes, engine="cp_async", arrive=arrive, address_instructions=ADDRESS_INSTRUCTIONS_PER_COPY
-    )
+    """A cp.async copy of one tile into smem, with the address code of `load_tile_async`. Its fields given in order
+    (no acquire): the schedules build thousands per prediction."""
+    return Load(tensor, tile, nbytes, "cp_async", arrive, None, ADDRESS_INSTRUCTIONS_PER_COPY)

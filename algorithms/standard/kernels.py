@@ -40,6 +40,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from itertools import product
+from typing import Generic, TypeVar
 
 from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
@@ -82,14 +84,55 @@ class Operand:
     shared: bool = False
 
 
+def c_staging(cfg: Config, nbytes: int) -> tuple[Op, ...]:
+    """What a GEMM does with its output tile before it stores it: our kernels store straight from the accumulator
+    fragments (nothing); cuBLAS, which PyTorch's GEMMs run, stages it through shared memory (stmatrix) first."""
+    return (Smem(write_bytes=nbytes, read_bytes=nbytes),) if cfg.framework == "pytorch" else ()
+
+
+def c_lane_bytes(cfg: Config) -> int:
+    """`Store.fragment_lane_bytes` of a GEMM's output store. Our kernels store in 4-byte stores from the accumulator
+    fragments (8 rows of 16 bytes a warp instruction: parts of sectors). cuBLAS stores whole lines from shared memory
+    (TMA stores on the H200: validation/h200/torch_gemm_sass/); modelled as 16-byte stores from the threads (0: the
+    copy engine's granularity; a TMA store's single issue aside)."""
+    return 0 if cfg.framework == "pytorch" else 4
+
+
 def c_store(cfg: Config, out: str, key: Hashable, nbytes: int) -> tuple[Op, ...]:
-    """A GEMM's output tile. Our kernels store it in 4-byte stores straight from the accumulator fragments (8 rows
-    of 16 bytes a warp instruction: parts of sectors). cuBLAS, which PyTorch's GEMMs run, stages it through shared
-    memory (stmatrix) and stores whole lines (TMA stores on the H200: validation/h200/torch_gemm_sass/); modelled as
-    16-byte stores from the threads (a TMA store's single issue aside)."""
-    if cfg.framework != "pytorch":
-        return (Store(out, key, nbytes, engine="ldg", fragment_lane_bytes=4),)
-    return (Smem(write_bytes=nbytes, read_bytes=nbytes), Store(out, key, nbytes, engine="ldg"))
+    """A GEMM's output tile: its staging (`c_staging`) and its store (`c_lane_bytes`)."""
+    return (*c_staging(cfg, nbytes), Store(out, key, nbytes, engine="ldg", fragment_lane_bytes=c_lane_bytes(cfg)))
+
+
+_T = TypeVar("_T")
+
+
+def edge_table(rows_of: Sequence[int], cols_of: Sequence[int], make: Callable[[int, int], _T]) -> list[list[_T]]:
+    """`make(rows, cols)` of every tile of a grid whose query block i has `rows_of[i]` rows and key block j
+    `cols_of[j]` columns, indexed [i][j]: made once per size (at most four: interior, short in the last query block,
+    in the last key block, in both), and the rows of one height share one list, so that a tile finds what its size
+    shares with others by two list indexings (standard attention's 16,384 score tiles of a head at 16k tokens)."""
+    made = {(rows, cols): make(rows, cols) for rows in set(rows_of) for cols in set(cols_of)}
+    lines = {rows: [made[rows, cols] for cols in cols_of] for rows in set(rows_of)}
+    return [lines[rows] for rows in rows_of]
+
+
+class PerHead(Generic[_T]):
+    """What a kernel builds once per head (batch, head), when a tile of that head first asks: the copies of an
+    operand's blocks, one op for every tile that reads a block, found by list indexing rather than by hashing a key
+    per tile (a head's 16,384 score tiles at 16k tokens ask)."""
+
+    __slots__ = ("_heads", "_make")
+
+    def __init__(self, p: Problem, make: Callable[[int, int], _T]) -> None:
+        self._heads: list[list[_T | None]] = [[None] * p.heads for _ in range(p.batch)]
+        self._make = make
+
+    def of(self, bi: int, hi: int) -> _T:
+        """What the kernel built for head (bi, hi); built now where no tile of the head asked before."""
+        made = self._heads[bi][hi]
+        if made is None:
+            made = self._heads[bi][hi] = self._make(bi, hi)
+        return made
 
 
 def nt_gemm_kernel(
@@ -103,41 +146,45 @@ def nt_gemm_kernel(
     operand_bytes = r * d * eb + cfg.warps * c * d * eb
     wait = Wait("ab")
     mma = Mma(r, c, d, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes)
-    # Epilogue per element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack), and for causal S
-    # the mask (compare the column with the row, select -inf). One op per tile shape (interior, edge): long sequences
-    # build a program for each of thousands of tiles.
-    epilogues: dict[tuple[int, int], Vector] = {}
-    # The copies of A_i and of B_j, one op each for the n_j tiles of a row and the n_i of a column (as the epilogues).
-    a_copies: dict[tuple[int, int, int], Load] = {}
-    b_copies: dict[tuple[int, int, int], Load] = {}
-
     n_i, n_j = ceil_div(p.seqlen_q, r), ceil_div(p.nk, c)
-    rows_of, cols_of = (
-        [rows_in_block(p.seqlen_q, r, i) for i in range(n_i)],
-        [rows_in_block(p.nk, c, j) for j in range(n_j)],
-    )
+    rows_of = [rows_in_block(p.seqlen_q, r, i) for i in range(n_i)]
+    cols_of = [rows_in_block(p.nk, c, j) for j in range(n_j)]
+
+    def size(rows: int, cols: int) -> tuple[tuple[Op, ...], int]:
+        """The ops of a rows x cols tile from its wait to its output's staging, and its output's bytes. Epilogue per
+        element: FMUL by the softmax scale (S only), half an F2FP (two elements per pack), and for causal S the mask
+        (compare the column with the row, select -inf)."""
+        nbytes = rows * cols * STORAGE_BYTES
+        epilogue = Vector(
+            fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols + (2 * rows * cols if masked else 0)
+        )
+        return (wait, mma, epilogue, *c_staging(cfg, nbytes)), nbytes
+
+    # What a tile's size decides, made once per size (interior, or short in the last query or key block) and shared
+    # by the tiles of that size: long sequences build a program for each of thousands of tiles (`edge_table`).
+    sizes = edge_table(rows_of, cols_of, size)
+    lane_bytes = c_lane_bytes(cfg)
+
+    def head_copies(bi: int, hi: int) -> tuple[list[Load], list[Load]]:
+        """The copies of a head's A_i and B_j: one op each for the n_j tiles of a row and the n_i of a column."""
+        return (
+            [tile_copy(a, (bi, hi, i), rows * d * eb, "ab") for i, rows in enumerate(rows_of)],
+            [tile_copy(b, (bi, hi, j), cols * d * eb, "ab") for j, cols in enumerate(cols_of)],
+        )
+
+    copies = PerHead(p, head_copies)
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i, j = tile  # type: ignore[misc]
-        rows, cols = rows_of[i], cols_of[j]
-        epilogue = epilogues.get((rows, cols))
-        if epilogue is None:
-            mask = 2 * rows * cols if masked else 0
-            epilogue = epilogues[rows, cols] = Vector(fma=rows * cols if scaled else 0.0, alu=0.5 * rows * cols + mask)
-        a_copy = a_copies.get((bi, hi, i))
-        if a_copy is None:
-            a_copy = a_copies[bi, hi, i] = tile_copy(a, (bi, hi, i), rows * d * eb, "ab")
-        b_copy = b_copies.get((bi, hi, j))
-        if b_copy is None:
-            b_copy = b_copies[bi, hi, j] = tile_copy(b, (bi, hi, j), cols * d * eb, "ab")
+        a_copies, b_copies = copies.of(bi, hi)
+        middle, nbytes = sizes[i][j]
+        # HBM: A_i (rows x d) per key block, B_j (cols x d) per query block, the N x N tile once (`c_store`'s
+        # store, its fields in order: the tile as its key, engine, not atomic, no wait, no barrier, no release).
         return (
-            a_copy,  # HBM: rows x d, per key block
-            b_copy,  # HBM: cols x d, per query block
-            wait,
-            mma,
-            epilogue,
-            # HBM: the N x N tile, once.
-            *c_store(cfg, out, (bi, hi, i, j), rows * cols * STORAGE_BYTES),
+            a_copies[i],
+            b_copies[j],
+            *middle,
+            Store(out, tile, nbytes, "ldg", False, False, None, False, lane_bytes),
         )
 
     return Kernel(
@@ -166,35 +213,40 @@ def long_k_kernel(
     n_k = ceil_div(k_total, k_block)
     # ldmatrix per k step: each warp reads its rows of the X tile and the whole operand chunk.
     operand_bytes = rows_block * k_block * STORAGE_BYTES + cfg.warps * k_block * d * eb
-    wholes: Wholes = {}
     # The ops that every step of every block shares, built once (the L2 replay builds some steps of each block of a
-    # head, exact mode every step of every block), and the copies of the operand's k steps, alike in every block.
+    # head, exact mode every step of every block).
     mma = Mma(
         rows_block, d, k_block, p.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=operand_bytes
     )
-    waits = tuple(Wait(("stage", slot)) for slot in range(stages))
-    operand_copies: dict[tuple[int, int, int], Load] = {}
+    slots = [("stage", slot) for slot in range(stages)]
+    waits = tuple(Wait(slot) for slot in slots)
+    steps_of = [rows_in_block(k_total, k_block, t) for t in range(n_k)]
+    # Per head, the copies of the operand's k steps (built as the steps ask), alike in every block.
+    operand_copies: PerHead[list[Load | None]] = PerHead(p, lambda bi, hi: [None] * n_k)
+    groups = query_block_groups(p, cfg)
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, i = tile  # type: ignore[misc]
         rows = rows_in_block(rows_total, rows_block, i)
+        # Where the output rows are queries, every step's X tile is a piece of the same row groups.
+        own: tuple[Hashable, ...] = () if by_keys else groups(bi, hi, i)
+        copies = operand_copies.of(bi, hi)
 
         def loads(t: int) -> tuple[Load, Load]:
-            ks = rows_in_block(k_total, k_block, t)
-            # The (query block, key block) tile of X, which a row-wise kernel wrote.
-            key = tile_piece(p, cfg, (bi, hi), t, i, wholes) if by_keys else tile_piece(p, cfg, (bi, hi), i, t, wholes)
-            slot = ("stage", t % stages)
-            operand_copy = operand_copies.get((bi, hi, t))
+            slot = slots[t % stages]
+            operand_copy = copies[t]
             if operand_copy is None:
-                operand_copy = operand_copies[bi, hi, t] = tile_copy(operand, (bi, hi, t), ks * d * eb, slot)
+                operand_copy = copies[t] = tile_copy(operand, (bi, hi, t), steps_of[t] * d * eb, slot)
+            # The (query block, key block) tile of X, which a row-wise kernel wrote: a piece of its row groups.
+            key = Piece((bi, hi, t, i), groups(bi, hi, t)) if by_keys else Piece((bi, hi, i, t), own)
             return (
-                tile_copy(square, key, rows * ks * STORAGE_BYTES, slot),  # HBM: X once
+                tile_copy(square, key, rows * steps_of[t] * STORAGE_BYTES, slot),  # HBM: X once
                 operand_copy,  # HBM: per output block
             )
 
         def step(t: int) -> Sequence[Op]:
             ahead = t + stages - 1
-            return (waits[t % stages], *(loads(ahead) if ahead < n_k else ()), mma)
+            return (waits[t % stages], *loads(ahead), mma) if ahead < n_k else (waits[t % stages], mma)
 
         return (
             *(op for t in range(min(stages - 1, n_k)) for op in loads(t)),
@@ -245,25 +297,39 @@ def softmax_bwd_ops(rows: int, cols: int) -> Vector:
 Wholes = dict[tuple[int, ...], HashedKeys]
 
 
-def row_group_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, wholes: Wholes) -> Piece:
-    """Row group `g` (softmax_warps query rows) of an N x N tensor written as block_m x block_n tiles."""
-    first, last = g * cfg.softmax_warps, min((g + 1) * cfg.softmax_warps, p.seqlen_q) - 1
-    blocks = (first // cfg.block_m, last // cfg.block_m + 1)
-    tiles = wholes.get((*head, *blocks))
-    if tiles is None:
-        n_j = ceil_div(p.nk, cfg.block_n)
-        tiles = wholes[(*head, *blocks)] = HashedKeys((*head, i, j) for i in range(*blocks) for j in range(n_j))
-    return Piece((*head, g), tiles)
+def row_group_pieces(p: Problem, cfg: Config) -> Callable[[Hashable], Piece]:
+    """The pieces of a kernel's row groups (tiles (batch, head, g) of `softmax_warps` query rows each) of an N x N
+    tensor written as block_m x block_n tiles; the wholes of a row block built once (`Wholes`)."""
+    w, block, rows, n_j = cfg.softmax_warps, cfg.block_m, p.seqlen_q, ceil_div(p.nk, cfg.block_n)
+    wholes: Wholes = {}
+
+    def piece(tile: Hashable) -> Piece:
+        bi, hi, g = tile  # type: ignore[misc]
+        first = g * w
+        blocks = (bi, hi, first // block, (min(first + w, rows) - 1) // block + 1)
+        tiles = wholes.get(blocks)
+        if tiles is None:
+            tiles = wholes[blocks] = HashedKeys(product((bi,), (hi,), range(blocks[2], blocks[3]), range(n_j)))
+        return Piece(tile, tiles)
+
+    return piece
 
 
-def tile_piece(p: Problem, cfg: Config, head: tuple[int, int], i: int, j: int, wholes: Wholes) -> Piece:
-    """Tile (query block i, key block j) of an N x N tensor written by a row-wise kernel, a row group at a time."""
-    w = cfg.softmax_warps
-    groups = (i * cfg.block_m // w, (min((i + 1) * cfg.block_m, p.seqlen_q) - 1) // w + 1)
-    tiles = wholes.get((*head, *groups))
-    if tiles is None:
-        tiles = wholes[(*head, *groups)] = HashedKeys((*head, g) for g in range(*groups))
-    return Piece((*head, i, j), tiles)
+def query_block_groups(p: Problem, cfg: Config) -> Callable[[int, int, int], HashedKeys]:
+    """`groups(batch, head, i)`: the row groups (tiles (batch, head, g) of a row-wise kernel) that hold query block i
+    of an N x N tensor, the wholes of the pieces that a GEMM reads of it in tiles (query block i, key block j); built
+    once per block (`Wholes`)."""
+    w, block, rows = cfg.softmax_warps, cfg.block_m, p.seqlen_q
+    wholes: Wholes = {}
+
+    def groups(bi: int, hi: int, i: int) -> HashedKeys:
+        span = (bi, hi, i * block // w, (min((i + 1) * block, rows) - 1) // w + 1)
+        tiles = wholes.get(span)
+        if tiles is None:
+            tiles = wholes[span] = HashedKeys(product((bi,), (hi,), range(span[2], span[3])))
+        return tiles
+
+    return groups
 
 
 def block_piece(p: Problem, cfg: Config, head: tuple[int, int], g: int, by_keys: bool, group: int) -> Piece:
@@ -308,38 +374,43 @@ def rowwise_kernel(
     total = p.nk if by_keys else p.seqlen_q
     ctas = ceil_div(total, group)
     width = p.nk if cols is None else cols
-    wholes: Wholes = {}
     wait = Wait("in")
-    row_ops: dict[int, Vector] = {}  # per row count (the last group may be short): one op for thousands of CTAs
+    row_piece = row_group_pieces(p, cfg)
 
-    def key(operand: Operand, bi: int, hi: int, g: int) -> Hashable:
+    def sized(rows: int) -> tuple[int, Vector, tuple[tuple[Operand, int], ...], tuple[tuple[str, int], ...]]:
+        """What a row group's row count decides: its loads' rounds, its work, the bytes of each operand it reads
+        and of each tensor it stores (each row once, and its LSE)."""
+        rounds = 1 if lane_elements is None else ceil_div(rows * width, w * WARP_LANES * lane_elements)
+        read_bytes = tuple((r, rows * width * r.element_bytes) for r in reads)
+        stored = tuple((o.tensor, rows * width * o.element_bytes) for o in outs)
+        return rounds, ops(rows, width), read_bytes, (*stored, *((("LSE", rows * LSE_BYTES),) if lse else ()))
+
+    # Per row count (the last group may be short): made once, for thousands of CTAs.
+    by_rows = {rows: sized(rows) for rows in {group, rows_in_block(total, group, ctas - 1)}}
+
+    def key(operand: Operand, tile: Hashable, bi: int, hi: int, g: int) -> Hashable:
+        """The memory key of `operand`'s rows in row group `g` of head (bi, hi): one for every head where it is
+        shared, a piece of what a GEMM wrote, else the group's own."""
         if operand.shared:
             return (g,)
         if operand.tensor not in GEMM_OUTPUTS:
-            return (bi, hi, g)
-        return (
-            row_group_piece(p, cfg, (bi, hi), g, wholes)
-            if cols is None
-            else block_piece(p, cfg, (bi, hi), g, by_keys, group)
-        )
+            return tile
+        return row_piece(tile) if cols is None else block_piece(p, cfg, (bi, hi), g, by_keys, group)
 
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, g = tile  # type: ignore[misc]
-        rows = rows_in_block(total, group, g)
-        rounds = 1 if lane_elements is None else ceil_div(rows * width, w * WARP_LANES * lane_elements)
-        loads = [
-            Load(r.tensor, key(r, bi, hi, g), rows * width * r.element_bytes, engine="ldg", arrive="in", rounds=rounds)
-            for r in reads
+        rounds, work, read_bytes, stored = by_rows[min(group, total - g * group)]
+        # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers); the fields in order.
+        built: list[Op] = [
+            Load(r.tensor, key(r, tile, bi, hi, g), nbytes, "ldg", "in", None, 0.0, rounds) for r, nbytes in read_bytes
         ]
-        work = row_ops.get(rows)
-        if work is None:
-            work = row_ops[rows] = ops(rows, width)
-        stores = [Store(o.tensor, tile, rows * width * o.element_bytes, engine="ldg") for o in outs]  # each row once
-        if lse:
-            stores.append(Store("LSE", tile, rows * LSE_BYTES, engine="ldg"))
-        # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers).
-        reading = (*loads, wait) if loads else ()
-        return (*reading * passes, work, *stores)
+        if built:
+            built.append(wait)
+        built *= passes
+        built.append(work)
+        for tensor, nbytes in stored:
+            built.append(Store(tensor, tile, nbytes))
+        return tuple(built)
 
     return Kernel(
         name=name,
