@@ -25,9 +25,15 @@ class TileGrid(Sequence[tuple[int, ...]]):
     millions of tiles costs nothing until the engine reaches a tile."""
 
     shape: tuple[int, ...]
+    # The number of tiles, counted once: the engine asks for it at every tile it takes (standard attention's exact
+    # runs index 65,536 score tiles, each asking three times).
+    size: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", math.prod(self.shape))
 
     def __len__(self) -> int:
-        return math.prod(self.shape)
+        return self.size
 
     @overload
     def __getitem__(self, index: int) -> tuple[int, ...]: ...
@@ -36,11 +42,12 @@ class TileGrid(Sequence[tuple[int, ...]]):
     def __getitem__(self, index: slice) -> tuple[tuple[int, ...], ...]: ...
 
     def __getitem__(self, index: int | slice) -> tuple[int, ...] | tuple[tuple[int, ...], ...]:
+        size = self.size
         if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
-        if not -len(self) <= index < len(self):
+            return tuple(self[i] for i in range(*index.indices(size)))
+        if not -size <= index < size:
             raise IndexError(index)
-        flat = index % len(self)
+        flat = index % size
         coordinates = []
         for extent in reversed(self.shape):
             flat, coordinate = divmod(flat, extent)
