@@ -286,18 +286,33 @@ class _Steps:
         return _Step(i, blocks.rows[i], masked=self.j >= blocks.unmasked[i], last=self.j == blocks.visited[i] - 1)
 
 
-def _ends_built_once(step: Callable[[int], Sequence[Op]], count: int) -> Callable[[int], Sequence[Op]]:
-    """`step` (a key block's query steps, `count` of them) with its first and last step built once: every fold of a
-    tile asks for both of every key block, the removed ones too, to tell whether they hold a loop (`simgpu.fold`),
-    and a tile's key block bodies outlive its folds (`forward_kernel`). The steps between are built where asked."""
-    ends: dict[int, Sequence[Op]] = {}
+def _built_once(
+    step: Callable[[int], Sequence[Op]], inner: _Steps, block: Hashable, made: dict[Hashable, tuple[Op, ...]]
+) -> Callable[[int], Sequence[Op]]:
+    """`step` (the query steps `inner` of a key block of a tile) with each step built once for all the tile's key
+    blocks where it is alike, in `made` (the tile's): found by whether it is the first, its query block and the next
+    (`_Step`: its rows, mask and whether the key block is the last it sees) and `block`, what else of the key block
+    the step depends on (its columns, whether it is the first key block). Fast mode's L2 replay of a long sequence
+    builds some 130 sampled steps in each of a tile's kept key blocks, and the key blocks between the first and the
+    last run the same steps. The first and last step of each key block are kept with it too: every fold of a tile
+    asks for both of every key block, the removed ones too, to tell whether they hold a loop (`simgpu.fold`), and
+    a tile's key block bodies outlive its folds (`forward_kernel`)."""
+    count = len(inner)
+    ends: dict[int, tuple[Op, ...]] = {}
+
+    def alike(k: int) -> tuple[Op, ...]:
+        key = (block, k == 0, inner[k], inner[k + 1] if k + 1 < count else None)
+        ops = made.get(key)
+        if ops is None:
+            ops = made[key] = tuple(step(k))
+        return ops
 
     def built(k: int) -> Sequence[Op]:
         if k != 0 and k != count - 1:
-            return step(k)
+            return alike(k)
         ops = ends.get(k)
         if ops is None:
-            ops = ends[k] = tuple(step(k))
+            ops = ends[k] = alike(k)
         return ops
 
     return built
@@ -381,6 +396,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         unseen_mine = [i for i in unseen if i % cfg.splits == z]
 
         load, store = _block_copies(b, h)
+        made: dict[Hashable, tuple[Op, ...]] = {}  # the query steps alike in the tile's key blocks (`_built_once`)
 
         @functools.cache
         def outer(j: int) -> Sequence[Op]:
@@ -433,7 +449,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                 head.append(Wait("q"))
                 commits += s0.rows * d * eb
             head += [Wait("kv"), Smem(write_bytes=commits), Smem(read_bytes=2 * kp * d * eb)]
-            return (*head, Repeat(len(inner), _ends_built_once(step, len(inner))))
+            return (*head, Repeat(len(inner), _built_once(step, inner, (first, cols), made)))
 
         def empty(k: int) -> Sequence[Op]:
             i = unseen_mine[k]
@@ -535,6 +551,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
         b, h = cast(tuple[int, int], tile)
 
         load, store = _block_copies(b, h)
+        made: dict[Hashable, tuple[Op, ...]] = {}  # the query steps alike in the tile's key blocks (`_built_once`)
 
         def q_load(s: _Step) -> Load:
             """HBM: Q_i (r x d) into registers, to be committed to smem."""
@@ -612,7 +629,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                 head += delta_step(j, inner[0])
             return (
                 *head,
-                Repeat(len(inner), _ends_built_once(step, len(inner))),
+                Repeat(len(inner), _built_once(step, inner, (first, cols), made)),
                 # dK_j scaled (FMUL); dK_j, dV_j packed to 16 bits and written through smem
                 Vector(fma=cols * d, alu=cols * d),
                 Smem(read_bytes=2 * cols * d * eb, write_bytes=2 * cols * d * eb),
