@@ -181,8 +181,9 @@ class FoldedTile:
     # Roles whose loop iterations were counted but not built (`fold_tile`'s `bodiless`): a tile for the L2 replay
     # only, whose programs lack those roles' loop bodies.
     bodiless: tuple[int, ...] = ()
-    # The weighted loop bodies made so far (`FoldMemo`), for its widenings and refolds.
-    memo: FoldMemo = field(default_factory=FoldMemo, compare=False, repr=False)
+    # The weighted loop bodies made so far (`FoldMemo`), for its widenings and refolds (None: a fold that samples
+    # no loop, which weights none).
+    memo: FoldMemo | None = field(default=None, compare=False, repr=False)
     _derived: _Derived = field(default_factory=_Derived, init=False, compare=False, repr=False)
 
     @property
@@ -388,8 +389,10 @@ def fold_tile(
     gaps, but their kept iterations are not built: for the L2 replay, where a tile folds like another whose
     iterations of those roles hold no memory op and no loop (`simgpu.fast_bytes`). `programs`: the tile's role
     programs where already built (`Outline.programs`); built here otherwise. `memo`: the weighted loop bodies of folds
-    made before (`FoldMemo`; by default, this fold's own)."""
-    if memo is None:
+    made before (`FoldMemo`; by default, this fold's own where it samples loops)."""
+    if memo is None and (spec.sampled or spec.sampled_top):
+        # Only a sampling fold weights bodies: the plan folds every shape of standard attention's 16k tokens (32,768)
+        # without one.
         memo = FoldMemo()
     if programs is None:
         programs = [role.program(tile) for role in kernel.roles]
@@ -525,14 +528,14 @@ def _expand_folded(
     spec: FoldSpec | None,
     references: tuple[Hashable, ...] | None,
     sampling: _Sampling | None,
-    memo: FoldMemo,
+    memo: FoldMemo | None,
 ) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], bool]:
     """Append `ops` (an iteration of a top-level loop) to `out` with their loops expanded, those like the middle, the
     first or the last iteration's nested loop (`references`, see `_references`; None: none) folded by `spec`.
     Returns the nested iterations appended and those the ops hold, each per nested kind (a nested loop unlike every
     reference counts as like the middle, whole), and whether they hold a loop. Loops not folded are built whole,
     or sampled by `sampling` (`_expand_sampled`), their sampled iterations counted as the iterations they stand
-    for (their weighted bodies made once in `memo`)."""
+    for (their weighted bodies made once in `memo`, where given)."""
     if spec is None or references is None:
         if sampling is not None:
             iterations, looped = _expand_sampled(ops, out, sampling, memo)
@@ -554,7 +557,9 @@ def _expand_folded(
     return (tuple(ran), tuple(held)), looped
 
 
-def _sampled_middle(loop: Repeat, first: int, removed: int, spec: FoldSpec, out: list[Op], memo: FoldMemo) -> None:
+def _sampled_middle(
+    loop: Repeat, first: int, removed: int, spec: FoldSpec, out: list[Op], memo: FoldMemo | None
+) -> None:
     """Append iterations `[first, first + removed)` of `loop` (a whole number of periods; its iterations hold no
     loop) as at most `spec.sampled_top` runs of nearly equal numbers of periods, of which each builds its first
     period, its memory ops carrying the bytes of the run (`_expand_weighted`): the L2 replay sees the whole loop's
@@ -611,7 +616,7 @@ def _sampling(loop: Repeat, spec: FoldSpec) -> _Sampling | None:
     return _Sampling(group, first, end, spec.period) if group > spec.period else None
 
 
-def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling, memo: FoldMemo) -> tuple[int, bool]:
+def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling, memo: FoldMemo | None) -> tuple[int, bool]:
     """As `_expand`, but iterations `[first, end)` of each loop run in runs of `sampling.group` iterations (those
     of a last, shorter run are built), of which one period is built, standing for the whole run: its memory ops
     carry the run's bytes (`_expand_weighted`). The runs lie in the loop's uniform middle, whose periods are alike
@@ -648,10 +653,10 @@ def _loops(ops: Sequence[Op], out: list[Op]) -> Iterator[Repeat]:
             out.append(op)
 
 
-def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int, memo: FoldMemo) -> int:
+def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int, memo: FoldMemo | None) -> int:
     """As `_expand`, with every memory op's bytes `weight` times its own; returns the loop iterations `ops` hold. A
-    body without a loop is weighted once per memo (`FoldMemo.weighted`)."""
-    made = memo.weighted(ops, weight)
+    body without a loop is weighted once per memo (`FoldMemo.weighted`), where one is given."""
+    made = None if memo is None else memo.weighted(ops, weight)
     if made is not None:
         out.extend(made)
         return 0
