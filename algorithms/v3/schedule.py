@@ -224,9 +224,12 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     def load_v(b: int, h: int, j: int, slot: Any = "v_full") -> Load:
         return Load("V", (b, h, j), kv_bytes(j), engine="tma", arrive=slot)
 
-    def producer(tile: Hashable) -> Sequence[Op]:
-        b, h, i, rows, keys = visits(tile)
+    @functools.cache
+    def kv_loads(b: int, h: int) -> Callable[[int], Sequence[Op]]:
+        """The producer's loop body of the Q blocks of (b, h), each key block's step built once and shared by them:
+        fast mode's L2 replay folds hundreds of a long sequence's Q blocks, each asking for the same steps."""
 
+        @functools.cache
         def step(j: int) -> Sequence[Op]:
             ops: list[Op] = [Wait("k_empty"), load_k(b, h, j), Advance(("k_empty", "k_full"))]
             ops += [Wait("v_empty"), load_v(b, h, j)]
@@ -235,11 +238,15 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 return (*ops, Advance(("v_empty", "v_full", "v_ready")))
             return (*ops, Advance(("v_empty", "v_full")))
 
+        return step
+
+    def producer(tile: Hashable) -> Sequence[Op]:
+        b, h, i, rows, keys = visits(tile)
         return (
             Wait("q_empty"),
             Load("Q", (b, h, i), rows * d * eb, engine="tma", arrive="q_full"),
             Advance(("q_empty", "q_full")),
-            Repeat(keys.visited, step),
+            Repeat(keys.visited, kv_loads(b, h)),
         )
 
     v_ready = "v_ready" if fp8 else "v_full"
