@@ -224,11 +224,11 @@ def _replay_shape(
         return _FlatShape(records(accesses))
     like = plan.like.get(n)
     if like is None:
-        return fold_tile(kernel, source, spec, (), programs)
+        return fold_tile(kernel, source, spec, (), programs, plan.fold_memo)
     if like not in bodiless:
         planned = folded[like]
         bodiless[like] = _bodiless(kernel, planned) if isinstance(planned, FoldedTile) else ()
-    return fold_tile(kernel, source, spec, bodiless[like], programs)
+    return fold_tile(kernel, source, spec, bodiless[like], programs, plan.fold_memo)
 
 
 def _head_copies(
@@ -262,7 +262,7 @@ def _head_copies(
             templates[n] = head_template(shape.records, axes, _head(source, axes), cuts)
         template = templates[n]
         if template is None:
-            out.append(fold_tile(plan.kernel, tile, spec))
+            out.append(fold_tile(plan.kernel, tile, spec, memo=plan.fold_memo))
         else:
             head = _head(tile, axes)
             copy = reheaded(template, head, joined.setdefault(head, {}))
@@ -386,7 +386,7 @@ def _replay_folded(plan: KernelPlan) -> dict[int, Shape]:
         return dict(plan.folded)
     spec = plan.replay_spec
     return {
-        n: fold_tile(plan.kernel, plan.sources[n], spec, _bodiless(plan.kernel, shape))
+        n: fold_tile(plan.kernel, plan.sources[n], spec, _bodiless(plan.kernel, shape), memo=plan.fold_memo)
         for n, shape in plan.folded.items()
     }
 
@@ -568,7 +568,8 @@ def _prefix_bytes(
     """Replay the first `counts[k]` tiles of kernel k (all kernels in order, sharing L2)."""
     tiles = [list(plan.kernel.tiles[:count]) for plan, count in zip(plans, counts, strict=True)]
     folded = [
-        [fold_tile(plan.kernel, tile, plan.replay_spec) for tile in ts] for plan, ts in zip(plans, tiles, strict=True)
+        [fold_tile(plan.kernel, tile, plan.replay_spec, memo=plan.fold_memo) for tile in ts]
+        for plan, ts in zip(plans, tiles, strict=True)
     ]
     return _fold_replay(arch, plans, _Replayed(tiles, folded, (capacity_share,) * len(plans)))
 
@@ -664,7 +665,7 @@ def _removed_cost(
             more = [
                 base.widened(side, plan.spec.period)
                 if isinstance(base, FoldedTile)
-                else fold_tile(plan.kernel, tile, plan.replay_spec.variant(side))
+                else fold_tile(plan.kernel, tile, plan.replay_spec.variant(side), memo=plan.fold_memo)
                 for tile, base in zip(fit.tiles[k], fit.folded[k], strict=True)
             ]
             variant = list(fit_accesses)

@@ -22,7 +22,7 @@ from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
 from simgpu.errors import ScheduleError
 from simgpu.fast_whole import ORDERED_WHOLE_OPS, cheap_to_run_whole, ordered, unit_ops
-from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldSpec, fold_tile, kernel_period, outline
+from simgpu.fold import NESTED, NESTED_SIDES, FoldedTile, FoldMemo, FoldSpec, fold_tile, kernel_period, outline
 from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import REREAD
@@ -93,6 +93,13 @@ class KernelPlan:
         shapes' records: found once per plan, as the replay asks for each of its walks and a long head's QK^T has
         thousands of shapes (16k tokens: 16,384, some 20 ms a scan)."""
         return any(record[0] == REREAD for shape in self.folded.values() for record in shape.records)
+
+    @cached_property
+    def fold_memo(self) -> FoldMemo:
+        """The weighted loop bodies of the L2 replay's folds of this kernel (`simgpu.fold.FoldMemo`), shared by them
+        in this prediction: FlashAttention's backward at long sequences samples the same Q block visits in each of
+        the hundreds of key blocks the replay folds."""
+        return FoldMemo()
 
     @property
     def looped(self) -> bool:

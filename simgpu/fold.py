@@ -133,6 +133,33 @@ def kernel_period(kernel: Kernel) -> int:
     return math.lcm(2, *(barrier.slots for barrier in kernel.barriers))
 
 
+class FoldMemo:
+    """Loop bodies with their memory ops weighted as the L2 replay's sampled runs take them (`_expand_weighted`), each
+    made once per body object and weight for the folds that share the memo (a tile's folds and widenings, or a
+    kernel's replay folds in one prediction: `simgpu.fast_plan.KernelPlan.fold_memo`). The schedules hand the folds
+    one body object for alike loop iterations (FlashAttention's backward: a Q block's visit, shared by a head's key
+    blocks; v1: a query step, shared by a tile's key blocks), whose weighted memory ops each fold built anew
+    (`Load.with_nbytes`, about 0.5 us each). Found by the body's identity: the memo holds the body, so its id is
+    not reused meanwhile; the copies are equal to those built anew, and only their values are read."""
+
+    __slots__ = ("_weighted",)
+
+    def __init__(self) -> None:
+        self._weighted: dict[tuple[int, int], tuple[Sequence[Op], tuple[Op, ...] | None]] = {}
+
+    def weighted(self, ops: Sequence[Op], weight: int) -> tuple[Op, ...] | None:
+        """`ops` with every memory op's bytes `weight` times its own; None where they hold a loop."""
+        key = (id(ops), weight)
+        entry = self._weighted.get(key)
+        if entry is None:
+            made = None if _has_loop(ops) else tuple([_scaled(op, weight) for op in ops])
+            entry = self._weighted[key] = (ops, made)
+        return entry[1]
+
+    def __reduce__(self) -> tuple[type[FoldMemo], tuple[()]]:
+        return FoldMemo, ()  # unpickled empty: the ids it keys by are this process's
+
+
 @dataclass(frozen=True)
 class FoldedTile:
     """One tile's programs with long loops folded, flattened (no `Repeat` left), and the iteration counts."""
@@ -154,6 +181,9 @@ class FoldedTile:
     # Roles whose loop iterations were counted but not built (`fold_tile`'s `bodiless`): a tile for the L2 replay
     # only, whose programs lack those roles' loop bodies.
     bodiless: tuple[int, ...] = ()
+    # The weighted loop bodies made so far (`FoldMemo`), for its widenings and refolds (None: a fold that samples
+    # no loop, which weights none).
+    memo: FoldMemo | None = field(default=None, compare=False, repr=False)
     _derived: _Derived = field(default_factory=_Derived, init=False, compare=False, repr=False)
 
     @property
@@ -181,7 +211,7 @@ class FoldedTile:
         if side in NESTED_SIDES:
             if not self.nested_removed[NESTED_SIDES.index(side)] or self.spec is None or self.source is None:
                 return self
-            return fold_tile(*self.source, self.spec.variant(side), self.bodiless)
+            return fold_tile(*self.source, self.spec.variant(side), self.bodiless, memo=self.memo)
         first, removed = self.cut
         if not removed:
             return self
@@ -203,7 +233,7 @@ class FoldedTile:
                 references = _references(loop, nested_spec)
                 sampling = _sampling(loop, spec) if nested_spec is None and spec is not None else None
                 for i in added if role not in self.bodiless else ():
-                    (ran, held), _ = _expand_folded(loop.body(i), out, nested_spec, references, sampling)
+                    (ran, held), _ = _expand_folded(loop.body(i), out, nested_spec, references, sampling, self.memo)
                     nested = [n + r for n, r in zip(nested, ran, strict=True)]
                     nested_removed = [f or r < h for f, r, h in zip(nested_removed, ran, held, strict=True)]
                 if side == "head":
@@ -226,6 +256,7 @@ class FoldedTile:
             self.source,
             tuple(nested_removed),
             self.bodiless,
+            self.memo,
         )
 
     @property
@@ -352,11 +383,17 @@ def fold_tile(
     spec: FoldSpec,
     bodiless: tuple[int, ...] = (),
     programs: Sequence[Sequence[Op]] | None = None,
+    memo: FoldMemo | None = None,
 ) -> FoldedTile:
     """The tile's programs folded by `spec`. The top-level loops of the roles in `bodiless` keep their counts and
     gaps, but their kept iterations are not built: for the L2 replay, where a tile folds like another whose
     iterations of those roles hold no memory op and no loop (`simgpu.fast_bytes`). `programs`: the tile's role
-    programs where already built (`Outline.programs`); built here otherwise."""
+    programs where already built (`Outline.programs`); built here otherwise. `memo`: the weighted loop bodies of folds
+    made before (`FoldMemo`; by default, this fold's own where it samples loops)."""
+    if memo is None and (spec.sampled or spec.sampled_top):
+        # Only a sampling fold weights bodies: the plan folds every shape of standard attention's 16k tokens (32,768)
+        # without one.
+        memo = FoldMemo()
     if programs is None:
         programs = [role.program(tile) for role in kernel.roles]
     top = [op.count for program in programs for op in program if isinstance(op, Repeat)]
@@ -365,7 +402,15 @@ def fold_tile(
         gapless = ((),) * len(programs)
         none = (False,) * len(NESTED_SIDES)
         return FoldedTile(
-            tuple(map(tuple, programs)), (0,) * counts, (0,) * counts, gapless, (0, 0), spec, (kernel, tile), none
+            tuple(map(tuple, programs)),
+            (0,) * counts,
+            (0,) * counts,
+            gapless,
+            (0, 0),
+            spec,
+            (kernel, tile),
+            none,
+            memo=memo,
         )
     # One removal for every role of the tile, from its shortest loop (see the module docstring).
     first, second = spec.kept(min(top))
@@ -397,11 +442,11 @@ def fold_tile(
             for i in (*range(first), -1, *range(first + removed, op.count)):
                 if i < 0:
                     if sample:
-                        _sampled_middle(op, first, removed, spec, out)
+                        _sampled_middle(op, first, removed, spec, out, memo)
                     else:
                         role_gaps.append((len(out), op))
                     continue
-                (ran, held), loops = _expand_folded(op.body(i), out, nested_spec, references, sampling)
+                (ran, held), loops = _expand_folded(op.body(i), out, nested_spec, references, sampling, memo)
                 looped = looped or loops
                 for kind in range(len(NESTED_SIDES)):
                     executed[NESTED + kind] += ran[kind]
@@ -422,6 +467,7 @@ def fold_tile(
         (kernel, tile),
         tuple(nested_removed),
         bodiless,
+        memo,
     )
 
 
@@ -481,17 +527,18 @@ def _expand_folded(
     out: list[Op],
     spec: FoldSpec | None,
     references: tuple[Hashable, ...] | None,
-    sampling: _Sampling | None = None,
+    sampling: _Sampling | None,
+    memo: FoldMemo | None,
 ) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], bool]:
     """Append `ops` (an iteration of a top-level loop) to `out` with their loops expanded, those like the middle, the
     first or the last iteration's nested loop (`references`, see `_references`; None: none) folded by `spec`.
     Returns the nested iterations appended and those the ops hold, each per nested kind (a nested loop unlike every
     reference counts as like the middle, whole), and whether they hold a loop. Loops not folded are built whole,
     or sampled by `sampling` (`_expand_sampled`), their sampled iterations counted as the iterations they stand
-    for."""
+    for (their weighted bodies made once in `memo`, where given)."""
     if spec is None or references is None:
         if sampling is not None:
-            iterations, looped = _expand_sampled(ops, out, sampling)
+            iterations, looped = _expand_sampled(ops, out, sampling, memo)
         else:
             iterations, looped = _expand(ops, out)
         return ((iterations, 0, 0), (iterations, 0, 0)), looped
@@ -510,7 +557,9 @@ def _expand_folded(
     return (tuple(ran), tuple(held)), looped
 
 
-def _sampled_middle(loop: Repeat, first: int, removed: int, spec: FoldSpec, out: list[Op]) -> None:
+def _sampled_middle(
+    loop: Repeat, first: int, removed: int, spec: FoldSpec, out: list[Op], memo: FoldMemo | None
+) -> None:
     """Append iterations `[first, first + removed)` of `loop` (a whole number of periods; its iterations hold no
     loop) as at most `spec.sampled_top` runs of nearly equal numbers of periods, of which each builds its first
     period, its memory ops carrying the bytes of the run (`_expand_weighted`): the L2 replay sees the whole loop's
@@ -525,7 +574,7 @@ def _sampled_middle(loop: Repeat, first: int, removed: int, spec: FoldSpec, out:
     for run in range(runs):
         weight = periods // runs + (run < periods % runs)
         for j in range(start, start + period):
-            _expand_weighted(loop.body(j), out, weight)
+            _expand_weighted(loop.body(j), out, weight, memo)
         start += weight * period
 
 
@@ -567,7 +616,7 @@ def _sampling(loop: Repeat, spec: FoldSpec) -> _Sampling | None:
     return _Sampling(group, first, end, spec.period) if group > spec.period else None
 
 
-def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling) -> tuple[int, bool]:
+def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling, memo: FoldMemo | None) -> tuple[int, bool]:
     """As `_expand`, but iterations `[first, end)` of each loop run in runs of `sampling.group` iterations (those
     of a last, shorter run are built), of which one period is built, standing for the whole run: its memory ops
     carry the run's bytes (`_expand_weighted`). The runs lie in the loop's uniform middle, whose periods are alike
@@ -587,7 +636,7 @@ def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling) -> tu
             if sampling.first <= i and i + group <= min(sampling.end, loop.count) and (i - sampling.first) % group == 0:
                 weight = group // period
                 for j in range(i, i + period):
-                    iterations += weight * _expand_weighted(loop.body(j), out, weight)
+                    iterations += weight * _expand_weighted(loop.body(j), out, weight, memo)
                 i += group
             else:
                 iterations += _expand(loop.body(i), out)[0]
@@ -604,20 +653,30 @@ def _loops(ops: Sequence[Op], out: list[Op]) -> Iterator[Repeat]:
             out.append(op)
 
 
-def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int) -> int:
-    """As `_expand`, with every memory op's bytes `weight` times its own; returns the loop iterations `ops` hold."""
+def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int, memo: FoldMemo | None) -> int:
+    """As `_expand`, with every memory op's bytes `weight` times its own; returns the loop iterations `ops` hold. A
+    body without a loop is weighted once per memo (`FoldMemo.weighted`), where one is given."""
+    made = None if memo is None else memo.weighted(ops, weight)
+    if made is not None:
+        out.extend(made)
+        return 0
     iterations = 0
     for op in ops:
         if type(op) is Repeat:
             iterations += op.count
             for i in range(op.count):
-                iterations += _expand_weighted(op.body(i), out, weight)
-        elif type(op) in _MEMORY_OPS:
-            memory: Load | Store = op  # type: ignore[assignment]
-            out.append(memory.with_nbytes(memory.nbytes * weight))
+                iterations += _expand_weighted(op.body(i), out, weight, memo)
         else:
-            out.append(op)
+            out.append(_scaled(op, weight))
     return iterations
+
+
+def _scaled(op: Op, weight: int) -> Op:
+    """A memory op with its bytes `weight` times its own; any other op as it is."""
+    if type(op) in _MEMORY_OPS:
+        memory: Load | Store = op  # type: ignore[assignment]
+        return memory.with_nbytes(memory.nbytes * weight)
+    return op
 
 
 def _references(loop: Repeat, spec: FoldSpec | None) -> tuple[Hashable, ...] | None:

@@ -285,19 +285,41 @@ class _Steps:
         i, blocks = self.start + k * self.stride, self.blocks
         return _Step(i, blocks.rows[i], masked=self.j >= blocks.unmasked[i], last=self.j == blocks.visited[i] - 1)
 
+    def place(self, k: int) -> tuple[int, bool, bool, int]:
+        """What step k's ops depend on in this key block (`_built_once`): its query block, its mask, whether the key
+        block is the last the query block sees, and the next step's query block (-1: none); a block's rows follow
+        from its index. Told without building the steps (`__getitem__`: a named tuple each)."""
+        i, blocks, j = self.start + k * self.stride, self.blocks, self.j
+        return i, j >= blocks.unmasked[i], j == blocks.visited[i] - 1, i + self.stride if k + 1 < self.count else -1
 
-def _ends_built_once(step: Callable[[int], Sequence[Op]], count: int) -> Callable[[int], Sequence[Op]]:
-    """`step` (a key block's query steps, `count` of them) with its first and last step built once: every fold of a
-    tile asks for both of every key block, the removed ones too, to tell whether they hold a loop (`simgpu.fold`),
-    and a tile's key block bodies outlive its folds (`forward_kernel`). The steps between are built where asked."""
-    ends: dict[int, Sequence[Op]] = {}
+
+def _built_once(
+    step: Callable[[int], Sequence[Op]], inner: _Steps, block: Hashable, made: dict[Hashable, tuple[Op, ...]]
+) -> Callable[[int], Sequence[Op]]:
+    """`step` (the query steps `inner` of a key block of a tile) with each step built once for all the tile's key
+    blocks where it is alike, in `made` (the tile's): found by whether it is the first, its place (`_Steps.place`:
+    its query block, mask, whether the key block is the last the block sees, and the next query block) and `block`,
+    what else of the key block the step depends on (its columns, whether it is the first key block). Fast mode's L2
+    replay of a long sequence builds some 130 sampled steps in each of a tile's kept key blocks, and the key blocks
+    between the first and the last run the same steps. The first and last step of each key block are kept with it
+    too: every fold of a tile asks for both of every key block, the removed ones too, to tell whether they hold a
+    loop (`simgpu.fold`), and a tile's key block bodies outlive its folds (`forward_kernel`)."""
+    count = len(inner)
+    ends: dict[int, tuple[Op, ...]] = {}
+
+    def alike(k: int) -> tuple[Op, ...]:
+        key = (block, k == 0, inner.place(k))
+        ops = made.get(key)
+        if ops is None:
+            ops = made[key] = tuple(step(k))
+        return ops
 
     def built(k: int) -> Sequence[Op]:
         if k != 0 and k != count - 1:
-            return step(k)
+            return alike(k)
         ops = ends.get(k)
         if ops is None:
-            ops = ends[k] = tuple(step(k))
+            ops = ends[k] = alike(k)
         return ops
 
     return built
@@ -381,6 +403,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         unseen_mine = [i for i in unseen if i % cfg.splits == z]
 
         load, store = _block_copies(b, h)
+        made: dict[Hashable, tuple[Op, ...]] = {}  # the query steps alike in the tile's key blocks (`_built_once`)
 
         @functools.cache
         def outer(j: int) -> Sequence[Op]:
@@ -417,23 +440,26 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                 ]
                 return ops
 
-            # HBM: K_j and V_j (cols x d each), once per key block, and the first step's Q (and lse), all into
-            # registers; committed to smem (K and V share one buffer: K goes on into each warp's registers before V
-            # is written), then each warp's slices of K and V into its registers for the whole key block.
-            head: list[Op] = [
+            # HBM: K_j and V_j (cols x d each), once per key block, then the rest of the block's head (`head`).
+            return (
                 Load("K", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
                 Load("V", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
-            ]
-            commits = 2 * cols * d * eb
-            if inner:
-                s0 = inner[0]
-                head.append(Load("Q", (b, h, s0.i), s0.rows * d * eb, engine="ldg", arrive="q"))
-                if not first:
-                    head.append(Load("LSE", (b, h, s0.i), s0.rows * ACC_BYTES, engine="ldg", arrive="lse"))
-                head.append(Wait("q"))
-                commits += s0.rows * d * eb
-            head += [Wait("kv"), Smem(write_bytes=commits), Smem(read_bytes=2 * kp * d * eb)]
-            return (*head, Repeat(len(inner), _ends_built_once(step, len(inner))))
+                *head(first, cols, inner[0]),
+                Repeat(len(inner), _built_once(step, inner, (first, cols), made)),
+            )
+
+        @functools.cache
+        def head(first: bool, cols: int, s0: _Step) -> tuple[Op, ...]:
+            """A key block's ops between its K_j and V_j loads and its loop, which name no key block: built once per
+            (first key block or not, columns, first step) for the tile's key blocks, as the tile's first fold builds
+            every one (1,024 at 128k tokens). HBM: the first step's Q (and lse) into registers; committed to smem
+            with K and V (which share one buffer: K goes on into each warp's registers before V is written), then
+            each warp's slices of K and V into its registers for the whole key block."""
+            ops: list[Op] = [Load("Q", (b, h, s0.i), s0.rows * d * eb, engine="ldg", arrive="q")]
+            if not first:
+                ops.append(Load("LSE", (b, h, s0.i), s0.rows * ACC_BYTES, engine="ldg", arrive="lse"))
+            commits = 2 * cols * d * eb + s0.rows * d * eb
+            return (*ops, Wait("q"), Wait("kv"), Smem(write_bytes=commits), Smem(read_bytes=2 * kp * d * eb))
 
         def empty(k: int) -> Sequence[Op]:
             i = unseen_mine[k]
@@ -535,14 +561,15 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
         b, h = cast(tuple[int, int], tile)
 
         load, store = _block_copies(b, h)
+        made: dict[Hashable, tuple[Op, ...]] = {}  # the query steps alike in the tile's key blocks (`_built_once`)
 
         def q_load(s: _Step) -> Load:
             """HBM: Q_i (r x d) into registers, to be committed to smem."""
             return load("Q", s.i, s.rows * d * eb, "q")
 
-        def do_loads(j: int, s: _Step) -> list[Op]:
+        def do_loads(first: bool, s: _Step) -> list[Op]:
             """HBM: dO_i (r x d; O_i too in the first key block) into registers, to be committed to smem."""
-            if j:
+            if not first:
                 return [load("dO", s.i, s.rows * d * eb, "do")]
             return [load(name, s.i, s.rows * d * eb, "do0") for name in ("dO", "O")]
 
@@ -550,11 +577,11 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
             """HBM: lse_i (r fp32) into registers, one step ahead of P = exp(S - lse_i)."""
             return load("LSE", s.i, s.rows * ACC_BYTES, "lse")
 
-        def delta_step(j: int, s: _Step) -> list[Op]:
+        def delta_step(first: bool, s: _Step) -> list[Op]:
             """D_i: computed from dO_i and O_i and written (HBM, fp32) in the first key block; then (every key block)
             read back into registers (HBM) for dP's accumulators."""
             key, r = (b, h, s.i), s.rows
-            ops: list[Op] = [Vector(fma=r * d, alu=r * d), Store("Delta", key, r * ACC_BYTES)] if j == 0 else []
+            ops: list[Op] = [Vector(fma=r * d, alu=r * d), Store("Delta", key, r * ACC_BYTES)] if first else []
             return [*ops, Load("Delta", key, r * ACC_BYTES, engine="ldg", arrive="delta")]
 
         @functools.cache
@@ -574,7 +601,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                     ops.append(q_load(nxt))
                 ops += score_gradients(r, cols)
                 if nxt is not None:  # HBM: the next dO (and O in the first key block), into registers
-                    ops += do_loads(j, nxt)
+                    ops += do_loads(first, nxt)
                 ops += dq_dv(r, cols)
                 if nxt is not None:  # the next Q committed to smem: its load must have landed
                     ops += [Wait("q"), commit(nxt.rows)]
@@ -596,30 +623,39 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                 ops.append(store("dQ", i, r * d * eb) if s.last else store("dQ_acc", i, r * d * ACC_BYTES))
                 return ops
 
-            # HBM: K_j and V_j (cols x d each), once per key block, and the first step's rows, all into registers,
-            # then committed to smem
-            head: list[Op] = [
+            head, tail = around(first, cols, inner[0] if inner else None)
+            # HBM: K_j and V_j (cols x d each) into registers, once per key block, then the rest of its head; after
+            # its loop, dK_j and dV_j in the output dtype, once per key block.
+            return (
                 Load("K", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
                 Load("V", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
-            ]
-            commits = 2 * cols * d * eb
-            if inner:
-                s0 = inner[0]
-                head += [q_load(s0), *do_loads(j, s0), lse_load(s0), Wait("q"), Wait("do0" if first else "do")]
-                commits += 2 * s0.rows * d * eb
-            head += [Wait("kv"), Smem(write_bytes=commits)]
-            if inner:
-                head += delta_step(j, inner[0])
-            return (
                 *head,
-                Repeat(len(inner), _ends_built_once(step, len(inner))),
-                # dK_j scaled (FMUL); dK_j, dV_j packed to 16 bits and written through smem
-                Vector(fma=cols * d, alu=cols * d),
-                Smem(read_bytes=2 * cols * d * eb, write_bytes=2 * cols * d * eb),
-                # HBM: dK_j and dV_j in the output dtype, once per key block
+                Repeat(len(inner), _built_once(step, inner, (first, cols), made)),
+                *tail,
                 Store("dK", (b, h, j), cols * d * eb),
                 Store("dV", (b, h, j), cols * d * eb),
             )
+
+        @functools.cache
+        def around(first: bool, cols: int, s0: _Step | None) -> tuple[tuple[Op, ...], tuple[Op, ...]]:
+            """A key block's ops between its K_j and V_j loads and its loop, and between its loop and its dK_j and
+            dV_j stores, which name no key block: built once per (first key block or not, columns, first step) for
+            the tile's key blocks, as the tile's first fold builds every one (1,024 at 128k tokens). Before: HBM:
+            the first step's rows into registers, committed to smem with K and V. After: dK_j scaled (FMUL); dK_j,
+            dV_j packed to 16 bits and written through smem."""
+            head: list[Op] = []
+            commits = 2 * cols * d * eb
+            if s0 is not None:
+                head += [q_load(s0), *do_loads(first, s0), lse_load(s0), Wait("q"), Wait("do0" if first else "do")]
+                commits += 2 * s0.rows * d * eb
+            head += [Wait("kv"), Smem(write_bytes=commits)]
+            if s0 is not None:
+                head += delta_step(first, s0)
+            tail = (
+                Vector(fma=cols * d, alu=cols * d),
+                Smem(read_bytes=2 * cols * d * eb, write_bytes=2 * cols * d * eb),
+            )
+            return tuple(head), tail
 
         def empty(k: int) -> Sequence[Op]:
             i = unseen[k]  # HBM: dQ_i = 0 (output dtype) for rows that see no key

@@ -301,71 +301,80 @@ def _fa2_kernel(problem: Problem, cfg: BackwardConfig) -> Kernel:
         # fold thousands of key blocks, each building its first and last visits).
         steps: dict[tuple[int, int, int, bool, bool], tuple[Op, ...]] = {}
 
-        def main(tile: Hashable) -> Sequence[Op]:
-            b, h, j, cols, first = _key_block(problem, cfg, tile)
+        def block(b: int, h: int, n: int) -> tuple[int, int, tuple[int, int, int]]:
+            """The n-th Q block visited (FA2 walks them from the last down), its rows and its name."""
+            i = n_q_blocks - 1 - n
+            return i, rows_in_block(problem.seqlen_q, r, i), (b, h, i)
+
+        def copy(tensor: str, b: int, h: int, n: int, barrier: BarrierRef) -> tuple[Load, ...]:
+            if tensor not in mine:
+                return ()
+            _, rows, key = block(b, h, n)
+            return (tile_copy(tensor, key, rows * d * eb, barrier),)
+
+        def stat(tensor: str, b: int, h: int, n: int) -> tuple[Load, ...]:
+            if tensor not in mine:
+                return ()
+            _, rows, key = block(b, h, n)
+            nbytes = rows * (LSE_BYTES if tensor == "LSE" else ACC_BYTES)
+            return (Load(tensor, key, nbytes, engine="ldg", arrive=tensor.lower()),)
+
+        @functools.cache
+        def visits(b: int, h: int, j: int, cols: int, first: int) -> Callable[[int], Sequence[Op]]:
+            """The loop body of the key blocks of (b, h) that hold `cols` keys and visit the Q blocks from `first`
+            on (`j`, the key block, matters only to a causal mask: 0 without one), each visit's ops found once:
+            shared by those key blocks, as fast mode's L2 replay folds hundreds of a long sequence's key blocks and
+            asks each for the same visits (some 2-3 us of Python each when found anew)."""
             visited = n_q_blocks - first
 
-            def block(n: int) -> tuple[int, int, tuple[int, int, int]]:
-                """The n-th Q block visited (FA2 walks them from the last down), its rows and its name."""
-                i = n_q_blocks - 1 - n
-                return i, rows_in_block(problem.seqlen_q, r, i), (b, h, i)
-
-            def copy(tensor: str, n: int, barrier: BarrierRef) -> tuple[Load, ...]:
-                if tensor not in mine:
-                    return ()
-                _, rows, key = block(n)
-                return (tile_copy(tensor, key, rows * d * eb, barrier),)
-
-            def stat(tensor: str, n: int) -> tuple[Load, ...]:
-                if tensor not in mine:
-                    return ()
-                _, rows, key = block(n)
-                nbytes = rows * (LSE_BYTES if tensor == "LSE" else ACC_BYTES)
-                return (Load(tensor, key, nbytes, engine="ldg", arrive=tensor.lower()),)
-
+            @functools.cache
             def step(n: int) -> Sequence[Op]:
-                i, rows, _ = block(n)
+                i, rows, _ = block(b, h, n)
                 masked, more = _masked(problem, cfg, i, rows, j, cols), n + 1 < visited
                 ops = steps.get((b, h, n, masked, more))
                 if ops is None:
-                    ops = steps[b, h, n, masked, more] = visit(n, masked, more)
+                    ops = steps[b, h, n, masked, more] = visit(b, h, n, masked, more)
                 return ops
 
-            def visit(n: int, masked: bool, more: bool) -> tuple[Op, ...]:
-                _, rows, key = block(n)
-                s_p, dp_ds, ds_out, dv, dq_mma, dk = products(masked)
-                q_next = ("q", (n + 1) % cfg.stages)
-                return (
-                    Wait(("q", n % cfg.stages)),
-                    Wait("do"),
-                    *sync,
-                    *stat("Delta", n),
-                    *s_p,
-                    *dp_ds,
-                    *(copy("Q", n + 1, q_next) if more and double else ()),
-                    *ds_out,
-                    *sync,
-                    *dv,
-                    *sync,
-                    *(copy("dO", n + 1, "do") if more else ()),
-                    *dq_mma,
-                    *(stat("LSE", n + 1) if more else ()),
-                    # 32 consecutive elements per warp instruction: FA2 keeps the accumulator in the fragments'
-                    # order (its convert kernel reads it back in that order).
-                    *_dq_atomics(key, rows * d, n % halves == half, rows_per_instruction=1),
-                    *dk,
-                    *(copy("Q", n + 1, q_next) if more and not double else ()),
-                )
+            return step
 
+        def visit(b: int, h: int, n: int, masked: bool, more: bool) -> tuple[Op, ...]:
+            _, rows, key = block(b, h, n)
+            s_p, dp_ds, ds_out, dv, dq_mma, dk = products(masked)
+            q_next = ("q", (n + 1) % cfg.stages)
+            return (
+                Wait(("q", n % cfg.stages)),
+                Wait("do"),
+                *sync,
+                *stat("Delta", b, h, n),
+                *s_p,
+                *dp_ds,
+                *(copy("Q", b, h, n + 1, q_next) if more and double else ()),
+                *ds_out,
+                *sync,
+                *dv,
+                *sync,
+                *(copy("dO", b, h, n + 1, "do") if more else ()),
+                *dq_mma,
+                *(stat("LSE", b, h, n + 1) if more else ()),
+                # 32 consecutive elements per warp instruction: FA2 keeps the accumulator in the fragments' order
+                # (its convert kernel reads it back in that order).
+                *_dq_atomics(key, rows * d, n % halves == half, rows_per_instruction=1),
+                *dk,
+                *(copy("Q", b, h, n + 1, q_next) if more and not double else ()),
+            )
+
+        def main(tile: Hashable) -> Sequence[Op]:
+            b, h, j, cols, first = _key_block(problem, cfg, tile)
             kv_bytes = cols * d * eb
             stores = [tensor for tensor in ("dK", "dV") if tensor in mine]
             return (
-                *copy("Q", 0, ("q", 0)),
-                *stat("LSE", 0),
-                *copy("dO", 0, "do"),
+                *copy("Q", b, h, 0, ("q", 0)),
+                *stat("LSE", b, h, 0),
+                *copy("dO", b, h, 0, "do"),
                 *(tile_copy(tensor, (b, h, j), kv_bytes, "kv") for tensor in ("K", "V") if tensor in mine),
                 Wait("kv"),
-                Repeat(visited, step),
+                Repeat(n_q_blocks - first, visits(b, h, j if problem.causal else 0, cols, first)),
                 Vector(fma=cols * d / halves),  # dK * scale
                 # dK and dV through smem (over K and V), then 16-byte stores.
                 Smem(write_bytes=len(stores) * kv_bytes),

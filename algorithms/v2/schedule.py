@@ -37,7 +37,7 @@ arch's `latency:` section (`simgpu.latency`; the softmax's chains in `algorithms
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +45,7 @@ from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.softmax import online_softmax
 from algorithms._schedule.tiling import (
     HEAD_AXES,
+    KeyRange,
     ceil_div,
     key_blocks,
     rows_in_block,
@@ -160,44 +161,53 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
             Mma(r, d, c, problem.dtype, a="reg", b="reg", instruction="mma_sync", operand_smem_bytes=kv_frag),
         )
 
-    def program(tile: Hashable) -> Sequence[Op]:
-        b, h, i = tile  # type: ignore[misc]
-        rows = rows_in_block(problem.seqlen_q, r, i)
-        keys = key_blocks(problem, i * r, rows, c)
+    def copy(tensor: str, b: int, h: int, j: int, barrier: Hashable) -> Load:
+        return tile_copy(tensor, (b, h, j), rows_in_block(problem.nk, c, j) * d * eb, barrier)
 
-        def copy(tensor: str, j: int, barrier: Hashable) -> Load:
-            return tile_copy(tensor, (b, h, j), rows_in_block(problem.nk, c, j) * d * eb, barrier)
+    @functools.cache
+    def visits(b: int, h: int, keys: KeyRange) -> Callable[[int], Sequence[Op]]:
+        """The loop body of the Q blocks of (b, h) that visit the key blocks `keys`, each step built once and shared
+        by those Q blocks: fast mode's L2 replay folds hundreds of a long sequence's Q blocks, each asking for the
+        same steps."""
 
+        @functools.cache
         def ring_step(j: int) -> Sequence[Op]:
             ahead = j + cfg.stages - 1
             slot = ("kv", ahead % cfg.stages)
             return (
                 Wait(("kv", j % cfg.stages)),
-                *((copy("K", ahead, slot), copy("V", ahead, slot)) if ahead < keys.visited else ()),
+                *((copy("K", b, h, ahead, slot), copy("V", b, h, ahead, slot)) if ahead < keys.visited else ()),
                 *compute(j >= keys.unmasked),
             )
 
+        @functools.cache
         def split_step(j: int) -> Sequence[Op]:
             first_mma, *softmax_pv = compute(j >= keys.unmasked)
             return (
                 Wait("k"),
-                copy("V", j, "v"),
+                copy("V", b, h, j, "v"),
                 first_mma,
                 Wait("v"),
-                *((copy("K", j + 1, "k"),) if j + 1 < keys.visited else ()),
+                *((copy("K", b, h, j + 1, "k"),) if j + 1 < keys.visited else ()),
                 *softmax_pv,
             )
 
+        return ring_step if ring else split_step
+
+    def program(tile: Hashable) -> Sequence[Op]:
+        b, h, i = tile  # type: ignore[misc]
+        rows = rows_in_block(problem.seqlen_q, r, i)
+        keys = key_blocks(problem, i * r, rows, c)
         prologue: list[Op] = [tile_copy("Q", (b, h, i), rows * d * eb, "q")]
         if ring:
             ahead = range(min(cfg.stages - 1, keys.visited))
-            prologue += [copy(t, j, ("kv", j % cfg.stages)) for j in ahead for t in ("K", "V")]
+            prologue += [copy(t, b, h, j, ("kv", j % cfg.stages)) for j in ahead for t in ("K", "V")]
         elif keys.visited:
-            prologue.append(copy("K", 0, "k"))
+            prologue.append(copy("K", b, h, 0, "k"))
         return (
             *prologue,
             Wait("q"),
-            Repeat(keys.visited, ring_step if ring else split_step),
+            Repeat(keys.visited, visits(b, h, keys)),
             # Epilogue: O / l (d FMUL per row), LSE; O leaves registers in 4-byte stores.
             Vector(fma=rows * d, ex2=rows),
             Store("O", (b, h, i), rows * d * eb, engine="ldg", fragment_lane_bytes=4),

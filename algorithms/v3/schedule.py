@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,9 +224,12 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     def load_v(b: int, h: int, j: int, slot: Any = "v_full") -> Load:
         return Load("V", (b, h, j), kv_bytes(j), engine="tma", arrive=slot)
 
-    def producer(tile: Hashable) -> Sequence[Op]:
-        b, h, i, rows, keys = visits(tile)
+    @functools.cache
+    def kv_loads(b: int, h: int) -> Callable[[int], Sequence[Op]]:
+        """The producer's loop body of the Q blocks of (b, h), each key block's step built once and shared by them:
+        fast mode's L2 replay folds hundreds of a long sequence's Q blocks, each asking for the same steps."""
 
+        @functools.cache
         def step(j: int) -> Sequence[Op]:
             ops: list[Op] = [Wait("k_empty"), load_k(b, h, j), Advance(("k_empty", "k_full"))]
             ops += [Wait("v_empty"), load_v(b, h, j)]
@@ -235,11 +238,15 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 return (*ops, Advance(("v_empty", "v_full", "v_ready")))
             return (*ops, Advance(("v_empty", "v_full")))
 
+        return step
+
+    def producer(tile: Hashable) -> Sequence[Op]:
+        b, h, i, rows, keys = visits(tile)
         return (
             Wait("q_empty"),
             Load("Q", (b, h, i), rows * d * eb, engine="tma", arrive="q_full"),
             Advance(("q_empty", "q_full")),
-            Repeat(keys.visited, step),
+            Repeat(keys.visited, kv_loads(b, h)),
         )
 
     v_ready = "v_ready" if fp8 else "v_full"
@@ -428,33 +435,41 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
     # block) and shared (ops are frozen values; long sequences fold thousands of key blocks).
     q_loads: dict[tuple[int, int, int], tuple[Op, ...]] = {}
 
+    @functools.cache
+    def loads(b: int, h: int, start: int) -> Callable[[int], Sequence[Op]]:
+        """The producer's loop body of the key blocks of (b, h) that visit the Q blocks from `start` on, each step
+        found once and shared by those key blocks: fast mode's L2 replay folds hundreds of a long sequence's key
+        blocks, each asking for the same steps."""
+
+        @functools.cache
+        def step(n: int) -> Sequence[Op]:
+            i = start + n
+            ops = q_loads.get((b, h, i))
+            if ops is None:
+                ops = q_loads[b, h, i] = load(b, h, i)
+            return ops
+
+        return step
+
+    def load(b: int, h: int, i: int) -> tuple[Op, ...]:
+        rows = rows_in_block(problem.seqlen_q, r, i)
+        return (
+            Wait("q_empty"),
+            Load("Q", (b, h, i), rows * d * eb, arrive="q_full"),
+            Load("dO", (b, h, i), rows * d * eb, arrive="q_full"),
+            Load("LSE", (b, h, i), rows * LSE_BYTES, arrive="q_full"),
+            Load("Delta", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
+            Advance(("q_empty", "q_full")),
+        )
+
     def producer(tile: Hashable) -> Sequence[Op]:
         b, h, j = tile  # type: ignore[misc]
         cols = rows_in_block(problem.nk, c, j)
         blocks = q_blocks(j)
-
-        def step(n: int) -> Sequence[Op]:
-            i = blocks.start + n
-            ops = q_loads.get((b, h, i))
-            if ops is None:
-                ops = q_loads[b, h, i] = load(i)
-            return ops
-
-        def load(i: int) -> tuple[Op, ...]:
-            rows = rows_in_block(problem.seqlen_q, r, i)
-            return (
-                Wait("q_empty"),
-                Load("Q", (b, h, i), rows * d * eb, arrive="q_full"),
-                Load("dO", (b, h, i), rows * d * eb, arrive="q_full"),
-                Load("LSE", (b, h, i), rows * LSE_BYTES, arrive="q_full"),
-                Load("Delta", (b, h, i), rows * ACC_BYTES, arrive="q_full"),
-                Advance(("q_empty", "q_full")),
-            )
-
         return (
             Load("K", (b, h, j), cols * d * eb, arrive="kv_full"),
             Load("V", (b, h, j), cols * d * eb, arrive="kv_full"),
-            Repeat(len(blocks), step),
+            Repeat(len(blocks), loads(b, h, blocks.start)),
         )
 
     def consumer(index: int) -> Role:
@@ -483,32 +498,40 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
         # mask) and shared by the key blocks (as the producer's loads).
         steps: dict[tuple[int, int, int, bool], tuple[Op, ...]] = {}
 
-        def program(tile: Hashable) -> Sequence[Op]:
-            b, h, j = tile  # type: ignore[misc]
-            cols = rows_in_block(problem.nk, c, j)
-            blocks = q_blocks(j)
+        @functools.cache
+        def visits(b: int, h: int, j: int, cols: int, start: int) -> Callable[[int], Sequence[Op]]:
+            """The loop body of the key blocks of (b, h) that hold `cols` keys and visit the Q blocks from `start`
+            on (`j`, the key block, matters only to a causal mask: 0 without one), each step found once and shared
+            by those key blocks (as the producer's, `loads`)."""
 
+            @functools.cache
             def step(n: int) -> Sequence[Op]:
-                i = blocks.start + n
+                i = start + n
                 rows = rows_in_block(problem.seqlen_q, r, i)
                 masked = tile_needs_mask(problem, i * r, rows, j * c, cols) or rows < r or cols < c
                 ops = steps.get((b, h, i, masked))
                 if ops is None:
-                    ops = steps[b, h, i, masked] = visit(i, rows, masked)
+                    ops = steps[b, h, i, masked] = visit(b, h, i, rows, masked)
                 return ops
 
-            def visit(i: int, rows: int, masked: bool) -> tuple[Op, ...]:
-                return (
-                    *compute(masked),
-                    *_dq_reduce(b, h, i, max(0, min(dq_rows, rows - index * dq_rows)) * d * ACC_BYTES),
-                    Arrive("q_empty"),
-                    Advance(("q_full", "q_empty", "ds_ready")),
-                )
+            return step
 
+        def visit(b: int, h: int, i: int, rows: int, masked: bool) -> tuple[Op, ...]:
+            return (
+                *compute(masked),
+                *_dq_reduce(b, h, i, max(0, min(dq_rows, rows - index * dq_rows)) * d * ACC_BYTES),
+                Arrive("q_empty"),
+                Advance(("q_full", "q_empty", "ds_ready")),
+            )
+
+        def program(tile: Hashable) -> Sequence[Op]:
+            b, h, j = tile  # type: ignore[misc]
+            cols = rows_in_block(problem.nk, c, j)
+            blocks = q_blocks(j)
             mine = max(0, min(keys, cols - index * keys))
             return (
                 Wait("kv_full"),
-                Repeat(len(blocks), step),
+                Repeat(len(blocks), visits(b, h, j if problem.causal else 0, cols, blocks.start)),
                 Vector(fma=keys * d),  # dK * softmax scale
                 Smem(write_bytes=2 * keys * d * eb),
                 *((Store("dK", (b, h, j, index), mine * d * eb, engine="tma"),

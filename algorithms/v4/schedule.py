@@ -575,56 +575,62 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     # (ops are frozen values; long sequences fold thousands of key blocks).
     q_loads: dict[tuple[int, int, int], tuple[Op, ...]] = {}
 
-    def load(tile: Hashable) -> Sequence[Op]:
-        b, h, j, start = visits(tile)
-        seq = sequence(problem, b)
-        kv = rows_in_block(seq.nk, c, j) * d * eb
+    @cache
+    def loads(b: int, h: int, start: int) -> Callable[[int], Sequence[Op]]:
+        """The load warp's loop body of the key blocks of (b, h) whose Q tiles start at `start`, each step found once
+        and shared by those key blocks: fast mode's L2 replay folds hundreds of a long sequence's key blocks, each
+        asking for the same steps."""
 
-        def key(i: int) -> tuple[int, ...]:
-            return tile_key(problem, b, h, i)
-
+        @cache
         def step(k: int) -> Sequence[Op]:
             i = start + k
             ops = q_loads.get((b, h, i))
             if ops is None:
-                ops = q_loads[b, h, i] = q_load(i)
+                ops = q_loads[b, h, i] = q_load(b, h, i)
             return ops
 
-        def q_load(i: int) -> tuple[Op, ...]:
-            rows = rows_in_block(seq.seqlen_q, r, i)
-            if cfg.two_cta:  # FA4's 2-CTA order [LSE | Q | D | dO^T | Q^T | dO], each a half of the pair's operand
-                half = rows * d * eb // 2
-                return (
-                    Wait("q_empty"),
-                    Load("LSE", key(i), rows * ACC_BYTES, arrive="q_full"),
-                    Load("Q", key(i), half, arrive="q_full"),  # rows of Q_i for S^T
-                    Wait("do_empty"),
-                    Load("D", key(i), rows * ACC_BYTES, arrive="do_full"),
-                    Load("dO", key(i), half, arrive="do_full"),  # rows of dO_i for dP^T
-                    Wait("qt_empty"),
-                    Load("Q", key(i), half, arrive="qt_full"),  # columns of Q_i for dK
-                    Wait("dov_empty"),
-                    Load("dO", key(i), half, arrive="dov_full"),  # columns of dO_i for dV
-                )
+        return step
+
+    def q_load(b: int, h: int, i: int) -> tuple[Op, ...]:
+        rows = rows_in_block(sequence(problem, b).seqlen_q, r, i)
+        key = tile_key(problem, b, h, i)
+        if cfg.two_cta:  # FA4's 2-CTA order [LSE | Q | D | dO^T | Q^T | dO], each a half of the pair's operand
+            half = rows * d * eb // 2
             return (
                 Wait("q_empty"),
-                Load("Q", key(i), rows * d * eb, arrive="q_full"),
-                Load("LSE", key(i), rows * ACC_BYTES, arrive="q_full"),
-                Advance(("q_empty", "q_full")),
+                Load("LSE", key, rows * ACC_BYTES, arrive="q_full"),
+                Load("Q", key, half, arrive="q_full"),  # rows of Q_i for S^T
                 Wait("do_empty"),
-                Load("dO", key(i), rows * d * eb, arrive="do_full"),
-                Load("D", key(i), rows * ACC_BYTES, arrive="do_full"),
-                Advance(("do_empty", "do_full")),
+                Load("D", key, rows * ACC_BYTES, arrive="do_full"),
+                Load("dO", key, half, arrive="do_full"),  # rows of dO_i for dP^T
+                Wait("qt_empty"),
+                Load("Q", key, half, arrive="qt_full"),  # columns of Q_i for dK
+                Wait("dov_empty"),
+                Load("dO", key, half, arrive="dov_full"),  # columns of dO_i for dV
             )
+        return (
+            Wait("q_empty"),
+            Load("Q", key, rows * d * eb, arrive="q_full"),
+            Load("LSE", key, rows * ACC_BYTES, arrive="q_full"),
+            Advance(("q_empty", "q_full")),
+            Wait("do_empty"),
+            Load("dO", key, rows * d * eb, arrive="do_full"),
+            Load("D", key, rows * ACC_BYTES, arrive="do_full"),
+            Advance(("do_empty", "do_full")),
+        )
 
+    def load(tile: Hashable) -> Sequence[Op]:
+        b, h, j, start = visits(tile)
+        kv = rows_in_block(sequence(problem, b).nk, c, j) * d * eb
+        key = tile_key(problem, b, h, j)
         # 2-CTA: K again, split by columns across the pair, as the dQ MMA's B operand (FA4's `Kt`).
-        k_t = (Load("K", key(j), kv, arrive="kv_full"),) if cfg.two_cta else ()
+        k_t = (Load("K", key, kv, arrive="kv_full"),) if cfg.two_cta else ()
         return (
             Wait("kv_empty"),
-            Load("K", key(j), kv, arrive="kv_full"),
-            Load("V", key(j), kv, arrive="kv_full"),
+            Load("K", key, kv, arrive="kv_full"),
+            Load("V", key, kv, arrive="kv_full"),
             *k_t,
-            Repeat(q_tiles(b) - start, step),
+            Repeat(q_tiles(b) - start, loads(b, h, start)),
         )
 
     # FLOPs: 2 c r d each for S^T, dP^T, dV, dK and dQ_i (5 x 2 r c d = 2.5 x the forward's 4 r c d).
@@ -641,47 +647,56 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     dk_last = Mma(c, d, r, problem.dtype, a="tmem", acc="tmem", arrive="dkv_full", b_share=pair)
     dq = Mma(r, d, c, problem.dtype, acc="tmem", arrive="dq_full")  # smem: dS (r c) + K (c d)
 
+    # The MMA warp's steps depend on whether they are a work item's first only: each built once, shared by every
+    # item (fast mode's L2 replay folds hundreds of a long sequence's key blocks).
+    @cache
+    def mma_step(first: bool) -> tuple[Op, ...]:
+        # FA4's main loop: S(k), then dK and dQ of the previous Q tile (the compute warps meanwhile turn S(k)
+        # into P(k)), then dP(k) once the dq warps have drained dQ(k-1) from dP's columns, then dV(k).
+        previous = () if first else (Wait("ds_full"), dk, dq)
+        return (
+            Wait("q_full"), s_t, Advance(("q_full",)),
+            *previous,
+            Wait("do_full"), Advance(("do_full",)), Wait("dq_empty"), dp_t,
+            Wait("p_full"), *((Wait("dkv_empty"),) if first else ()), dv,
+        )  # fmt: skip
+
+    def mma_body(k: int) -> Sequence[Op]:
+        return mma_step(k == 0)
+
     def mma(tile: Hashable) -> Sequence[Op]:
         b, *_, start = visits(tile)
         n = q_tiles(b) - start
         if not n:
             return (Wait("kv_full"),)
+        return (Wait("kv_full"), Repeat(n, mma_body), Wait("ds_full"), dk_last, dq)
 
-        def step(k: int) -> Sequence[Op]:
-            # FA4's main loop: S(k), then dK and dQ of the previous Q tile (the compute warps meanwhile turn S(k)
-            # into P(k)), then dP(k) once the dq warps have drained dQ(k-1) from dP's columns, then dV(k).
-            previous = (Wait("ds_full"), dk, dq) if k else ()
-            return (
-                Wait("q_full"), s_t, Advance(("q_full",)),
-                *previous,
-                Wait("do_full"), Advance(("do_full",)), Wait("dq_empty"), dp_t,
-                Wait("p_full"), *((Wait("dkv_empty"),) if k == 0 else ()), dv,
-            )  # fmt: skip
+    # FA4's 2-CTA main loop (d <= 128): S(k), dK(k-1), dP(k), then dQ(k-1) once both CTAs' halves of dS(k-1) have
+    # been exchanged, then dV(k); dK and dQ of the last Q tile close the item. dQ's TMEM columns overlap S's
+    # (FA4's `tmem_dQ_offset = tmem_S_offset + d / 2`), so S(k) waits until the dq warps have drained dQ(k-2).
+    # One thread of the leader CTA issues each MMA for the pair; the barriers it waits on are cluster barriers.
+    # Its steps, as the 1-CTA loop's, each built once.
+    @cache
+    def pair_step(first: bool) -> tuple[Op, ...]:
+        previous = () if first else (Wait("qt_full"), Wait("dst_full"), dk)
+        return (
+            Wait("q_full"), *(() if first else (Wait("dq_empty"),)), s_t,
+            *previous,
+            Wait("do_full"), dp_t,
+            *(() if first else (Wait("ds_full"), dq)),
+            Wait("dov_full"), Wait("p_full"), *((Wait("dkv_empty"),) if first else ()), dv,
+        )  # fmt: skip
 
-        return (Wait("kv_full"), Repeat(n, step), Wait("ds_full"), dk_last, dq)
+    def pair_body(k: int) -> Sequence[Op]:
+        return pair_step(k == 0)
 
     def mma_two_cta(tile: Hashable) -> Sequence[Op]:
-        # FA4's 2-CTA main loop (d <= 128): S(k), dK(k-1), dP(k), then dQ(k-1) once both CTAs' halves of dS(k-1) have
-        # been exchanged, then dV(k); dK and dQ of the last Q tile close the item. dQ's TMEM columns overlap S's
-        # (FA4's `tmem_dQ_offset = tmem_S_offset + d / 2`), so S(k) waits until the dq warps have drained dQ(k-2).
-        # One thread of the leader CTA issues each MMA for the pair; the barriers it waits on are cluster barriers.
         b, *_, start = visits(tile)
         n = q_tiles(b) - start
         if not n:
             return (Wait("kv_full"),)
-
-        def step(k: int) -> Sequence[Op]:
-            previous = (Wait("qt_full"), Wait("dst_full"), dk) if k else ()
-            return (
-                Wait("q_full"), *((Wait("dq_empty"),) if k else ()), s_t,
-                *previous,
-                Wait("do_full"), dp_t,
-                *((Wait("ds_full"), dq) if k else ()),
-                Wait("dov_full"), Wait("p_full"), *((Wait("dkv_empty"),) if k == 0 else ()), dv,
-            )  # fmt: skip
-
         return (
-            Wait("kv_full"), Repeat(n, step),
+            Wait("kv_full"), Repeat(n, pair_body),
             Wait("qt_full"), Wait("dst_full"), dk_last, Wait("ds_full"), Wait("dq_empty"), dq,
         )  # fmt: skip
 
@@ -726,13 +741,21 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
             *ds_ready,
         )
 
-    def compute(tile: Hashable) -> Sequence[Op]:
-        b, _, j, start = visits(tile)
+    @cache
+    def computes(b: int, j: int, start: int) -> Callable[[int], Sequence[Op]]:
+        """The compute warps' loop body of the key blocks of batch b whose Q tiles start at `start` (`j`, the key
+        block, matters only to a causal mask: 0 without one), each step found once and shared by those key blocks
+        (as the load warp's, `loads`)."""
 
+        @cache
         def step(k: int) -> Sequence[Op]:
             return compute_step(masked(b, j, start + k))
 
-        return (Repeat(q_tiles(b) - start, step),)
+        return step
+
+    def compute(tile: Hashable) -> Sequence[Op]:
+        b, _, j, start = visits(tile)
+        return (Repeat(q_tiles(b) - start, computes(b, j if problem.causal else 0, start)),)
 
     tiles = _backward_order(problem, cfg)
     # Deterministic dQ: per sequence and key block, the first Q tiles of the key blocks that come before it in the
@@ -773,19 +796,24 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
     # that add into that half (as the loads, `q_loads`); deterministic, per key block and step (the semaphores).
     dq_steps: dict[tuple[int, ...], tuple[Op, ...]] = {}
 
-    def dq_role(tile: Hashable) -> Sequence[Op]:
-        b, h, j, start = visits(tile)
-        # Deterministic: the adds' completions, waited for `dq_buffers - 1` chunks later (FA's wait_group with
-        # read=False); otherwise only the buffer's smem read, which the role has waited for in its Smem op.
-        added = "dq_added" if cfg.deterministic else None
-        finished = (Wait("dq_added@w"), Advance(("dq_added@w",)))  # one more chunk's add has completed
+    # Deterministic: the adds' completions, waited for `dq_buffers - 1` chunks later (FA's wait_group with
+    # read=False); otherwise only the buffer's smem read, which the role has waited for in its Smem op.
+    added = "dq_added" if cfg.deterministic else None
+    finished = (Wait("dq_added@w"), Advance(("dq_added@w",)))  # one more chunk's add has completed
 
-        def release(i: int) -> Store:  # the next key block may add into dQ_i
-            return Store(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, atomic=True, release=True)
+    def release(b: int, h: int, i: int, j: int) -> Store:  # the next key block may add into dQ_i
+        return Store(*dq_semaphore(b, h, i, j), SEMAPHORE_BYTES, atomic=True, release=True)
 
+    @cache
+    def dq_body(b: int, h: int, j: int, start: int) -> Callable[[int], Sequence[Op]]:
+        """The dq warps' loop body of the key blocks of (b, h) whose Q tiles start at `start` and that add into
+        half `j` of dQ (deterministic: key block j, whose semaphores the steps name), each step found once and
+        shared by those key blocks (as the load warp's, `loads`)."""
+
+        @cache
         def step(k: int) -> Sequence[Op]:
             i = start + k
-            key = (b, h, i, j, k) if cfg.deterministic else (b, h, i, j % dq_share)
+            key = (b, h, i, j, k) if cfg.deterministic else (b, h, i, j)
             ops = dq_steps.get(key)
             if ops is None:
                 ops = dq_steps[key] = adds(i, k)
@@ -815,13 +843,18 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
                     if k * dq_chunks + s >= dq_buffers - 1:
                         ops += finished
                     if s == 0 and k:  # every add into dQ_(i-1) has completed (FA's delayed release)
-                        ops.append(release(i - 1))
+                        ops.append(release(b, h, i - 1, j))
             return tuple(ops)
 
+        return step
+
+    def dq_role(tile: Hashable) -> Sequence[Op]:
+        b, h, j, start = visits(tile)
         n = q_tiles(b) - start
         last: tuple[Op, ...] = ()
         if cfg.deterministic and n:  # drain the adds still in flight, then release the last dQ_i
-            last = (*finished * min(dq_buffers - 1, n * dq_chunks), release(q_tiles(b) - 1))
+            last = (*finished * min(dq_buffers - 1, n * dq_chunks), release(b, h, q_tiles(b) - 1, j))
+        step = dq_body(b, h, j if cfg.deterministic else j % dq_share, start)
         return (Repeat(n, step), *last, Arrive("kv_empty"))
 
     def epilogue(tile: Hashable) -> Sequence[Op]:
