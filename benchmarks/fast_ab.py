@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from benchmarks import _ab
@@ -109,14 +110,29 @@ def main(argv: list[str] | None = None) -> None:
     if parsed is None:
         return
     args, versions = parsed
+    write_rounds(args.out, versions, cases(args.grid), args.rounds, args.repeats)
+    text = summary(args.out)
+    args.out.with_suffix(".txt").write_text(text, encoding="utf-8")
+    print(text, end="")
+
+
+def write_rounds(
+    path: Path,
+    versions: Sequence[tuple[str, str]],
+    chosen: Sequence[tuple[str, str, str, int]],
+    rounds: int,
+    repeats: int,
+) -> None:
+    """`rounds` rounds into the CSV at `path`: each starts a worker per checkout (`versions`: label, folder) and hands
+    them every case of `chosen` in turn, the checkouts alternating case by case (ABBA)."""
     columns = ["round", "label", "arch", "algo", "pass", "seqlen", "cpu_s", "cycles", "hbm_read_bytes", "load1"]
-    with args.out.open("w", newline="", encoding="utf-8") as handle:
+    with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(columns)
-        for number in range(args.rounds):
-            workers = [_start(folder, args.repeats) for _, folder in versions]
+        for number in range(rounds):
+            workers = [_start(folder, repeats) for _, folder in versions]
             try:
-                for position, case in enumerate(cases(args.grid)):
+                for position, case in enumerate(chosen):
                     turns = [0, 1] if (number + position) % 2 == 0 else [1, 0]
                     for turn in turns:
                         row = _ask(workers[turn], case)
@@ -127,9 +143,6 @@ def main(argv: list[str] | None = None) -> None:
                     worker.stdin.close()  # type: ignore[union-attr]
                     worker.wait()
             print(f"round {number} done", file=sys.stderr)
-    text = summary(args.out)
-    args.out.with_suffix(".txt").write_text(text, encoding="utf-8")
-    print(text, end="")
 
 
 def _start(folder: str, repeats: int) -> subprocess.Popen[str]:

@@ -9,14 +9,12 @@ times v1 to v4 at 128k (seconds a case on two shared cores) and its summary need
 from __future__ import annotations
 
 import csv
-import os
 import statistics
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 from benchmarks import _ab
-from benchmarks.fast_ab import _ask, _start, cases
+from benchmarks.fast_ab import cases, write_rounds
 
 
 def summary(path: Path) -> str:
@@ -45,24 +43,7 @@ def main(argv: list[str] | None = None) -> None:
     if parsed is None:
         return
     args, versions = parsed
-    chosen = [case for case in cases() if case[1] == "standard"]
-    with args.out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(
-            ["round", "label", "arch", "algo", "pass", "seqlen", "cpu_s", "cycles", "hbm_read_bytes", "load1"]
-        )
-        for number in range(args.rounds):
-            workers = [_start(folder, args.repeats) for _, folder in versions]
-            try:
-                for position, case in enumerate(chosen):
-                    for turn in [0, 1] if (number + position) % 2 == 0 else [1, 0]:
-                        writer.writerow([number, versions[turn][0], *_ask(workers[turn], case), os.getloadavg()[0]])
-                    handle.flush()
-            finally:
-                for worker in workers:
-                    worker.stdin.close()  # type: ignore[union-attr]
-                    worker.wait()
-            print(f"round {number} done", file=sys.stderr)
+    write_rounds(args.out, versions, [case for case in cases() if case[1] == "standard"], args.rounds, args.repeats)
     text = summary(args.out)
     args.out.with_suffix(".txt").write_text(text, encoding="utf-8")
     print(text, end="")
