@@ -21,6 +21,7 @@ from typing import Any
 
 from simgpu import Problem, load_arch, simulate
 from simgpu.errors import SimgpuError
+from simgpu.result import Result
 
 ARCHS = ("a100", "h100", "h200", "b200")
 ALGOS = ("standard", "v1", "v2", "v3", "v4")
@@ -42,13 +43,19 @@ def dump_record(
         result = simulate(load_arch(arch, overrides), algo, problem, options, mode=mode)
     except Exception as error:
         return f"error {type(error).__name__}: {error}"
-    return [
-        repr(result.cycles),
-        [repr(cycles) for cycles in result.kernel_cycles],
-        repr(result.hbm_read_bytes),
-        repr(result.hbm_write_bytes),
-        repr(result.busy),
-    ]
+    return list(result_reprs(result).values())
+
+
+def result_reprs(result: Result) -> dict[str, object]:
+    """The numbers the speed sessions' dumps compare, each as its repr (equal reprs: equal floats, bit for bit): cycles,
+    per-kernel cycles, HBM read and write bytes, busy fractions (`dump_record` keeps their values, in this order)."""
+    return {
+        "cycles": repr(result.cycles),
+        "kernel_cycles": [repr(cycles) for cycles in result.kernel_cycles],
+        "hbm_read_bytes": repr(result.hbm_read_bytes),
+        "hbm_write_bytes": repr(result.hbm_write_bytes),
+        "busy": repr(result.busy),
+    }
 
 
 def _bench(archs: tuple[str, ...], passes: tuple[str, ...], seqlens: tuple[int, ...]) -> Iterator[dict[str, Any]]:

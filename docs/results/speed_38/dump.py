@@ -7,6 +7,7 @@ import json
 import sys
 
 from benchmarks.fast_ab import cases
+from benchmarks.fast_equality import result_reprs
 from simgpu import Problem, load_arch, simulate
 
 grid = cases("ab")
@@ -15,12 +16,6 @@ if ("h100", "standard", "fwd", 16384) not in grid:
 results = {}
 for arch, algo, pass_, seqlen in grid:
     result = simulate(load_arch(arch), algo, Problem(max(1, 16384 // seqlen), 16, seqlen, 128, pass_=pass_))
-    results[f"{arch} {algo} {pass_} {seqlen}"] = {
-        "cycles": repr(result.cycles),
-        "kernel_cycles": [repr(cycles) for cycles in result.kernel_cycles],
-        "hbm_read_bytes": repr(result.hbm_read_bytes),
-        "hbm_write_bytes": repr(result.hbm_write_bytes),
-        "busy": repr(result.busy),
-    }
+    results[f"{arch} {algo} {pass_} {seqlen}"] = result_reprs(result)
 with open(sys.argv[1], "w") as out:
     json.dump(results, out, indent=1, sort_keys=True)

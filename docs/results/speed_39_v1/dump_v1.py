@@ -6,6 +6,7 @@ files compare results bit for bit. `python docs/results/speed_39_v1/dump_v1.py O
 import json
 import sys
 
+from benchmarks.fast_equality import result_reprs
 from simgpu import Problem, load_arch, simulate
 from simgpu.errors import SimgpuError
 
@@ -55,12 +56,6 @@ for label, arch_name, problem, options, mode in cases():
     except SimgpuError as error:
         results[key] = {"error": repr(error)}
         continue
-    results[key] = {
-        "cycles": repr(result.cycles),
-        "kernel_cycles": [repr(cycles) for cycles in result.kernel_cycles],
-        "hbm_read_bytes": repr(result.hbm_read_bytes),
-        "hbm_write_bytes": repr(result.hbm_write_bytes),
-        "busy": repr(result.busy),
-    }
+    results[key] = result_reprs(result)
 with open(sys.argv[1], "w") as out:
     json.dump(results, out, indent=1, sort_keys=True)
