@@ -20,9 +20,10 @@ Forward, per key block j: K_j, V_j (and the first step's Q_i, and lse_i from the
 committed, then each warp's slices of K_j and V_j into its registers for the whole key block. Per 16-row query step
 i that sees j (causal: blocks wholly above the diagonal are skipped), the kernel
   S = Q_i K_j^T        mma.sync, Q fragments read from smem with ldmatrix, K from registers,
-  loads                from the second key block on the fp32 `o_tmp` O_i (needed after the reduction below); the
-                       next step's Q; lse_i+1 (one fp32 per row, the only statistic in HBM: m and l are recovered
-                       from it on chip) after lse_i, loaded one step ahead, has seeded the row max,
+  loads                from the second key block on the fp32 `o_tmp` O_i (used after the reduction below, but
+                       waited for before the softmax: see below); the next step's Q; lse_i+1 (one fp32 per row,
+                       the only statistic in HBM: m and l are recovered from it on chip) after lse_i, loaded one
+                       step ahead, has seeded the row max,
   softmax              per score: 1 FFMA (scale, subtract max), 1 MUFU.EX2, 1 FMNMX (max), 1 FADD (sum), half a
                        pack to 16 bits; a compare and a select per score on tiles crossing the diagonal or the
                        sequence end; each warp's partial row max is combined through smem before the exps,
@@ -53,13 +54,18 @@ Ignored: dropout (the kernel regenerates its mask from the RNG, no HBM bytes), _
 parameter; the warps run in lockstep, so only the serialization shows), register pressure. Query rows that see no
 key at all (causal with seqlen_k < seqlen_q; the released kernel is top-left aligned and never has them) get their
 zero O, dQ and -inf lse written once, before the key loop.
-Not as the kernel: the forward commits the next Q to smem before P~ V_j, so that load's latency hides behind the
-softmax only; here it is waited for (and committed) at the next step's start. Waiting before P~ V_j costs 2-3
-points of peak in exact mode on FA2's A100 sweep at N = 512-1k (48.9% -> 46.5% at 512), but fast mode's per-SM HBM
-share serializes each SM's bursts of loads (+15% over exact on a full A100) and its nested-loop fold misses the
-causal diagonal's longer latency (+1-2%): left for fast mode to follow. Fast mode's L2 replay of a split grid
-replays a head's CTAs close together, where the grid launches them `batch x heads` CTAs apart, so it finds K_j and
-V_j in L2 that exact mode misses (N = 512, 4 splits: half of exact's HBM bytes): use exact mode with `splits`.
+The o_tmp load is waited for where lse_i seeds the row max: in v1.0.9's kernel built for sm_90 (nvcc 13), the
+instruction that scales lse_i waits on the scoreboard the four o_tmp loads just issued share, so a step waits for
+their whole latency there; Nsight Compute on an H100 puts 30-33% of the main loop's stall samples on it
+(`validation/h200/fa1_release/README.md`, forty-first session). Not as the kernel: the forward commits the next Q to
+smem before P~ V_j, so that load's latency hides behind the softmax only (on the H100 the commit's wait holds 10% of
+the d = 128 main loop's samples); here it is waited for (and committed) at the next step's start. Committing it
+before P~ V_j takes exact mode on FA2's A100 sweep at N = 512 from 42.2% to 39.9% of peak, but fast mode's per-SM
+HBM share serializes each SM's bursts of loads (fast over exact cycles 0.957 -> 0.883 on the full A100 there;
+forty-first session) and its nested-loop fold misses the causal diagonal's longer latency (+1-2%): left for fast
+mode to follow. Fast mode's L2 replay of a split grid replays a head's CTAs close together, where the grid launches
+them `batch x heads` CTAs apart, so it finds K_j and V_j in L2 that exact mode misses (N = 512, 4 splits: half of
+exact's HBM bytes): use exact mode with `splits`.
 """
 
 from __future__ import annotations
@@ -420,18 +426,17 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                 # Q_i committed to smem once its load (issued by the previous step) lands; the block's head commits
                 # the first. The kernel commits it before the previous step's P~ V_j (module docstring).
                 ops: list[Op] = [Wait("q"), commit_q(r), qk] if k else [qk]
-                if not first:  # HBM: o_tmp_i (r x d fp32) into registers, needed after P~ V_j and the reduction
+                if not first:  # HBM: o_tmp_i (r x d fp32) into registers, used after P~ V_j and the reduction
                     ops.append(load("O_acc", i, r * d * ACC_BYTES, "o_tmp"))
                 nxt = inner[k + 1] if k + 1 < len(inner) else None
                 if nxt is not None:  # HBM: the next step's Q (r x d) into registers
                     ops.append(load("Q", nxt.i, nxt.rows * d * eb, "q"))
                 if not first:  # lse_i (loaded one step ahead) seeds the row max; HBM: lse_i+1 (r fp32)
+                    ops.append(Wait("o_tmp"))  # the scoreboard lse_i's use shares with o_tmp_i (docstring)
                     ops.append(Wait("lse"))
                     if nxt is not None:
                         ops.append(load("LSE", nxt.i, nxt.rows * ACC_BYTES, "lse"))
                 ops += softmax_pv(r, cols, s.masked)
-                if not first:
-                    ops.append(Wait("o_tmp"))
                 ops += [
                     rescale(r, first),
                     store("LSE", i, r * ACC_BYTES),  # HBM: lse_i, every step

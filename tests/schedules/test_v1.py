@@ -8,8 +8,9 @@ import pytest
 
 import algorithms.v1 as v1
 from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
-from algorithms.v1.schedule import config, release_splits
+from algorithms.v1.schedule import config, forward_kernel, release_splits
 from simgpu import Problem, ResourceError, load_arch, roofline_cycles, simulate
+from simgpu.ops import Load, Repeat, Vector, Wait
 from tests.schedules._helpers import inputs, no_l2
 
 SHAPES = [
@@ -124,6 +125,23 @@ def test_cycles_never_below_the_roofline(arch: str, pass_: str) -> None:
     problem = Problem(1, 2, 512, 128, causal=True, pass_=pass_)
     result = simulate(arch, "v1", problem)
     assert result.cycles >= roofline_cycles(load_arch(arch), problem, result.clock_hz)
+
+
+def test_a_step_waits_for_its_o_tmp_before_its_softmax() -> None:
+    # v1.0.9's SASS on sm_90: the row max's first instruction waits on the scoreboard of the o_tmp loads issued just
+    # before it (validation/h200/fa1_release/README.md). Second key block, second query step of the one CTA.
+    problem = Problem(1, 1, 1024, 64)
+    kernel = forward_kernel(problem, config(problem, {}))
+    (program,) = [role.program for role in kernel.roles]
+    (key_loop,) = program(kernel.tiles[0])
+    assert isinstance(key_loop, Repeat)
+    *_, query_loop = key_loop.body(1)
+    assert isinstance(query_loop, Repeat)
+    step = list(query_loop.body(1))
+    o_tmp = next(n for n, op in enumerate(step) if isinstance(op, Load) and op.tensor == "O_acc")
+    waited = step.index(Wait("o_tmp"))
+    first_elementwise = next(n for n, op in enumerate(step) if isinstance(op, Vector))
+    assert o_tmp < waited < first_elementwise
 
 
 def test_slower_than_v2_at_2k() -> None:
