@@ -13,15 +13,13 @@ and smem, and the simulator's wall time. Writes `v1_levels.csv`, then `v1_levels
 one line per set and pass, the 25-40% band shaded). `--quick`: two small shapes of each set at 1k tokens, forward
 only (a smoke test).
 
-Where the model stands (exact, `docs/results/v1_levels.csv`): on FA2's sweep 43-48% of peak forward and 27-38%
-forward+backward, against FA1's published 25-40% (44-57% and 30-43% before the A100 file took the H200's measured
-mma.sync contention in the twentieth session: `archs/a100.yaml`); with one CTA per head (the May-2022 grid) the
-forward is 40% and 37% at N = 512 and 1k (`docs/results/checks_2026-12-03a.txt`). The schedule follows the kernel's
-loops, bytes, load placement and grid (`algorithms/v1/schedule.py`); the forward's excess points at the A100's L2
-model: LRU over whole tiles keeps every o_tmp and Q round trip of the split CTAs, whose working set between a row
-block's write and its re-read (24 MB at N = 512) fits the 40 MB; a real L2 keeps less. At N = 512 the forward is
-HBM-bound on 0.81 GB; with L2 off it moves 1.01 GB and reaches 38% (fast mode, the same file). The GPT-2 comparison
-(`experiments/gpt2_medium.py`) shows the other side of the same cliff.
+Where the model stands (exact, `docs/results/v1_levels.csv`): on FA2's sweep 40-44% of peak forward and 27-38%
+forward+backward, against FA1's published 25-40% (43-48% forward before the forty-first session, whose measurement
+of the released kernel on an H100 moved the o_tmp wait to where its SASS has it; 44-57% and 30-43% before the A100
+file took the H200's measured mma.sync contention in the twentieth session: `archs/a100.yaml`). On the H100 the
+model is still 16-36% fast on that kernel (`validation/h200/fa1_release/README.md`: instructions, barriers and the
+next Q's commit that the schedule leaves out; its DRAM bytes are the model's within 1%), which accounts for the
+forward's excess here rather than the L2 model this docstring blamed before.
 """
 
 from __future__ import annotations
