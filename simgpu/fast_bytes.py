@@ -44,8 +44,9 @@ from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
     Cuts,
+    EntryTable,
+    HeadCopies,
     HeadTemplate,
-    Joined,
     KernelAccesses,
     Record,
     ReplayBytes,
@@ -246,9 +247,11 @@ def _head_copies(
         folded = _replay_folded(plan)
     spec = plan.replay_spec
     out: list[Shape | _HeadCopy] = []
-    templates: dict[int, HeadTemplate | None] = {}  # per shape: its records without their head
-    cuts: Cuts = {}  # the templates' pieces' wholes, shared: so are the copies' (`joined`, per head)
-    joined: dict[tuple[object, ...], Joined] = {}
+    # Per shape: its records without their head, and its entries' numbers in `table`.
+    templates: dict[int, tuple[HeadTemplate, tuple[object, ...]] | None] = {}
+    cuts: Cuts = {}  # the templates' pieces' wholes, shared: so are the copies' (`made`, per head)
+    table = EntryTable()  # the templates' entries numbered: a head's copies share a record per number (`made`)
+    made: dict[tuple[object, ...], HeadCopies] = {}
     bodiless: dict[int, tuple[int, ...]] = {}  # per planned shape: the roles that shapes like it need not build
     for tile in tiles:
         n = positions[tuple(tile[axes:])]  # type: ignore[index]
@@ -259,13 +262,17 @@ def _head_copies(
             out.append(shape)
             continue
         if n not in templates:
-            templates[n] = head_template(shape.records, axes, _head(source, axes), cuts)
-        template = templates[n]
-        if template is None:
+            template = head_template(shape.records, axes, _head(source, axes), cuts)
+            templates[n] = None if template is None else (template, table.numbered(template))
+        numbered = templates[n]
+        if numbered is None:
             out.append(fold_tile(plan.kernel, tile, spec, memo=plan.fold_memo))
         else:
             head = _head(tile, axes)
-            copy = reheaded(template, head, joined.setdefault(head, {}))
+            copies = made.get(head)
+            if copies is None:
+                copies = made[head] = HeadCopies()
+            copy = reheaded(numbered[0], head, copies, numbered[1])
             out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
 

@@ -193,24 +193,71 @@ class _PieceRest:
     wholes: tuple[tuple[object, ...], ...]
 
 
-def reheaded(template: HeadTemplate, head: tuple[object, ...], joined: Joined | None = None) -> tuple[Record, ...]:
+class EntryTable:
+    """The template entries of plain keys of a kernel's heads copied (`HeadCopies`), each numbered once by its value
+    (`numbered`): the copies of a head then share one record per number, as the key blocks of a head read the same
+    Q blocks, and the walk meets a few thousand distinct keys and records in memory where it met one per access (the
+    replay reads records, never their identity, and finds keys by hash and ==)."""
+
+    __slots__ = ("numbers",)
+
+    def __init__(self) -> None:
+        # By the size's type and the entry: an int size equals a float one. The numbers are kept boxed (objects):
+        # compiled, an int past 256 would be boxed anew at each lookup.
+        self.numbers: dict[object, object] = {}
+
+    def numbered(self, template: HeadTemplate) -> tuple[object, ...]:
+        """Per entry of `template`, its number; None for a piece's entry (pieces are copied apart) and a float zero's
+        (zeros of either sign are equal). Equal ints are the same value, as are equal floats but zeros."""
+        out: list[object] = []
+        for kind, tensor, rest, nbytes in template:
+            plain = isinstance(rest, tuple) and (type(nbytes) is int or (type(nbytes) is float and nbytes != 0.0))
+            if not plain:
+                out.append(None)
+                continue
+            out.append(self.numbers.setdefault((type(nbytes), (kind, tensor, rest, nbytes)), len(self.numbers)))
+        return tuple(out)
+
+
+class HeadCopies:
+    """What the copies of one head's tiles share (`reheaded`): the record of each numbered template entry
+    (`EntryTable`), and the pieces' wholes with the head put back (`Joined`)."""
+
+    __slots__ = ("records", "wholes")
+
+    def __init__(self) -> None:
+        self.records: dict[object, object] = {}  # by number; a record typed as an object: its identity is its own
+        self.wholes: Joined = {}
+
+
+def reheaded(
+    template: HeadTemplate,
+    head: tuple[object, ...],
+    made: HeadCopies | None = None,
+    numbers: Sequence[object] | None = None,
+) -> tuple[Record, ...]:
     """A `head_template`'s records with `head` put back in front of every tile key. (A plain key is joined inline,
-    a piece in a call: this runs once per record of every head replayed beside the first.) Pieces whose rests
-    share their wholes share the wholes put back: in `joined` (the copies of one head may share it, as long as the
-    templates, which hold the rests, live), by default in this copy."""
-    if joined is None:
-        joined = {}
-    return tuple(
-        [
-            (
-                kind,
-                tensor,
-                (tensor, head + rest if isinstance(rest, tuple) else _piece_with_head(rest, head, joined)),
-                nbytes,
-            )
-            for kind, tensor, rest, nbytes in template
-        ]
-    )
+    a piece in a call: this runs once per record of every head replayed beside the first.) `made`: what the copies
+    of this head made so far (as long as the templates, which hold the pieces' rests, live), by default this copy's
+    own: the pieces' wholes put back, and with the entries' `numbers` (`EntryTable.numbered`) the records of the
+    numbered entries, one per number."""
+    if made is None:
+        made = HeadCopies()
+    records, joined = made.records, made.wholes
+    out: list[object] = []  # (records typed as objects: compiled, a record kept is not built anew)
+    for n, (kind, tensor, rest, nbytes) in enumerate(template):
+        if not isinstance(rest, tuple):
+            out.append((kind, tensor, (tensor, _piece_with_head(rest, head, joined)), nbytes))
+            continue
+        number = None if numbers is None else numbers[n]
+        record = None if number is None else records.get(number)
+        if record is None:
+            # Built as an object, then kept: compiled, a chained assignment would box the tuple twice.
+            record = cast(object, (kind, tensor, (tensor, head + rest), nbytes))
+            if number is not None:
+                records[number] = record
+        out.append(record)
+    return cast(tuple[Record, ...], tuple(out))
 
 
 def _piece_with_head(rest: _PieceRest, head: tuple[object, ...], joined: Joined) -> Piece:
