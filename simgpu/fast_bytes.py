@@ -280,7 +280,7 @@ def _head_copies(
             head = _head(tile, axes)
             copies = made.get(head)
             if copies is None:
-                copies = made[head] = HeadCopies()
+                copies = made[head] = HeadCopies(table)
             copy = reheaded(numbered[0], head, copies, numbered[1])
             out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out

@@ -195,16 +195,19 @@ class _PieceRest:
 
 class EntryTable:
     """The template entries of plain keys of a kernel's heads copied (`HeadCopies`), each numbered once by its value
-    (`numbered`): the copies of a head then share one record per number, as the key blocks of a head read the same
-    Q blocks, and the walk meets a few thousand distinct keys and records in memory where it met one per access (the
-    replay reads records, never their identity, and finds keys by hash and ==)."""
+    (`numbered`), and their keys likewise: the copies of a head then share one record per entry and one key per
+    key, as the key blocks of a head read the same Q blocks, and the walk meets a few thousand distinct keys and
+    records in memory where it met one per access (the replay reads records, never their identity, and finds keys
+    by hash and ==; an equal key found by its identity skips comparing the nested tuples)."""
 
-    __slots__ = ("numbers",)
+    __slots__ = ("key_of", "keys", "numbers")
 
     def __init__(self) -> None:
         # By the size's type and the entry: an int size equals a float one. The numbers are kept boxed (objects):
         # compiled, an int past 256 would be boxed anew at each lookup.
         self.numbers: dict[object, object] = {}
+        self.keys: dict[object, object] = {}  # the keys' numbers, by tensor and key without the head
+        self.key_of: list[object] = []  # per entry's number, its key's
 
     def numbered(self, template: HeadTemplate) -> tuple[object, ...]:
         """Per entry of `template`, its number; None for a piece's entry (pieces are copied apart) and a float zero's
@@ -215,18 +218,25 @@ class EntryTable:
             if not plain:
                 out.append(None)
                 continue
-            out.append(self.numbers.setdefault((type(nbytes), (kind, tensor, rest, nbytes)), len(self.numbers)))
+            value = (type(nbytes), (kind, tensor, rest, nbytes))
+            number = self.numbers.get(value)
+            if number is None:
+                number = self.numbers[value] = len(self.numbers)
+                self.key_of.append(self.keys.setdefault((tensor, rest), len(self.keys)))
+            out.append(number)
         return tuple(out)
 
 
 class HeadCopies:
-    """What the copies of one head's tiles share (`reheaded`): the record of each numbered template entry
-    (`EntryTable`), and the pieces' wholes with the head put back (`Joined`)."""
+    """What the copies of one head's tiles share (`reheaded`): the record of each numbered template entry and the
+    key of each numbered key (`table`, an `EntryTable`), and the pieces' wholes with the head put back (`Joined`)."""
 
-    __slots__ = ("records", "wholes")
+    __slots__ = ("key_of", "keys", "records", "wholes")
 
-    def __init__(self) -> None:
+    def __init__(self, table: EntryTable | None = None) -> None:
+        self.key_of: list[object] = [] if table is None else table.key_of  # (the table's, as it grows)
         self.records: dict[object, object] = {}  # by number; a record typed as an object: its identity is its own
+        self.keys: dict[object, object] = {}  # by number, likewise
         self.wholes: Joined = {}
 
 
@@ -239,23 +249,30 @@ def reheaded(
     """A `head_template`'s records with `head` put back in front of every tile key. (A plain key is joined inline,
     a piece in a call: this runs once per record of every head replayed beside the first.) `made`: what the copies
     of this head made so far (as long as the templates, which hold the pieces' rests, live), by default this copy's
-    own: the pieces' wholes put back, and with the entries' `numbers` (`EntryTable.numbered`) the records of the
-    numbered entries, one per number."""
+    own: the pieces' wholes put back, and with the entries' `numbers` (`EntryTable.numbered`, of `made`'s table)
+    the records of the numbered entries and their keys, one per number."""
     if made is None:
         made = HeadCopies()
-    records, joined = made.records, made.wholes
+    records, keys, key_of, joined = made.records, made.keys, made.key_of, made.wholes
     out: list[object] = []  # (records typed as objects: compiled, a record kept is not built anew)
     for n, (kind, tensor, rest, nbytes) in enumerate(template):
         if not isinstance(rest, tuple):
             out.append((kind, tensor, (tensor, _piece_with_head(rest, head, joined)), nbytes))
             continue
         number = None if numbers is None else numbers[n]
-        record = None if number is None else records.get(number)
+        if number is None:
+            out.append((kind, tensor, (tensor, head + rest), nbytes))
+            continue
+        record = records.get(number)
         if record is None:
-            # Built as an object, then kept: compiled, a chained assignment would box the tuple twice.
-            record = cast(object, (kind, tensor, (tensor, head + rest), nbytes))
-            if number is not None:
-                records[number] = record
+            key_number = key_of[cast(int, number)]
+            key = keys.get(key_number)
+            if key is None:
+                # Built as an object, then kept: compiled, a chained assignment would box the tuple twice.
+                key = cast(object, (tensor, head + rest))
+                keys[key_number] = key
+            record = cast(object, (kind, tensor, key, nbytes))
+            records[number] = record
         out.append(record)
     return cast(tuple[Record, ...], tuple(out))
 

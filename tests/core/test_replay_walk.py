@@ -17,12 +17,14 @@ from simgpu.replay import EntryTable, HeadCopies, head_template, records, rehead
 
 def test_numbered_entries_share_a_record_per_head_and_equal_the_copies_made_apart() -> None:
     # Two tiles of head (0, 1) reading the same Q block, the second its K twice, one size a float: copied to head
-    # (3, 0) with one table and one `HeadCopies`, the Q load's record is one object; every record equals the copy
-    # made apart, int and float sizes kept apart (64 == 64.0) and float zeros never shared (0.0 == -0.0).
+    # (3, 0) with one table and one `HeadCopies`, the Q load's record is one object, K's key too; every record
+    # equals the copy made apart, int and float sizes kept apart (64 == 64.0) and float zeros never shared (0.0 ==
+    # -0.0).
     first = records([Load("Q", (0, 1, 0), 64), Load("K", (0, 1, 5), 64), Store("O", (0, 1, 5), 0.0)])
     second = records([Load("Q", (0, 1, 0), 64), Load("K", (0, 1, 6), 64.0), Load("K", (0, 1, 6), 64.0)])
     third = records([Store("O", (0, 1, 5), -0.0), Load("K", (0, 1, 6), 64)])
-    table, made = EntryTable(), HeadCopies()
+    table = EntryTable()
+    made = HeadCopies(table)
     copies = []
     for tile_records in (first, second, third):
         template = head_template(tile_records, 2, (0, 1))
@@ -32,7 +34,8 @@ def test_numbered_entries_share_a_record_per_head_and_equal_the_copies_made_apar
         assert [type(record[3]) for record in copy] == [type(record[3]) for record in tile_records]
         copies.append(copy)
     assert copies[0][0] is copies[1][0]  # the Q block
-    assert copies[1][1] is not copies[1][2]  # first and later access: kinds differ
+    assert copies[1][1] is not copies[1][2]  # first and later access: kinds differ, one key
+    assert copies[1][1][2] is copies[1][2][2] is copies[2][1][2]
     assert copies[2][1] is not copies[1][1]  # 64 and 64.0
     assert str(copies[2][0][3]) == "-0.0" and str(copies[0][2][3]) == "0.0"
 
