@@ -332,7 +332,8 @@ class ReplayState:
     # The tensor of each renamed key (`_rename_oldest`: negative, so not an index of `owners`).
     renamed: dict[int, str] = field(default_factory=dict)
     wholes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per `Piece` key found whole: its wholes' keys
-    touched: list[tuple[set[int], float]] = field(default_factory=list)  # per kernel walked: its keys, their bytes
+    # Per kernel walked: its keys (`_keys_touched`), their bytes.
+    touched: list[tuple[Collection[int], float]] = field(default_factory=list)
     used: float = 0.0
     hbm_read: float = 0.0
     hbm_write: float = 0.0
@@ -346,7 +347,7 @@ class ReplayState:
     pushed: bool = False  # `ReplayBytes.pushed`
 
     def copy(self) -> ReplayState:
-        """A copy that walks on without changing this one (the sets of `touched` are never changed: shared)."""
+        """A copy that walks on without changing this one (the keys of `touched` are never changed: shared)."""
         return ReplayState(
             OrderedDict(self.lines),
             OrderedDict(self.dirty),
@@ -589,8 +590,8 @@ def _walk(
         written_bytes[number, tensor] += written_sum
     if track:
         # Each key's bytes, summed: where every access to a key is of one size, an int, the sum is exact in any order.
-        reached = _keys_touched(sizes, pieces, numbers, wholes)
-        touched.append((reached, _unique_bytes(kernel) if varied else sum(sizes.values())))
+        unique_bytes = _unique_bytes(kernel) if varied else sum(sizes.values())
+        touched.append((_keys_touched(sizes, pieces, numbers, wholes), unique_bytes))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
 
@@ -767,15 +768,15 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 
 
 def _keys_touched(
-    reached: Iterable[int],
+    reached: dict[int, int | float],
     pieces: Iterable[MemoryKey],
     numbers: Mapping[Hashable, int],
     wholes: Mapping[int, tuple[int, ...]],
-) -> set[int]:
-    """The keys `reached` and the keys of the wholes of the `pieces` among them (a hit on a piece touches them);
-    `wholes`: the keys of the wholes of pieces found whole (`_covered`)."""
-    keys: set[int | None] = set(reached)
-    get = numbers.get
+) -> Collection[int]:
+    """The keys `reached` (a dict by key, to which this adds, in place and with a size of 0, the others: made anew as
+    a set, its 65,000 keys cost standard attention's walk at 16k tokens more than all its pieces) and the keys of
+    the wholes of the `pieces` among them (a hit on a piece touches them); `wholes`: the keys of the wholes of
+    pieces found whole (`_covered`)."""
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
     # key block of the row block): each tuple of wholes is looked up once, and its keys added once. A tuple is
     # found by its identity first (pieces of a tile share one; hashing hundreds of keys per piece cost more than
@@ -783,7 +784,7 @@ def _keys_touched(
     # a piece found whole adds are its wholes' numbers (`wholes`), which are those of any piece of the same wholes
     # (numbers never change): added once too.
     seen: dict[tuple[str, int], None] = {}
-    looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
+    looked_up: set[tuple[str, tuple[Hashable, ...]]] = set()
     for memory in pieces:
         tensor, tile = _tensor(memory), _tile(memory)
         assert isinstance(tile, Piece)
@@ -792,17 +793,23 @@ def _keys_touched(
         seen[tensor, id(tile.wholes)] = None
         known = wholes.get(numbers[memory])
         if known is not None:
-            keys.update(known)
+            for key in known:
+                reached.setdefault(key, 0)
             continue
         if (tensor, tile.wholes) not in looked_up:
-            found = looked_up[tensor, tile.wholes] = [get((tensor, whole)) for whole in tile.wholes]
-            keys.update(found)
-    keys.discard(None)  # the wholes never accessed
-    return keys  # type: ignore[return-value]
+            looked_up.add((tensor, tile.wholes))
+            for whole in tile.wholes:
+                number = numbers.get((tensor, whole))
+                if number is not None:  # else never accessed
+                    reached.setdefault(number, 0)
+    return reached
 
 
 def _newest_kept(
-    lines: OrderedDict[int, float], touched: Sequence[tuple[set[int], float]], capacity_bytes: float, later: float
+    lines: OrderedDict[int, float],
+    touched: Sequence[tuple[Collection[int], float]],
+    capacity_bytes: float,
+    later: float,
 ) -> float:
     """How many of the newest resident bytes the run keeps (`replay`'s `later_heads`): a line last accessed in
     kernel k is older than the later heads' bytes of kernels k to the last, `later` times what the replay touched."""
