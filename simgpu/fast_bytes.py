@@ -44,8 +44,9 @@ from simgpu.kernel import Kernel, TileGrid
 from simgpu.ops import Load, Op, Repeat, Store
 from simgpu.replay import (
     Cuts,
+    EntryTable,
+    HeadCopies,
     HeadTemplate,
-    Joined,
     KernelAccesses,
     Record,
     ReplayBytes,
@@ -163,15 +164,24 @@ def replayed_bytes(
     return shares, large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])
 
 
-@dataclass(frozen=True)
 class _HeadCopy:
     """A folded tile of one head taken for the same tile of another: its records with the head's keys (and the
-    folded tile's `totals`, which do not depend on the head)."""
+    folded tile's `totals`, which do not depend on the head). A plain class, never changed: made by the thousand
+    (standard attention's score tiles), and compiled a frozen dataclass cost some 0.5 us to make."""
 
-    records: tuple[Record, ...]
-    removed: tuple[int, ...]
-    executed: tuple[int, ...]
-    totals: TileTotals | None
+    __slots__ = ("executed", "records", "removed", "totals")
+
+    def __init__(
+        self,
+        tile_records: tuple[Record, ...],
+        removed: tuple[int, ...],
+        executed: tuple[int, ...],
+        totals: TileTotals | None,
+    ) -> None:
+        self.records = tile_records
+        self.removed = removed
+        self.executed = executed
+        self.totals = totals
 
 
 # The iteration counts of a fold of programs without loops (Final: compiled, read without a lookup per tile).
@@ -246,9 +256,11 @@ def _head_copies(
         folded = _replay_folded(plan)
     spec = plan.replay_spec
     out: list[Shape | _HeadCopy] = []
-    templates: dict[int, HeadTemplate | None] = {}  # per shape: its records without their head
-    cuts: Cuts = {}  # the templates' pieces' wholes, shared: so are the copies' (`joined`, per head)
-    joined: dict[tuple[object, ...], Joined] = {}
+    # Per shape: its records without their head, and its entries' numbers in `table`.
+    templates: dict[int, tuple[HeadTemplate, tuple[object, ...]] | None] = {}
+    cuts: Cuts = {}  # the templates' pieces' wholes, shared: so are the copies' (`made`, per head)
+    table = EntryTable()  # the templates' entries numbered: a head's copies share a record per number (`made`)
+    made: dict[tuple[object, ...], HeadCopies] = {}
     bodiless: dict[int, tuple[int, ...]] = {}  # per planned shape: the roles that shapes like it need not build
     for tile in tiles:
         n = positions[tuple(tile[axes:])]  # type: ignore[index]
@@ -259,13 +271,17 @@ def _head_copies(
             out.append(shape)
             continue
         if n not in templates:
-            templates[n] = head_template(shape.records, axes, _head(source, axes), cuts)
-        template = templates[n]
-        if template is None:
+            template = head_template(shape.records, axes, _head(source, axes), cuts)
+            templates[n] = None if template is None else (template, table.numbered(template))
+        numbered = templates[n]
+        if numbered is None:
             out.append(fold_tile(plan.kernel, tile, spec, memo=plan.fold_memo))
         else:
             head = _head(tile, axes)
-            copy = reheaded(template, head, joined.setdefault(head, {}))
+            copies = made.get(head)
+            if copies is None:
+                copies = made[head] = HeadCopies(table)
+            copy = reheaded(numbered[0], head, copies, numbered[1])
             out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
 

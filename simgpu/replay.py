@@ -193,24 +193,88 @@ class _PieceRest:
     wholes: tuple[tuple[object, ...], ...]
 
 
-def reheaded(template: HeadTemplate, head: tuple[object, ...], joined: Joined | None = None) -> tuple[Record, ...]:
+class EntryTable:
+    """The template entries of plain keys of a kernel's heads copied (`HeadCopies`), each numbered once by its value
+    (`numbered`), and their keys likewise: the copies of a head then share one record per entry and one key per
+    key, as the key blocks of a head read the same Q blocks, and the walk meets a few thousand distinct keys and
+    records in memory where it met one per access (the replay reads records, never their identity, and finds keys
+    by hash and ==; an equal key found by its identity skips comparing the nested tuples)."""
+
+    __slots__ = ("key_of", "keys", "numbers")
+
+    def __init__(self) -> None:
+        # By the size's type and the entry: an int size equals a float one. The numbers are kept boxed (objects):
+        # compiled, an int past 256 would be boxed anew at each lookup.
+        self.numbers: dict[object, object] = {}
+        self.keys: dict[object, object] = {}  # the keys' numbers, by tensor and key without the head
+        self.key_of: list[object] = []  # per entry's number, its key's
+
+    def numbered(self, template: HeadTemplate) -> tuple[object, ...]:
+        """Per entry of `template`, its number; None for a piece's entry (pieces are copied apart) and a float zero's
+        (zeros of either sign are equal). Equal ints are the same value, as are equal floats but zeros."""
+        out: list[object] = []
+        for kind, tensor, rest, nbytes in template:
+            plain = isinstance(rest, tuple) and (type(nbytes) is int or (type(nbytes) is float and nbytes != 0.0))
+            if not plain:
+                out.append(None)
+                continue
+            value = (type(nbytes), (kind, tensor, rest, nbytes))
+            number = self.numbers.get(value)
+            if number is None:
+                number = self.numbers[value] = len(self.numbers)
+                self.key_of.append(self.keys.setdefault((tensor, rest), len(self.keys)))
+            out.append(number)
+        return tuple(out)
+
+
+class HeadCopies:
+    """What the copies of one head's tiles share (`reheaded`): the record of each numbered template entry and the
+    key of each numbered key (`table`, an `EntryTable`), and the pieces' wholes with the head put back (`Joined`)."""
+
+    __slots__ = ("key_of", "keys", "records", "wholes")
+
+    def __init__(self, table: EntryTable | None = None) -> None:
+        self.key_of: list[object] = [] if table is None else table.key_of  # (the table's, as it grows)
+        self.records: dict[object, object] = {}  # by number; a record typed as an object: its identity is its own
+        self.keys: dict[object, object] = {}  # by number, likewise
+        self.wholes: Joined = {}
+
+
+def reheaded(
+    template: HeadTemplate,
+    head: tuple[object, ...],
+    made: HeadCopies | None = None,
+    numbers: Sequence[object] | None = None,
+) -> tuple[Record, ...]:
     """A `head_template`'s records with `head` put back in front of every tile key. (A plain key is joined inline,
-    a piece in a call: this runs once per record of every head replayed beside the first.) Pieces whose rests
-    share their wholes share the wholes put back: in `joined` (the copies of one head may share it, as long as the
-    templates, which hold the rests, live), by default in this copy."""
-    if joined is None:
-        joined = {}
-    return tuple(
-        [
-            (
-                kind,
-                tensor,
-                (tensor, head + rest if isinstance(rest, tuple) else _piece_with_head(rest, head, joined)),
-                nbytes,
-            )
-            for kind, tensor, rest, nbytes in template
-        ]
-    )
+    a piece in a call: this runs once per record of every head replayed beside the first.) `made`: what the copies
+    of this head made so far (as long as the templates, which hold the pieces' rests, live), by default this copy's
+    own: the pieces' wholes put back, and with the entries' `numbers` (`EntryTable.numbered`, of `made`'s table)
+    the records of the numbered entries and their keys, one per number."""
+    if made is None:
+        made = HeadCopies()
+    records, keys, key_of, joined = made.records, made.keys, made.key_of, made.wholes
+    out: list[object] = []  # (records typed as objects: compiled, a record kept is not built anew)
+    for n, (kind, tensor, rest, nbytes) in enumerate(template):
+        if not isinstance(rest, tuple):
+            out.append((kind, tensor, (tensor, _piece_with_head(rest, head, joined)), nbytes))
+            continue
+        number = None if numbers is None else numbers[n]
+        if number is None:
+            out.append((kind, tensor, (tensor, head + rest), nbytes))
+            continue
+        record = records.get(number)
+        if record is None:
+            key_number = key_of[cast(int, number)]
+            key = keys.get(key_number)
+            if key is None:
+                # Built as an object, then kept: compiled, a chained assignment would box the tuple twice.
+                key = cast(object, (tensor, head + rest))
+                keys[key_number] = key
+            record = cast(object, (kind, tensor, key, nbytes))
+            records[number] = record
+        out.append(record)
+    return cast(tuple[Record, ...], tuple(out))
 
 
 def _piece_with_head(rest: _PieceRest, head: tuple[object, ...], joined: Joined) -> Piece:
@@ -268,7 +332,8 @@ class ReplayState:
     # The tensor of each renamed key (`_rename_oldest`: negative, so not an index of `owners`).
     renamed: dict[int, str] = field(default_factory=dict)
     wholes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per `Piece` key found whole: its wholes' keys
-    touched: list[tuple[set[int], float]] = field(default_factory=list)  # per kernel walked: its keys, their bytes
+    # Per kernel walked: its keys (`_keys_touched`), their bytes.
+    touched: list[tuple[Collection[int], float]] = field(default_factory=list)
     used: float = 0.0
     hbm_read: float = 0.0
     hbm_write: float = 0.0
@@ -282,7 +347,7 @@ class ReplayState:
     pushed: bool = False  # `ReplayBytes.pushed`
 
     def copy(self) -> ReplayState:
-        """A copy that walks on without changing this one (the sets of `touched` are never changed: shared)."""
+        """A copy that walks on without changing this one (the keys of `touched` are never changed: shared)."""
         return ReplayState(
             OrderedDict(self.lines),
             OrderedDict(self.dirty),
@@ -525,8 +590,8 @@ def _walk(
         written_bytes[number, tensor] += written_sum
     if track:
         # Each key's bytes, summed: where every access to a key is of one size, an int, the sum is exact in any order.
-        reached = _keys_touched(sizes, pieces, numbers, wholes)
-        touched.append((reached, _unique_bytes(kernel) if varied else sum(sizes.values())))
+        unique_bytes = _unique_bytes(kernel) if varied else sum(sizes.values())
+        touched.append((_keys_touched(sizes, pieces, numbers, wholes), unique_bytes))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
 
@@ -703,15 +768,15 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 
 
 def _keys_touched(
-    reached: Iterable[int],
+    reached: dict[int, int | float],
     pieces: Iterable[MemoryKey],
     numbers: Mapping[Hashable, int],
     wholes: Mapping[int, tuple[int, ...]],
-) -> set[int]:
-    """The keys `reached` and the keys of the wholes of the `pieces` among them (a hit on a piece touches them);
-    `wholes`: the keys of the wholes of pieces found whole (`_covered`)."""
-    keys: set[int | None] = set(reached)
-    get = numbers.get
+) -> Collection[int]:
+    """The keys `reached` (a dict by key, to which this adds, in place and with a size of 0, the others: made anew as
+    a set, its 65,000 keys cost standard attention's walk at 16k tokens more than all its pieces) and the keys of
+    the wholes of the `pieces` among them (a hit on a piece touches them); `wholes`: the keys of the wholes of
+    pieces found whole (`_covered`)."""
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
     # key block of the row block): each tuple of wholes is looked up once, and its keys added once. A tuple is
     # found by its identity first (pieces of a tile share one; hashing hundreds of keys per piece cost more than
@@ -719,7 +784,7 @@ def _keys_touched(
     # a piece found whole adds are its wholes' numbers (`wholes`), which are those of any piece of the same wholes
     # (numbers never change): added once too.
     seen: dict[tuple[str, int], None] = {}
-    looked_up: dict[tuple[str, tuple[Hashable, ...]], list[int | None]] = {}
+    looked_up: set[tuple[str, tuple[Hashable, ...]]] = set()
     for memory in pieces:
         tensor, tile = _tensor(memory), _tile(memory)
         assert isinstance(tile, Piece)
@@ -728,17 +793,23 @@ def _keys_touched(
         seen[tensor, id(tile.wholes)] = None
         known = wholes.get(numbers[memory])
         if known is not None:
-            keys.update(known)
+            for key in known:
+                reached.setdefault(key, 0)
             continue
         if (tensor, tile.wholes) not in looked_up:
-            found = looked_up[tensor, tile.wholes] = [get((tensor, whole)) for whole in tile.wholes]
-            keys.update(found)
-    keys.discard(None)  # the wholes never accessed
-    return keys  # type: ignore[return-value]
+            looked_up.add((tensor, tile.wholes))
+            for whole in tile.wholes:
+                number = numbers.get((tensor, whole))
+                if number is not None:  # else never accessed
+                    reached.setdefault(number, 0)
+    return reached
 
 
 def _newest_kept(
-    lines: OrderedDict[int, float], touched: Sequence[tuple[set[int], float]], capacity_bytes: float, later: float
+    lines: OrderedDict[int, float],
+    touched: Sequence[tuple[Collection[int], float]],
+    capacity_bytes: float,
+    later: float,
 ) -> float:
     """How many of the newest resident bytes the run keeps (`replay`'s `later_heads`): a line last accessed in
     kernel k is older than the later heads' bytes of kernels k to the last, `later` times what the replay touched."""
