@@ -524,16 +524,19 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
                 Advance(("q_full", "q_empty", "ds_ready")),
             )
 
+        # The ops around the loop that name no tile, built once.
+        kv_wait = Wait("kv_full")
+        epilogue = (Vector(fma=keys * d), Smem(write_bytes=2 * keys * d * eb))  # dK * softmax scale; dK, dV to smem
+
         def program(tile: Hashable) -> Sequence[Op]:
             b, h, j = tile  # type: ignore[misc]
             cols = rows_in_block(problem.nk, c, j)
             blocks = q_blocks(j)
             mine = max(0, min(keys, cols - index * keys))
             return (
-                Wait("kv_full"),
+                kv_wait,
                 Repeat(len(blocks), visits(b, h, j if problem.causal else 0, cols, blocks.start)),
-                Vector(fma=keys * d),  # dK * softmax scale
-                Smem(write_bytes=2 * keys * d * eb),
+                *epilogue,
                 *((Store("dK", (b, h, j, index), mine * d * eb, engine="tma"),
                    Store("dV", (b, h, j, index), mine * d * eb, engine="tma")) if mine else ()),
             )  # fmt: skip
