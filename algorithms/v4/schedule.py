@@ -25,8 +25,7 @@ placement through `CtaResources.tmem_columns` (d = 128, block_n = 128 fills TMEM
 Conditional rescaling: the share of (block, 32-row warp) pairs that rescale is `rescale_fraction`; when not given
 it is measured with `algorithms.v4.numerics` (its `rescales_performed / (performed + skipped)`) on one head of
 random N(0, 1) bf16 inputs, 256 query rows against min(seqlen_k, 2048) keys, at this headdim, causality, tiles and
-`rescale_threshold` (cached per configuration; `algorithms.v4.rescale_sample` makes the numerics' decisions without
-importing them). The first block never rescales.
+`rescale_threshold` (cached per configuration). The first block never rescales.
 Software exp2: `exp_emulation_fraction` of each row's score exps run as the polynomial of degree `exp_poly_degree`
 (`algorithms._schedule.exp2`: 3 + degree FMA-pipe ops and 3 ALU ops each); the rest, the per-row rescale factor
 and the final reciprocal and log2 of each row run on MUFU.
@@ -112,7 +111,6 @@ from algorithms._schedule.tiling import (
     tile_axes,
     tile_key,
 )
-from algorithms.v4.defaults import DEFAULT_BLOCK_M, DEFAULT_EXP_EMULATION_FRACTION, DEFAULT_RESCALE_GROUP_ROWS
 from simgpu.arch import Arch
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
@@ -166,6 +164,8 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
     """Options with FA4's defaults: 128 x 128 tiles, 25% software exp2 (`algorithms.v4.numerics`), tau = 8 for
     16-bit inputs and 0 for FP8 (FA4's configs); `lpt` left at None means on for a causal forward, off otherwise
     (FA4's forward and non-deterministic backward schedulers)."""
+    from algorithms.v4.numerics import DEFAULT_EXP_EMULATION_FRACTION
+
     defaults = {
         "block_m": TCGEN05_M,
         "block_n": 128,
@@ -226,14 +226,19 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
 
 @cache
 def measured_rescale_fraction(headdim: int, keys: int, causal: bool, block_n: int, tau: float) -> float:
-    """Share of (block, warp) rescale decisions that rescale in the v4 numerics' forward (at its other defaults) on
-    random N(0, 1) bf16 inputs: Q (1, 1, 256, d), K and V (1, 1, keys, d) from `default_rng(0)`. Made by
-    `rescale_sample` without the numerics stack, with the same decisions (`tests/schedules/test_v4_rescale_sample`)."""
-    from algorithms.v4.rescale_sample import rescale_fraction
+    """Share of (block, warp) rescale decisions that rescale, from the v4 numerics on random N(0, 1) inputs."""
+    import ml_dtypes
+    import numpy as np
 
-    return rescale_fraction(
-        headdim, SAMPLE_ROWS, keys, causal, DEFAULT_BLOCK_M, block_n, tau, DEFAULT_RESCALE_GROUP_ROWS
-    )
+    from algorithms.v4.numerics import forward
+
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((1, 1, SAMPLE_ROWS, headdim)).astype(ml_dtypes.bfloat16)  # (1, 1, 256, d)
+    k = rng.standard_normal((1, 1, keys, headdim)).astype(ml_dtypes.bfloat16)  # (1, 1, keys, d)
+    v = rng.standard_normal((1, 1, keys, headdim)).astype(ml_dtypes.bfloat16)  # (1, 1, keys, d)
+    stats = forward(q, k, v, causal, block_n=block_n, rescale_threshold=tau, return_stats=True)[-1]
+    decisions = stats.rescales_performed + stats.rescales_skipped
+    return stats.rescales_performed / decisions if decisions else 0.0
 
 
 def _rescale_fraction(problem: Problem, cfg: Config) -> float:
