@@ -52,14 +52,19 @@ def _row_kernel(
 
 def preprocess_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
+    # The work of a Q block of `rows` rows: the same op for every block of that size (at most two sizes).
+    work = per_size(lambda rows: Vector(fma=rows * d, alu=rows * d + 5 * rows))  # dot product; unpack; shuffles
 
     def ops(b: int, h: int, i: int, rows: int) -> list[Op]:
+        key = (b, h, i)
+        # The copies' fields given in order (engine; Store: not atomic, no wait, barrier nor release): built for
+        # every Q block of every folded tile.
         return [
-            Load("O", (b, h, i), rows * d * eb, engine="ldg"),
-            Load("dO", (b, h, i), rows * d * eb, engine="ldg"),
-            Vector(fma=rows * d, alu=rows * d + 5 * rows),  # dot product; unpack 16-bit pairs; warp shuffles
-            Store("Delta", (b, h, i), rows * ACC_BYTES),
-            Store("dQacc", (b, h, i), rows * d * ACC_BYTES),  # zero the accumulator
+            Load("O", key, rows * d * eb, "ldg"),
+            Load("dO", key, rows * d * eb, "ldg"),
+            work(rows),
+            Store("Delta", key, rows * ACC_BYTES),
+            Store("dQacc", key, rows * d * ACC_BYTES),  # zero the accumulator
         ]
 
     return _row_kernel(name, problem, block_m, ops)
@@ -67,12 +72,23 @@ def preprocess_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
 
 def convert_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
+    work = per_size(lambda rows: Vector(alu=rows * d / 2))  # pack pairs of fp32 into 16-bit pairs (as above)
 
     def ops(b: int, h: int, i: int, rows: int) -> list[Op]:
-        return [
-            Load("dQacc", (b, h, i), rows * d * ACC_BYTES, engine="ldg"),
-            Vector(alu=rows * d / 2),  # pack pairs of fp32 into 16-bit pairs
-            Store("dQ", (b, h, i), rows * d * eb),
-        ]
+        key = (b, h, i)
+        return [Load("dQacc", key, rows * d * ACC_BYTES, "ldg"), work(rows), Store("dQ", key, rows * d * eb)]
 
     return _row_kernel(name, problem, block_m, ops)
+
+
+def per_size(make: Callable[[int], Vector]) -> Callable[[int], Vector]:
+    """`make(rows)`, made once per row count and then shared."""
+    made: dict[int, Vector] = {}
+
+    def of(rows: int) -> Vector:
+        vector = made.get(rows)
+        if vector is None:
+            vector = made[rows] = make(rows)
+        return vector
+
+    return of

@@ -397,13 +397,24 @@ def rowwise_kernel(
             return tile
         return row_piece(tile) if cols is None else block_piece(p, cfg, (bi, hi), g, by_keys, group)
 
+    # Of the operands a GEMM wrote as N x N tiles, every one's rows in a row group are the same piece: made once per
+    # row group, for all of them (softmax_bwd reads P and dP).
+    pieces_shared = cols is None
+
     def program(tile: Hashable) -> Sequence[Op]:
         bi, hi, g = tile  # type: ignore[misc]
         rounds, work, read_bytes, stored = by_rows[min(group, total - g * group)]
         # HBM (L2 off): each input row read once per pass (16-byte ld.global into registers); the fields in order.
-        built: list[Op] = [
-            Load(r.tensor, key(r, tile, bi, hi, g), nbytes, "ldg", "in", None, 0.0, rounds) for r, nbytes in read_bytes
-        ]
+        built: list[Op] = []
+        piece: Hashable = None
+        for r, nbytes in read_bytes:
+            if pieces_shared and not r.shared and r.tensor in GEMM_OUTPUTS:
+                if piece is None:
+                    piece = row_piece(tile)
+                read = piece
+            else:
+                read = key(r, tile, bi, hi, g)
+            built.append(Load(r.tensor, read, nbytes, "ldg", "in", None, 0.0, rounds))
         if built:
             built.append(wait)
         built *= passes

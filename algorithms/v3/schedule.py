@@ -271,6 +271,43 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
 
         rescale = o_rescale(WGMMA_ROWS, d)
 
+        # A key block's ops but the copies of a consumer that loads (no producer) name no tile: each form built once
+        # per kernel and shared by the blocks and tiles (long sequences fold thousands of Q blocks).
+        @functools.cache
+        def serial_ops(masked: bool) -> tuple[Op, ...]:
+            # No GEMM-softmax pipelining: S_j, its softmax, then PV_j, each waiting for the one before. Only
+            # S_j is issued in the ping-pong turn (FA3's mainloop without IntraWGOverlap).
+            return (
+                Wait("k_full"), *turn_start, Mma(*s_args), *turn_end, *release_k,
+                *softmax_ops(masked),
+                Wait(v_ready), Mma(*pv_args, a="reg"), *release_v,
+            )  # fmt: skip
+
+        @functools.cache
+        def overlapped_ops(ahead: bool, next_masked: bool) -> tuple[Op, ...]:
+            # FA3's order: issue S_{j+1}, rescale O by the factors of softmax j (registers PV_j accumulates
+            # into: between the two issues, with the turn held), issue PV_j (P_j came from the previous
+            # softmax), then the softmax of S_{j+1} runs while PV_j is still on the tensor cores. The rescale's
+            # FMULs sit after S's first wgmma (our kernel's SASS, bf16 at d = 64 and 128; taken as the same for
+            # FP8 and d = 256, not checked): they run while the tensor cores take it, and S's other k-steps are
+            # issued after them (where there are any: FP8 at d = 32 is one k-step). `ahead`: there is a block j+1
+            # (`next_masked`: it is masked).
+            if not ahead:
+                issue_s: tuple[Op, ...] = (rescale,)
+            elif d > s_step:
+                issue_s = (
+                    Wait("k_full"), Mma(WGMMA_ROWS, c, s_step, problem.dtype), rescale,
+                    Mma(WGMMA_ROWS, c, d - s_step, problem.dtype, arrive=f"s_{mine}"),
+                )  # fmt: skip
+            else:
+                issue_s = (Wait("k_full"), Mma(*s_args, arrive=f"s_{mine}"), rescale)
+            return (
+                *turn_start, *issue_s,
+                Wait(v_ready), Mma(*pv_args, a="reg", arrive=f"pv_{mine}"), *turn_end,
+                *((Wait(f"s_{mine}"), *release_k, *softmax_ops(next_masked, False)) if ahead else ()),
+                Wait(f"pv_{mine}"), *release_v,
+            )  # fmt: skip
+
         def program(tile: Hashable) -> Sequence[Op]:
             b, h, i, rows, keys = visits(tile)
             n = keys.visited
@@ -291,39 +328,13 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 return softmax_ops(j >= keys.unmasked, rescale_o)
 
             def serial(j: int) -> Sequence[Op]:
-                # No GEMM-softmax pipelining: S_j, its softmax, then PV_j, each waiting for the one before. Only
-                # S_j is issued in the ping-pong turn (FA3's mainloop without IntraWGOverlap).
-                return (
-                    Wait("k_full"), *turn_start, Mma(*s_args), *turn_end, *release_k,
-                    *softmax(j),
-                    Wait(v_ready), Mma(*pv_args, a="reg"), *release_v,
-                    *own_loads(j + cfg.stages),
-                )  # fmt: skip
+                ops = serial_ops(j >= keys.unmasked)
+                return (*ops, *own_loads(j + cfg.stages)) if loads_here else ops
 
             def overlapped(j: int) -> Sequence[Op]:
-                # FA3's order: issue S_{j+1}, rescale O by the factors of softmax j (registers PV_j accumulates
-                # into: between the two issues, with the turn held), issue PV_j (P_j came from the previous
-                # softmax), then the softmax of S_{j+1} runs while PV_j is still on the tensor cores. The rescale's
-                # FMULs sit after S's first wgmma (our kernel's SASS, bf16 at d = 64 and 128; taken as the same for
-                # FP8 and d = 256, not checked): they run while the tensor cores take it, and S's other k-steps are
-                # issued after them (where there are any: FP8 at d = 32 is one k-step).
                 ahead = j + 1 < n
-                if not ahead:
-                    issue_s: tuple[Op, ...] = (rescale,)
-                elif d > s_step:
-                    issue_s = (
-                        Wait("k_full"), Mma(WGMMA_ROWS, c, s_step, problem.dtype), rescale,
-                        Mma(WGMMA_ROWS, c, d - s_step, problem.dtype, arrive=f"s_{mine}"),
-                    )  # fmt: skip
-                else:
-                    issue_s = (Wait("k_full"), Mma(*s_args, arrive=f"s_{mine}"), rescale)
-                return (
-                    *turn_start, *issue_s,
-                    Wait(v_ready), Mma(*pv_args, a="reg", arrive=f"pv_{mine}"), *turn_end,
-                    *((Wait(f"s_{mine}"), *release_k, *softmax(j + 1, rescale_o=False)) if ahead else ()),
-                    Wait(f"pv_{mine}"), *release_v,
-                    *own_loads(j + cfg.stages),
-                )  # fmt: skip
+                ops = overlapped_ops(ahead, ahead and j + 1 >= keys.unmasked)
+                return (*ops, *own_loads(j + cfg.stages)) if loads_here else ops
 
             prologue: list[Op] = [op for j in range(cfg.stages) for op in own_loads(j)]
             prologue.append(Wait("q_full"))
@@ -524,16 +535,19 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
                 Advance(("q_full", "q_empty", "ds_ready")),
             )
 
+        # The ops around the loop that name no tile, built once.
+        kv_wait = Wait("kv_full")
+        epilogue = (Vector(fma=keys * d), Smem(write_bytes=2 * keys * d * eb))  # dK * softmax scale; dK, dV to smem
+
         def program(tile: Hashable) -> Sequence[Op]:
             b, h, j = tile  # type: ignore[misc]
             cols = rows_in_block(problem.nk, c, j)
             blocks = q_blocks(j)
             mine = max(0, min(keys, cols - index * keys))
             return (
-                Wait("kv_full"),
+                kv_wait,
                 Repeat(len(blocks), visits(b, h, j if problem.causal else 0, cols, blocks.start)),
-                Vector(fma=keys * d),  # dK * softmax scale
-                Smem(write_bytes=2 * keys * d * eb),
+                *epilogue,
                 *((Store("dK", (b, h, j, index), mine * d * eb, engine="tma"),
                    Store("dV", (b, h, j, index), mine * d * eb, engine="tma")) if mine else ()),
             )  # fmt: skip

@@ -275,8 +275,14 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     def kv_bytes(b: int, j: int) -> int:
         return rows_in_block(sequence(problem, b).nk, c, j) * d * eb
 
+    advances: dict[tuple[str, int], tuple[Op, ...]] = {}
+
     def cursor(ring: str, steps: int) -> tuple[Op, ...]:
-        return (Advance((ring,)),) * steps
+        """`steps` advances of `ring`: one op, made once per kernel (the roles' loop bodies ask for thousands)."""
+        made = advances.get((ring, steps))
+        if made is None:
+            made = advances[ring, steps] = (Advance((ring,)),) * steps
+        return made
 
     def key(b: int, h: int, index: int) -> tuple[int, ...]:
         return tile_key(problem, b, h, index)
@@ -313,16 +319,23 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         s = [Mma(*s_args, acc="tmem", arrive=f"s_full{t}") for t in tiles]
         pv = [Mma(*pv_args, a="tmem", acc="tmem", arrive=f"pv_done{t}") for t in tiles]
 
-        def step(j: int) -> Sequence[Op]:
+        def body(more: bool) -> tuple[Op, ...]:
+            """A block's MMAs, and with `more` the next block's S."""
             ops: list[Op] = []
             for t in tiles:
                 ops += [Wait(f"p_full{t}"), Wait(f"o_ready{t}")]
                 ops += [Wait("kv_full@v")] if t == 0 else []
                 ops.append(pv[t])
-                if j + 1 < n:
+                if more:
                     ops += [Wait("kv_full@k")] if t == 0 else []
                     ops.append(s[t])
-            return (*ops, *cursor("kv_full@v", 2), *(cursor("kv_full@k", 2) if j + 1 < n else ()))
+            return (*ops, *cursor("kv_full@v", 2), *(cursor("kv_full@k", 2) if more else ()))
+
+        # Every block but the last issues the next S: two bodies, made once per work item (blocks ask thousands).
+        inner, last_block = body(True), body(False)
+
+        def step(j: int) -> Sequence[Op]:
+            return inner if j + 1 < n else last_block
 
         return (
             *q_waits, Wait("kv_full@k"), *s, *cursor("kv_full@k", 2), *cursor("kv_full@v", 1),
@@ -355,11 +368,19 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 )
                 return (vector, Tmem(write_bytes=part * eb)) * SOFTMAX_CHUNKS
 
+            # A block's ops depend on whether it is masked, the first, the last: each form made once per work item.
+            forms: dict[tuple[bool, bool, bool], tuple[Op, ...]] = {}
+
             def step(j: int) -> Sequence[Op]:
-                masked = j >= keys.unmasked
-                first_block = j == 0
+                form = (j >= keys.unmasked, j == 0, j == n - 1)
+                made = forms.get(form)
+                if made is None:
+                    made = forms[form] = block(*form)
+                return made
+
+            def block(masked: bool, first_block: bool, last_block: bool) -> tuple[Op, ...]:
                 release = (Arrive("kv_empty@k"),) if releases else ()
-                release_q = (Arrive("q_empty"),) if releases and j == n - 1 else ()
+                release_q = (Arrive("q_empty"),) if releases and last_block else ()
                 return (
                     Wait(f"s_full{t}"), *release, *release_q, *cursor("kv_empty@k", 2),
                     Tmem(read_bytes=scores * ACC_BYTES),  # S_t: r x c fp32 from TMEM
@@ -385,18 +406,20 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         if not n:
             return ()
 
-        def block(j: int) -> Sequence[Op]:  # block j >= 1: rescale O_t after PV_t(j - 1)
-            ops: list[Op] = []
-            for t in tiles:
-                ops += [Wait(f"scale{t}"), Wait(f"pv_done{t}")]
-                ops += [Arrive("kv_empty@v"), *cursor("kv_empty@v", 2)] if t == last else []
-                ops += [
-                    Tmem(read_bytes=f_rescale * o_tile),
-                    Vector(fma=f_rescale * r * d),  # O_t rows times their scale (FMUL)
-                    Tmem(write_bytes=f_rescale * o_tile),
-                    Arrive(f"o_ready{t}"),
-                ]
-            return ops
+        # Block j >= 1: rescale O_t after PV_t(j - 1); the same ops in every block, made once per work item.
+        rescales: list[Op] = []
+        for t in tiles:
+            rescales += [Wait(f"scale{t}"), Wait(f"pv_done{t}")]
+            rescales += [Arrive("kv_empty@v"), *cursor("kv_empty@v", 2)] if t == last else []
+            rescales += [
+                Tmem(read_bytes=f_rescale * o_tile),
+                Vector(fma=f_rescale * r * d),  # O_t rows times their scale (FMUL)
+                Tmem(write_bytes=f_rescale * o_tile),
+                Arrive(f"o_ready{t}"),
+            ]
+
+        def block(j: int) -> Sequence[Op]:
+            return list(rescales)  # a list of its own per block, as each was built
 
         final: list[Op] = []
         for t in tiles:
