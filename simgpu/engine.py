@@ -542,6 +542,24 @@ class Engine:
                 # `next` where no value is sent (nearly every entry): it calls the generator's own step, where
                 # `send` is a method looked up by name and called with its arguments parsed.
                 delay = resume(target) if value is None else target.send(value)  # type: ignore[arg-type,union-attr]
+                # While the entry the process asks for would be the next to run, run it here rather than through
+                # the heap and the lists: no process start waits, the current time's list is walked, and no other
+                # time is due before it (nor at it, unless it is the current time, whose list it would end).
+                while delay is not None and not starts and index == len(entries):
+                    later = now + delay
+                    if entries:  # the current time's list is `times[0]`: the others are its children and below
+                        if later != now:
+                            rest = len(times)
+                            if (rest > 1 and times[1] <= later) or (rest > 2 and times[2] <= later):
+                                break
+                            del due[pop(times)]  # the walked list, dropped as the next entry's turn would drop it
+                            entries = []
+                            index = 0
+                    elif times and times[0] <= later:
+                        break
+                    now = later
+                    self.now = now
+                    delay = resume(target)  # type: ignore[arg-type]
             except StopIteration:
                 continue
             if delay is not None:
