@@ -184,6 +184,14 @@ class Sm:
             units["dsmem"] = self.dsmem
         return units
 
+    def untie(self) -> None:
+        """Forget the run's roles once it is over: the last op's role (whose CTA holds this SM), the watched ends'
+        owners and the last op's revision, so that reference counting frees the run (`Engine._untie`)."""
+        self._role = None
+        self.revision = None
+        for server in self.servers().values():
+            server.watchers = []
+
     def execute(self, op: UnitOp, now: float, warps: int, role: object = None) -> float:
         """Reserve the units `op` needs for warp role `role`; return its completion time in cycles. `revision` is
         then the op's `Revision` if contention or another role's MMAs may still move that time, else None."""
