@@ -427,9 +427,6 @@ class Engine:
         self._ops = 0
         self._roles: list[_RoleState] = []
         self._ctas = 0
-        # Every kernel's role states and slots, untied at the end of the run (`_untie`).
-        self._finished_roles: list[_RoleState] = []
-        self._finished_slots: list[list[Process]] = []
 
     def _chip_recorder(self) -> SpanRecorder | None:
         trace = self.trace
@@ -497,25 +494,24 @@ class Engine:
         self._loop()
         if self._slots_done < len(placed):
             raise DeadlockError(self._deadlock_message(kernel))
-        self._finished_roles += self._roles
-        self._finished_slots += slots
+        # Each kernel's processes untied as it ends, not kept to the run's end: kept, a run of many kernels and CTAs
+        # (standard attention's at issue 4's shape) held them all and freed them at its end, 18% of its time.
+        for state in self._roles:
+            state.process = None
+        for itself in slots:
+            itself.clear()
 
     def _untie(self) -> None:
-        """Drop the references by which the run's finished processes and its SMs hold themselves in cycles (a role's
-        state its generator, whose frame holds the state; a slot the list that holds it; an SM the role of its last
-        op, whose CTA holds the SM): reference counting then frees them when the engine goes, where the cycle
-        collector would have to find them (about 110 objects a run, 72 runs in one fast prediction of v3's backward at
-        1k, the collector 12% of its CPU time). After the run's stats: nothing of it is read again."""
-        for state in self._finished_roles:
-            state.process = None
-        for itself in self._finished_slots:
-            itself.clear()
+        """Drop the references by which the run's SMs hold themselves in cycles (an SM the role of its last op, whose
+        CTA holds the SM; a kernel's finished processes are untied as it ends, `_run_kernel`: a role's state its
+        generator, whose frame holds the state; a slot the list that holds it): reference counting then frees them
+        when the engine goes, where the cycle collector would have to find them (about 110 objects a run, 72 runs in
+        one fast prediction of v3's backward at 1k, the collector 12% of its CPU time). After the run's stats: nothing
+        of it is read again."""
         for sm in self.sms:
             sm.untie()
-        # And the engine's own lists of them: their barriers call back into the engine (`_Barrier.wake`).
+        # And the engine's own list of them: their barriers call back into the engine (`_Barrier.wake`).
         self._roles = []
-        self._finished_roles = []
-        self._finished_slots = []
 
     def _start(self, process: Process) -> None:
         self._process_types.add(type(process))
