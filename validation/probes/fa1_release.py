@@ -23,7 +23,6 @@ import io
 import os
 import subprocess
 import tarfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -110,8 +109,7 @@ def measure(fa1: object, headdim: int, seqlen: int, causal: bool, handle: object
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from torch.nn.functional import scaled_dot_product_attention
 
-    from cupy_kernels.common import ClockTrace
-    from validation.probes.torch_fa2 import row, sampler
+    from validation.probes.torch_fa2 import row, timed_calls
 
     batch, heads = TOKENS // seqlen, HIDDEN // headdim
     call, (q, k, v, out) = launcher(fa1, headdim, seqlen, causal)
@@ -125,30 +123,7 @@ def measure(fa1: object, headdim: int, seqlen: int, causal: bool, handle: object
         with sdpa_kernel(SDPBackend.MATH):
             reference = scaled_dot_product_attention(heads_first(q), heads_first(k), heads_first(v), is_causal=causal)
         error = float((heads_first(out) - reference).norm() / reference.norm())
-    for _ in range(WARMUP):
-        call()
-    torch.cuda.synchronize()
-    samples: list[tuple[float, float]] = []
-    stop = threading.Event()
-    thread = threading.Thread(target=sampler, args=(handle, samples, stop))
-    thread.start()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPEATS)]
-    trace = ClockTrace()
-    trace.start()
-    started = time.perf_counter()
-    for begin, end in events:
-        trace.mark(end=False)
-        begin.record()
-        call()
-        end.record()
-        trace.mark(end=True)
-    torch.cuda.synchronize()
-    finished = time.perf_counter()
-    counted = trace.stop()
-    stop.set()
-    thread.join()
-    times_ms = [begin.elapsed_time(end) for begin, end in events]
-    clocks = [clock for moment, clock in samples if started <= moment <= finished]
+    times_ms, counted, clocks = timed_calls(call, handle)
     measured = row("fwd", (batch, heads, seqlen, headdim), causal, times_ms, counted, clocks, error)
     return measured | {"splits": splits}
 

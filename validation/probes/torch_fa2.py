@@ -17,6 +17,7 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pynvml
@@ -88,31 +89,37 @@ def measure(headdim: int, seqlen: int, causal: bool, handle: object, backend: SD
         out = scaled_dot_product_attention(q, k, v, is_causal=causal)
         if seqlen <= CHECKED_SEQLEN:
             error = float((out.float() - reference).norm() / reference.norm())
-        for _ in range(WARMUP):
-            scaled_dot_product_attention(q, k, v, is_causal=causal)
-        torch.cuda.synchronize()
-        samples: list[tuple[float, float]] = []
-        stop = threading.Event()
-        thread = threading.Thread(target=sampler, args=(handle, samples, stop))
-        thread.start()
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPEATS)]
-        trace = ClockTrace()
-        trace.start()
-        started = time.perf_counter()
-        for begin, end in events:
-            trace.mark(end=False)
-            begin.record()
-            scaled_dot_product_attention(q, k, v, is_causal=causal)
-            end.record()
-            trace.mark(end=True)
-        torch.cuda.synchronize()
-        finished = time.perf_counter()
-        counted = trace.stop()
-        stop.set()
-        thread.join()
-    times_ms = [begin.elapsed_time(end) for begin, end in events]
-    clocks = [clock for moment, clock in samples if started <= moment <= finished]
+        times_ms, counted, clocks = timed_calls(lambda: scaled_dot_product_attention(q, k, v, is_causal=causal), handle)
     return row("fwd", (batch, heads, seqlen, headdim), causal, times_ms, counted, clocks, error)
+
+
+def timed_calls(call: Callable[[], object], handle: object) -> tuple[list[float], float, list[float]]:
+    """`WARMUP` untimed calls of `call`, then `REPEATS` timed with CUDA events: their times (ms), the SM clock counted
+    on the SM beside them (MHz, `ClockTrace`) and NVML's clock samples taken while they ran (MHz)."""
+    for _ in range(WARMUP):
+        call()
+    torch.cuda.synchronize()
+    samples: list[tuple[float, float]] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=sampler, args=(handle, samples, stop))
+    thread.start()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(REPEATS)]
+    trace = ClockTrace()
+    trace.start()
+    started = time.perf_counter()
+    for begin, end in events:
+        trace.mark(end=False)
+        begin.record()
+        call()
+        end.record()
+        trace.mark(end=True)
+    torch.cuda.synchronize()
+    finished = time.perf_counter()
+    counted = trace.stop()
+    stop.set()
+    thread.join()
+    times_ms = [begin.elapsed_time(end) for begin, end in events]
+    return times_ms, counted, [clock for moment, clock in samples if started <= moment <= finished]
 
 
 def row(
