@@ -11,6 +11,7 @@ the data, not the tiny CTAs.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from functools import cache
 
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
 from simgpu.kernel import CtaResources, Kernel, Role, TileGrid
@@ -53,7 +54,7 @@ def _row_kernel(
 def preprocess_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
     # The work of a Q block of `rows` rows: the same op for every block of that size (at most two sizes).
-    work = per_size(lambda rows: Vector(fma=rows * d, alu=rows * d + 5 * rows))  # dot product; unpack; shuffles
+    work = cache(lambda rows: Vector(fma=rows * d, alu=rows * d + 5 * rows))  # dot product; unpack; shuffles
 
     def ops(b: int, h: int, i: int, rows: int) -> list[Op]:
         key = (b, h, i)
@@ -72,23 +73,10 @@ def preprocess_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
 
 def convert_kernel(name: str, problem: Problem, block_m: int) -> Kernel:
     d, eb = problem.headdim, problem.element_bytes
-    work = per_size(lambda rows: Vector(alu=rows * d / 2))  # pack pairs of fp32 into 16-bit pairs (as above)
+    work = cache(lambda rows: Vector(alu=rows * d / 2))  # pack pairs of fp32 into 16-bit pairs (as above)
 
     def ops(b: int, h: int, i: int, rows: int) -> list[Op]:
         key = (b, h, i)
         return [Load("dQacc", key, rows * d * ACC_BYTES, "ldg"), work(rows), Store("dQ", key, rows * d * eb)]
 
     return _row_kernel(name, problem, block_m, ops)
-
-
-def per_size(make: Callable[[int], Vector]) -> Callable[[int], Vector]:
-    """`make(rows)`, made once per row count and then shared."""
-    made: dict[int, Vector] = {}
-
-    def of(rows: int) -> Vector:
-        vector = made.get(rows)
-        if vector is None:
-            vector = made[rows] = make(rows)
-        return vector
-
-    return of

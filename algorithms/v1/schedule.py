@@ -62,10 +62,10 @@ smem before P~ V_j, so that load's latency hides behind the softmax only (on the
 the d = 128 main loop's samples); here it is waited for (and committed) at the next step's start. Committing it
 before P~ V_j takes exact mode on FA2's A100 sweep at N = 512 from 42.2% to 39.9% of peak, but fast mode's per-SM
 HBM share serializes each SM's bursts of loads (fast over exact cycles 0.957 -> 0.883 on the full A100 there;
-forty-first session) and its nested-loop fold misses the causal diagonal's longer latency (+1-2%): left for fast
-mode to follow. Fast mode's L2 replay of a split grid replays a head's CTAs close together, where the grid launches
-them `batch x heads` CTAs apart, so it finds K_j and V_j in L2 that exact mode misses (N = 512, 4 splits: half of
-exact's HBM bytes): use exact mode with `splits`.
+`docs/results/fa1_release_not_kept/`) and its nested-loop fold misses the causal diagonal's longer latency (+1-2%):
+left for fast mode to follow. Fast mode's L2 replay of a split grid replays a head's CTAs close together, where the
+grid launches them `batch x heads` CTAs apart, so it finds K_j and V_j in L2 that exact mode misses (N = 512, 4
+splits: half of exact's HBM bytes): use exact mode with `splits`.
 """
 
 from __future__ import annotations

@@ -275,14 +275,10 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
     def kv_bytes(b: int, j: int) -> int:
         return rows_in_block(sequence(problem, b).nk, c, j) * d * eb
 
-    advances: dict[tuple[str, int], tuple[Op, ...]] = {}
-
+    @cache
     def cursor(ring: str, steps: int) -> tuple[Op, ...]:
         """`steps` advances of `ring`: one op, made once per kernel (the roles' loop bodies ask for thousands)."""
-        made = advances.get((ring, steps))
-        if made is None:
-            made = advances[ring, steps] = (Advance((ring,)),) * steps
-        return made
+        return (Advance((ring,)),) * steps
 
     def key(b: int, h: int, index: int) -> tuple[int, ...]:
         return tile_key(problem, b, h, index)
@@ -368,16 +364,11 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
                 )
                 return (vector, Tmem(write_bytes=part * eb)) * SOFTMAX_CHUNKS
 
-            # A block's ops depend on whether it is masked, the first, the last: each form made once per work item.
-            forms: dict[tuple[bool, bool, bool], tuple[Op, ...]] = {}
-
             def step(j: int) -> Sequence[Op]:
-                form = (j >= keys.unmasked, j == 0, j == n - 1)
-                made = forms.get(form)
-                if made is None:
-                    made = forms[form] = block(*form)
-                return made
+                return block(j >= keys.unmasked, j == 0, j == n - 1)
 
+            # A block's ops depend on whether it is masked, the first, the last: each form made once per work item.
+            @cache
             def block(masked: bool, first_block: bool, last_block: bool) -> tuple[Op, ...]:
                 release = (Arrive("kv_empty@k"),) if releases else ()
                 release_q = (Arrive("q_empty"),) if releases and last_block else ()
