@@ -69,7 +69,7 @@ from simgpu.arch import Arch
 from simgpu.engine import RunStats, UnitTotals
 from simgpu.errors import ScheduleError
 from simgpu.fast_bytes import Shares, replayed_bytes
-from simgpu.fast_costs import TIMES, class_costs, metric_names, metric_vector
+from simgpu.fast_costs import TIMES, class_costs, filled_slots, metric_names, metric_vector
 from simgpu.fast_plan import KernelPlan, plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fast_whole import run_whole
@@ -158,18 +158,19 @@ def run_fast(
         classes: dict[tuple[int, tuple[int, ...]], int] = {}
         shapes = zip(plan.kinds, plan.removed, strict=True)
         class_of_shape = np.array([classes.setdefault(shape, len(classes)) for shape in shapes])
-        vectors = np.zeros((len(classes), 2 * plan.fit, len(names) + TIMES))  # class, setting, cost vector
+        slots = filled_slots(plan.fit, len(plan.kernel.tiles), arch.sms)
+        vectors = np.zeros((len(classes), 2 * slots, len(names) + TIMES))  # class, setting, cost vector
         for (kind, removed), position in classes.items():
             vectors[position] = [cost.of(removed) for cost in costs[kind]]
         tile_class = class_of_shape[plan.index]
-        times = vectors[:, :, :TIMES].reshape(len(classes), plan.fit, 2, TIMES)  # class, CTAs - 1, (busy, alone), time
+        times = vectors[:, :, :TIMES].reshape(len(classes), slots, 2, TIMES)  # class, CTAs - 1, (busy, alone), time
         tiles_per_class = np.bincount(tile_class, minlength=len(classes))
-        kernel_totals = tiles_per_class @ vectors[:, -2, TIMES:]  # all slots filled, all SMs busy
+        kernel_totals = tiles_per_class @ vectors[:, -2, TIMES:]  # as full as the tiles fill an SM, all SMs busy
         totals += kernel_totals
         # No kernel ends before the chip's L2 served what its tiles moved through it: where every SM starts its first
         # tiles at once, a representative's first tiles may take more of L2 than its share.
         l2_cycles = kernel_totals[l2_service] / arch.l2_bytes_per_cycle(clock_hz)
-        kernel_cycles.append(launch + max(shared_schedule(arch.sms, plan.fit, times, tile_class, sharers), l2_cycles))
+        kernel_cycles.append(launch + max(shared_schedule(arch.sms, slots, times, tile_class, sharers), l2_cycles))
     cycles = sum(kernel_cycles)
     return _stats(arch, clock_hz, names, totals, bytes_full, cycles, tuple(kernel_cycles), plans, ops)
 

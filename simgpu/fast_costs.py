@@ -1,6 +1,7 @@
 """Fast mode's class costs: what a tile of each kind costs, from one SM running the kind's representative.
 
-One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated), once and twice in a row,
+One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated; no more than the first
+wave puts on an SM, `filled_slots`), once and twice in a row,
 alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (that the kernel can fill: no more than its
 tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. In a kernel of
 unequal tiles (more than one cost class) the further tiles are timed with the SM's slots started a round's 1 / CTAs
@@ -99,16 +100,17 @@ def class_costs(
     names: Sequence[str],
     sharers: int | None = None,
 ) -> tuple[dict[int, tuple[Cost, ...]], int]:
-    """Per kind of tiles (`KernelPlan.kinds`), per number of CTAs at once on an SM (1 to fit) and per bandwidth
-    share (`sharers` SMs busy, by default all of them, or this SM alone): simulate the kind's representative (the
-    tile with the most iterations removed) in that many slots of one SM, at the base fold and at each fit variant of
-    the kernel. Returns the costs, in the order (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the
-    ops simulated."""
+    """Per kind of tiles (`KernelPlan.kinds`), per number of CTAs at once on an SM (1 to the slots its tiles fill,
+    `filled_slots`) and per bandwidth share (`sharers` SMs busy, by default all of them, or this SM alone): simulate
+    the kind's representative (the tile with the most iterations removed) in that many slots of one SM, at the base
+    fold and at each fit variant of the kernel. Returns the costs, in the order (1 CTA, all busy), (1 CTA, alone),
+    (2 CTAs, all busy)..., and the ops simulated."""
+    slots = filled_slots(plan.fit, len(plan.kernel.tiles), arch.sms)
     representatives = {kind: plan.representative(kind) for kind in dict.fromkeys(plan.kinds)}
     # Tiles of unequal cost reach their SMs at unrelated times (`Cost` classes: a kind and its removed iterations).
     spread = len(set(zip(plan.kinds, plan.removed, strict=True))) > 1
     # No slot takes a second tile (one wave at most): a further tile's time is never asked for (`_representative`).
-    single = len(plan.kernel.tiles) <= plan.fit * arch.sms
+    single = len(plan.kernel.tiles) <= slots * arch.sms
     bounds = (
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("busy:")),
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("served:")),
@@ -121,7 +123,7 @@ def class_costs(
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit
         demand: dict[int, float] = {}
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
-        for ctas, alone in itertools.product(_occupancies(plan.fit), (True, False)):
+        for ctas, alone in itertools.product(_occupancies(slots), (True, False)):
             busy = sharers or arch.sms
             burst, share = (1.0, 1.0) if alone else _busy_shares(busy, demand[ctas])
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
@@ -167,11 +169,19 @@ def class_costs(
     costs = {
         kind: tuple(
             _interpolated(simulated_costs, kind, ctas, alone)
-            for ctas, alone in itertools.product(range(1, plan.fit + 1), (False, True))
+            for ctas, alone in itertools.product(range(1, slots + 1), (False, True))
         )
         for kind in representatives
     }
     return costs, ops
+
+
+def filled_slots(fit: int, tiles: int, sms: int) -> int:
+    """The CTAs an SM holds at most over a kernel of `tiles` tiles with `fit` slots per SM: the first wave goes
+    breadth-first across the SMs, so a kernel of fewer tiles than the chip's slots fills ceil(tiles / sms) of each
+    SM's (v1's one CTA per head: 64 heads on 132 SMs hold one each). No SM ever runs more, so no more are simulated,
+    and the per-tile metrics are those of an SM as full as the kernel fills it."""
+    return min(fit, -(-tiles // sms))
 
 
 def _fit_variant(base: FoldedTile, side: str, period: int, shares: Mapping[str, MissShares]) -> FoldedTile:

@@ -27,6 +27,7 @@ from simgpu.fast_costs import (
     _fit_variant,
     _staggered,
     class_costs,
+    filled_slots,
     metric_names,
 )
 from simgpu.fast_plan import REPLAY_NESTED_PERIODS, grid_prefix, plan_kernel
@@ -860,6 +861,23 @@ def test_fast_modes_l2_is_busy_for_what_it_serves_as_exact_modes() -> None:
         served = exact.busy["l2"] * exact.cycles
         assert fast.busy["l2"] * fast.cycles == pytest.approx(served, rel=1e-9)
         assert served > (exact.l2_read_bytes + exact.l2_write_bytes) / arch.l2_bytes_per_cycle(exact.clock_hz)
+
+
+def test_an_sm_holds_no_more_ctas_than_the_first_wave_puts_on_it() -> None:
+    # The first wave goes breadth-first: fewer tiles than the chip's slots leave the further slots of every SM empty.
+    assert [filled_slots(2, tiles, 132) for tiles in (1, 64, 132, 133, 264, 1000)] == [1, 1, 1, 2, 2, 2]
+    assert filled_slots(4, 200, 132) == 2 and filled_slots(1, 5, 132) == 1
+
+
+def test_fast_modes_units_are_busy_as_exact_modes_where_the_tiles_fill_one_slot_of_each_sm() -> None:
+    # v1's forward takes one CTA per head: 16 heads on the A100's 108 SMs, each SM holds one though two fit. Fast mode
+    # counted each tile's busy cycles as an SM holding two ran it (its tensor cores 1.44 times exact mode's busy, its
+    # FMA pipes 1.17); it now runs no more CTAs on its representative SM than the first wave puts on an SM.
+    problem = Problem(2, 8, 1024, 64)
+    fast, exact = simulate("a100", "v1", problem), simulate("a100", "v1", problem, mode="exact")
+    assert fast.ctas_per_sm == exact.ctas_per_sm == (2,)
+    for unit, busy in exact.busy.items():
+        assert fast.busy[unit] == pytest.approx(busy, rel=1e-3, abs=1e-6), unit
 
 
 # Standard attention writes S and P to HBM and reads them back: whether they are still in L2 depends on how much of
