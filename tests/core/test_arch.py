@@ -238,3 +238,16 @@ def test_the_child_is_blamed_for_what_it_sets_and_may_fix_its_parent(tmp_path: P
     with pytest.raises(ArchError) as raised:
         load_arch(family(tmp_path, base, "sms: 100\n"))
     assert str(raised.value).startswith(f"{tmp_path / 'parent.yaml'}: clock_hz: missing key")
+
+
+def test_a_file_loaded_again_is_read_again(tmp_path: Path) -> None:
+    # Parses are kept by the file's text (`simulate` loads its arch by name on every call): an edited file, or an
+    # edited parent, gives the new values; loading one twice gives equal archs that share nothing mutable.
+    write(tmp_path, "parent.yaml", "inherit: h100\nname: parent\nmufu:\n  ex2_per_cycle: 32\n")
+    child = write(tmp_path, "child.yaml", "inherit: parent.yaml\nname: child\n")
+    first = load_arch(child)
+    assert load_arch(child) == first and first.mufu.ex2_per_cycle == 32
+    write(tmp_path, "parent.yaml", "inherit: h100\nname: parent\nmufu:\n  ex2_per_cycle: 64\n")
+    assert load_arch(child).mufu.ex2_per_cycle == 64
+    write(tmp_path, "child.yaml", "inherit: parent.yaml\nname: child\nmufu:\n  ex2_per_cycle: 8\n")
+    assert load_arch(child).mufu.ex2_per_cycle == 8
