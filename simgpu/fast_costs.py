@@ -111,6 +111,11 @@ def class_costs(
     spread = len(set(zip(plan.kinds, plan.removed, strict=True))) > 1
     # No slot takes a second tile (one wave at most): a further tile's time is never asked for (`_representative`).
     single = len(plan.kernel.tiles) <= slots * arch.sms
+    # Alike tiles, one to an SM of the sharers, start together and end together: every SM stays busy until the end,
+    # so the schedule reads no time of an SM alone (`simgpu.fast_schedule._at_weight` at weight 1), and the fit
+    # variants run alone would go unread. The base run alone still sets the busy SMs' shares; its Cost keeps no
+    # slopes. (v1's one CTA per head: 4 of its 10 runs.)
+    lockstep = single and not spread and len(plan.kernel.tiles) == (sharers or arch.sms)
     bounds = (
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("busy:")),
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("served:")),
@@ -133,7 +138,7 @@ def class_costs(
             demand.setdefault(ctas, run.demand)
             ops += run.ops
             slopes = np.zeros((len(base.executed), len(run.vector)))
-            if fitted:
+            if fitted and not (lockstep and alone):
                 deltas = []
                 for variant in variants:
                     more = _representative(

@@ -259,6 +259,8 @@ def _at_weight(settings: list[list[float]], column: int, weight: float) -> float
     """Time `column` (first tile, further tile or `TAIL`) of a class at one occupancy (`settings[a]`: every SM busy,
     a = 0, or its SM alone, a = 1) with the busy SMs' `weight` (0: this SM alone, 1: all busy): linear between."""
     busy, alone = settings[0][column], settings[1][column]
+    if weight == 1.0:  # the end itself, not `alone` plus the difference rounded: an all-busy kernel reads no alone
+        return float(busy)
     return float(alone + (busy - alone) * weight)
 
 

@@ -31,7 +31,7 @@ from simgpu.fast_costs import (
     metric_names,
 )
 from simgpu.fast_plan import REPLAY_NESTED_PERIODS, grid_prefix, plan_kernel
-from simgpu.fast_schedule import shared_schedule
+from simgpu.fast_schedule import _at_weight, shared_schedule
 from simgpu.fast_whole import unit_ops
 from simgpu.fold import FoldSpec, fold_tile, mark_retouches, outline
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid, with_programs
@@ -532,7 +532,11 @@ def test_a_removed_iteration_takes_at_least_its_hbm_service_at_the_sms_share() -
     plan, names = planned.plans[0], metric_names(arch)
     costs, _ = class_costs(arch, plan, arch.clock_hz, 10**9, planned.shares[0], names, len(plan.kernel.tiles))
     served = [TIMES + names.index("served:hbm"), TIMES + names.index("served:l2")]
-    for cost in costs[plan.kinds[0]]:
+    # The costs with every SM busy: its tiles, alike and one to an SM, never leave an SM alone, so the costs alone
+    # are the base runs' only, without a fit (`class_costs`, lockstep).
+    busy, alone = costs[plan.kinds[0]][::2], costs[plan.kinds[0]][1::2]
+    assert not any(cost.slopes.any() for cost in alone)
+    for cost in busy:
         assert cost.slopes[:, 1].any()
         assert (cost.slopes[:, 1] >= cost.ctas * cost.slopes[:, served].max(axis=1) - 1e-6).all()
         assert (cost.slopes[:, 0] == cost.slopes[:, 1]).all()
@@ -873,11 +877,21 @@ def test_fast_modes_units_are_busy_as_exact_modes_where_the_tiles_fill_one_slot_
     # v1's forward takes one CTA per head: 16 heads on the A100's 108 SMs, each SM holds one though two fit. Fast mode
     # counted each tile's busy cycles as an SM holding two ran it (its tensor cores 1.44 times exact mode's busy, its
     # FMA pipes 1.17); it now runs no more CTAs on its representative SM than the first wave puts on an SM.
+    # Its tiles, alike and one to an SM, start and end together: no SM ever runs alone, and the fit variants are run
+    # with every SM busy only.
     problem = Problem(2, 8, 1024, 64)
     fast, exact = simulate("a100", "v1", problem), simulate("a100", "v1", problem, mode="exact")
     assert fast.ctas_per_sm == exact.ctas_per_sm == (2,)
+    assert fast.cycles == pytest.approx(exact.cycles, rel=0.01)
     for unit, busy in exact.busy.items():
         assert fast.busy[unit] == pytest.approx(busy, rel=1e-3, abs=1e-6), unit
+
+
+def test_the_schedule_reads_the_all_busy_time_itself_with_every_sm_busy() -> None:
+    # Not the SM-alone time plus the difference, rounded: a kernel that keeps every SM busy reads no alone time, so
+    # fast mode need not work one out (`class_costs`, lockstep tiles).
+    assert _at_weight([[1.0], [1e16]], 0, 1.0) == 1.0
+    assert _at_weight([[1.0], [3.0]], 0, 0.5) == 2.0 and _at_weight([[1.0], [3.0]], 0, 0.0) == 3.0
 
 
 # Standard attention writes S and P to HBM and reads them back: whether they are still in L2 depends on how much of
