@@ -39,7 +39,12 @@ class _Frozen:
     """The base of the frozen dataclasses below, which pickles one as its class called with its `__init__` fields.
 
     Compiled (mypyc), an instance would otherwise be restored field by field with `setattr`, which a frozen class
-    refuses; a `Piece` hashes again where unpickled, as it must (string hashes differ between processes)."""
+    refuses; a `Piece` hashes again where unpickled, as it must (string hashes differ between processes).
+
+    Each class declares its own `__init__` (`init=False`), which mypyc compiles to native stores: mypy sees the
+    frozen fields as read-only (hence each store's `type: ignore`), and run as Python the stores would raise, so
+    there `slot_init` (at the end of the module) puts a slot-storing `__init__` of the same parameters in its place.
+    """
 
     __slots__ = ()
 
