@@ -1,9 +1,10 @@
 """The engine's modules compiled with mypyc: which ones, and whether their compiled form may run.
 
 `make setup` compiles `MODULES` with mypyc, next to their sources (`build_native.py`): the event loop, the SM and
-its units, where exact mode and fast mode's representative runs spend their time, and fast mode's loop folding, L2
-replay, class costs and list schedule. It records a digest of the package's sources in `native.digest`. Python
-imports a compiled module in preference to its source, so a build older than its sources would run old code:
+its units, where exact mode and fast mode's representative runs spend their time, fast mode's loop folding, L2
+replay, class costs and list schedule, and the ops they all read (native attributes; a native `__init__` for the
+ops fast mode's folds build by the thousand). It records a digest of the package's sources in `native.digest`.
+Python imports a compiled module in preference to its source, so a build older than its sources would run old code:
 `activate`, which `simgpu/__init__` calls before it imports anything else, makes every module of the group load from
 its source unless the recorded digest is the sources' own (the group shares one native library: all of them or
 none). `SIMGPU_NATIVE=0` in the environment loads the sources in any case.
@@ -46,6 +47,7 @@ MODULES = (
     "simgpu.fast_schedule",
     "simgpu.fast_costs",
     "simgpu.fold",
+    "simgpu.ops",
 )
 GROUP = "simgpu_native"  # the name of the group's shared library, `simgpu_native__mypyc`, beside the package
 ROOT = Path(__file__).resolve().parent.parent  # the folder that holds the `simgpu` package

@@ -9,15 +9,21 @@ Elementwise ops may declare the `Chain` of dependent instructions one warp must 
 Semaphores in global memory order CTAs against each other (FA's deterministic dQ accumulation): a `Store` with
 `release=True` increments the counter named by its `(tensor, tile)` when it completes, and a `Load` with `acquire=n`
 reads that counter and spins until it has been released n times (see `simgpu.engine` for the cost of spinning).
+
+The ops are compiled with mypyc (`simgpu.native`): the compiled engine reads their fields as native attributes, and
+each class's own `__init__` stores them natively (`simgpu.slot_init` stands in for it where they run as Python).
+Compiled, a field declared `float` holds a float (an int given is converted, as the compiled engine converted it
+when it read the field); `int | float` fields keep what they are given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from simgpu.errors import ScheduleError
+from simgpu.keys import HashedKeys as HashedKeys
 from simgpu.slot_init import slot_init
 
 CopyEngine = Literal["tma", "cp_async", "ldg"]
@@ -29,9 +35,25 @@ Operand = Literal["reg", "smem", "tmem"]
 BarrierRef = str | tuple[str, int]
 
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Chain:
+class _Frozen:
+    """The base of the frozen dataclasses below, which pickles one as its class called with its `__init__` fields.
+
+    Compiled (mypyc), an instance would otherwise be restored field by field with `setattr`, which a frozen class
+    refuses; a `Piece` hashes again where unpickled, as it must (string hashes differ between processes).
+
+    Each class declares its own `__init__` (`init=False`), which mypyc compiles to native stores: mypy sees the
+    frozen fields as read-only (hence each store's `type: ignore`), and run as Python the stores would raise, so
+    there `slot_init` (at the end of the module) puts a slot-storing `__init__` of the same parameters in its place.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[type[_Frozen], tuple[object, ...]]:
+        return type(self), tuple(getattr(self, each.name) for each in fields(self) if each.init)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Chain(_Frozen):
     """The longest chain of dependent instructions one warp runs through an op, counted by kind.
 
     Each step waits for the previous one's result, so the op cannot finish before the sum of the steps' latencies
@@ -46,28 +68,18 @@ class Chain:
     shuffle: float = 0.0
     smem: float = 0.0
 
-
-class HashedKeys(tuple[Hashable, ...]):
-    """Tile keys that hash once, to their tuple's hash: the wholes of `Piece`s, which many pieces share (a row block's
-    hundreds of score tiles, in every row group of standard attention's softmax) and each piece hashes when made."""
-
-    _hash: int
-
-    def __new__(cls, keys: Iterable[Hashable]) -> HashedKeys:
-        made = super().__new__(cls, keys)
-        made._hash = tuple.__hash__(made)
-        return made
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __reduce__(self) -> tuple[type[HashedKeys], tuple[tuple[Hashable, ...]]]:
-        return HashedKeys, (tuple(self),)  # hashed again where unpickled: string hashes differ between processes
+    def __init__(
+        self, fma: float = 0.0, alu: float = 0.0, mufu: float = 0.0, shuffle: float = 0.0, smem: float = 0.0
+    ) -> None:
+        self.fma = fma  # type: ignore[misc]
+        self.alu = alu  # type: ignore[misc]
+        self.mufu = mufu  # type: ignore[misc]
+        self.shuffle = shuffle  # type: ignore[misc]
+        self.smem = smem  # type: ignore[misc]
 
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Piece:
+@dataclass(frozen=True, slots=True, init=False)
+class Piece(_Frozen):
     """A tile key for part of what other tiles of the same tensor hold: a kernel reads, with a grid of its own,
     bytes that another kernel wrote (or read) as `wholes`. L2 holds the piece while every one of `wholes` is
     resident (a hit touches them all), or after a miss brought the piece in under its own `name`."""
@@ -77,6 +89,11 @@ class Piece:
     # Hashed once: a piece of a long row holds hundreds of wholes, and the L2 replay hashes its key per access.
     _hash: int = field(init=False, compare=False, repr=False)
 
+    def __init__(self, name: Hashable, wholes: tuple[Hashable, ...]) -> None:
+        self.name = name  # type: ignore[misc]
+        self.wholes = wholes  # type: ignore[misc]
+        self.__post_init__()
+
     def __post_init__(self) -> None:
         if not self.wholes:
             raise ScheduleError(f"piece {self.name!r} is part of no tile")
@@ -85,13 +102,9 @@ class Piece:
     def __hash__(self) -> int:
         return self._hash
 
-    def __reduce__(self) -> tuple[type[Piece], tuple[Hashable, tuple[Hashable, ...]]]:
-        return Piece, (self.name, self.wholes)  # hashed again where unpickled: string hashes differ between processes
 
-
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Load:
+@dataclass(frozen=True, slots=True, init=False)
+class Load(_Frozen):
     """Global -> on-chip copy of one tile of `tensor`. `tile` names the bytes for L2 residency (a `Piece` where
     they are part of tiles written under other names)."""
 
@@ -111,6 +124,26 @@ class Load:
     # elementwise kernels do one element after another. 1: every load issued before any is waited for.
     rounds: int = 1
 
+    def __init__(
+        self,
+        tensor: str,
+        tile: Hashable,
+        nbytes: int | float,
+        engine: CopyEngine = "tma",
+        arrive: BarrierRef | None = None,
+        acquire: int | None = None,
+        address_instructions: float = 0.0,
+        rounds: int = 1,
+    ) -> None:
+        self.tensor = tensor  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.nbytes = nbytes  # type: ignore[misc]
+        self.engine = engine  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
+        self.acquire = acquire  # type: ignore[misc]
+        self.address_instructions = address_instructions  # type: ignore[misc]
+        self.rounds = rounds  # type: ignore[misc]
+
     def with_nbytes(self, nbytes: int | float) -> Load:
         """This load moving `nbytes`: `dataclasses.replace` without its generic walk of the fields (the L2 replay's
         sampled loops scale thousands of accesses)."""
@@ -126,9 +159,8 @@ class Load:
         )
 
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Store:
+@dataclass(frozen=True, slots=True, init=False)
+class Store(_Frozen):
     """On-chip -> global write of one tile; `atomic=True` is a read-modify-write done in L2 (fp32 atomics)."""
 
     tensor: str
@@ -147,6 +179,30 @@ class Store:
     # elements of one row (FA2's dQ accumulator, kept in the fragments' order so that its adds coalesce).
     fragment_rows: int = 8
 
+    def __init__(
+        self,
+        tensor: str,
+        tile: Hashable,
+        nbytes: int | float,
+        engine: CopyEngine = "ldg",
+        atomic: bool = False,
+        wait: bool = False,
+        arrive: BarrierRef | None = None,
+        release: bool = False,
+        fragment_lane_bytes: int = 0,
+        fragment_rows: int = 8,
+    ) -> None:
+        self.tensor = tensor  # type: ignore[misc]
+        self.tile = tile  # type: ignore[misc]
+        self.nbytes = nbytes  # type: ignore[misc]
+        self.engine = engine  # type: ignore[misc]
+        self.atomic = atomic  # type: ignore[misc]
+        self.wait = wait  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
+        self.release = release  # type: ignore[misc]
+        self.fragment_lane_bytes = fragment_lane_bytes  # type: ignore[misc]
+        self.fragment_rows = fragment_rows  # type: ignore[misc]
+
     def with_nbytes(self, nbytes: int | float) -> Store:
         """This store moving `nbytes` (as `Load.with_nbytes`)."""
         return Store(
@@ -163,9 +219,8 @@ class Store:
         )
 
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Mma:
+@dataclass(frozen=True, slots=True, init=False)
+class Mma(_Frozen):
     """C[m, n] += A[m, k] @ B[k, n] on the tensor cores; operands and accumulator live where the names say."""
 
     m: int
@@ -183,14 +238,39 @@ class Mma:
     # A 2-CTA tcgen05 MMA (cta_group::2): B is split across this many CTAs' smem, so this SM reads 1/b_share of it.
     b_share: int = 1
 
+    def __init__(
+        self,
+        m: int,
+        n: int,
+        k: int,
+        dtype: str,
+        a: Operand = "smem",
+        b: Operand = "smem",
+        acc: Operand = "reg",
+        arrive: BarrierRef | None = None,
+        instruction: str | None = None,
+        operand_smem_bytes: float = 0.0,
+        b_share: int = 1,
+    ) -> None:
+        self.m = m  # type: ignore[misc]
+        self.n = n  # type: ignore[misc]
+        self.k = k  # type: ignore[misc]
+        self.dtype = dtype  # type: ignore[misc]
+        self.a = a  # type: ignore[misc]
+        self.b = b  # type: ignore[misc]
+        self.acc = acc  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
+        self.instruction = instruction  # type: ignore[misc]
+        self.operand_smem_bytes = operand_smem_bytes  # type: ignore[misc]
+        self.b_share = b_share  # type: ignore[misc]
+
     @property
     def flops(self) -> float:
         return 2.0 * self.m * self.n * self.k
 
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Exp:
+@dataclass(frozen=True, slots=True, init=False)
+class Exp(_Frozen):
     """`count` exp2 evaluations; `emulated_fraction` of them run as a polynomial on the FMA pipe.
 
     `fma_per_emulated` is the FMA-pipe op count of one software exp2 (range reduction + Horner + exponent insert),
@@ -203,30 +283,51 @@ class Exp:
     arrive: BarrierRef | None = None
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
+    def __init__(
+        self,
+        count: float,
+        emulated_fraction: float = 0.0,
+        fma_per_emulated: float = 0.0,
+        arrive: BarrierRef | None = None,
+        chain: Chain | None = None,
+    ) -> None:
+        self.count = count  # type: ignore[misc]
+        self.emulated_fraction = emulated_fraction  # type: ignore[misc]
+        self.fma_per_emulated = fma_per_emulated  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
+        self.chain = chain  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Fma:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Fma(_Frozen):
     """`count` FP32 lane operations on the FMA pipe (FMUL, FADD or FFMA each count one)."""
 
     count: float
     arrive: BarrierRef | None = None
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
+    def __init__(self, count: float, arrive: BarrierRef | None = None, chain: Chain | None = None) -> None:
+        self.count = count  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
+        self.chain = chain  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Alu:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Alu(_Frozen):
     """`count` lane operations on the ALU pipe (compare, min/max, integer, conversions)."""
 
     count: float
     arrive: BarrierRef | None = None
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
 
+    def __init__(self, count: float, arrive: BarrierRef | None = None, chain: Chain | None = None) -> None:
+        self.count = count  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
+        self.chain = chain  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Vector:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Vector(_Frozen):
     """Interleaved elementwise work of one warp role: FMA-pipe, ALU-pipe and exp2 lane ops issued together.
 
     The pipes work concurrently and share the warp schedulers' issue slots, as interleaved instructions do (FA2's
@@ -245,10 +346,29 @@ class Vector:
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
     issue: float = 0.0
 
+    def __init__(
+        self,
+        fma: float = 0.0,
+        alu: float = 0.0,
+        ex2: float = 0.0,
+        emulated_fraction: float = 0.0,
+        fma_per_emulated: float = 0.0,
+        arrive: BarrierRef | None = None,
+        chain: Chain | None = None,
+        issue: float = 0.0,
+    ) -> None:
+        self.fma = fma  # type: ignore[misc]
+        self.alu = alu  # type: ignore[misc]
+        self.ex2 = ex2  # type: ignore[misc]
+        self.emulated_fraction = emulated_fraction  # type: ignore[misc]
+        self.fma_per_emulated = fma_per_emulated  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
+        self.chain = chain  # type: ignore[misc]
+        self.issue = issue  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Smem:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Smem(_Frozen):
     """Thread-issued shared-memory traffic (ldmatrix, ld/st.shared) through the SM's smem port.
 
     `dsmem_bytes` of it also cross the cluster's SM-to-SM network (DSMEM): a bulk copy from this CTA's smem into a
@@ -261,52 +381,75 @@ class Smem:
     arrive: BarrierRef | None = None
     dsmem_bytes: float = 0.0
 
+    def __init__(
+        self,
+        read_bytes: float = 0.0,
+        write_bytes: float = 0.0,
+        arrive: BarrierRef | None = None,
+        dsmem_bytes: float = 0.0,
+    ) -> None:
+        self.read_bytes = read_bytes  # type: ignore[misc]
+        self.write_bytes = write_bytes  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
+        self.dsmem_bytes = dsmem_bytes  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Tmem:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Tmem(_Frozen):
     """Thread-issued Tensor Memory traffic (tcgen05.ld / tcgen05.st)."""
 
     read_bytes: float = 0.0
     write_bytes: float = 0.0
     arrive: BarrierRef | None = None
 
+    def __init__(self, read_bytes: float = 0.0, write_bytes: float = 0.0, arrive: BarrierRef | None = None) -> None:
+        self.read_bytes = read_bytes  # type: ignore[misc]
+        self.write_bytes = write_bytes  # type: ignore[misc]
+        self.arrive = arrive  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Delay:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Delay(_Frozen):
     """A fixed latency that occupies no unit (a dependency chain, a barrier round trip)."""
 
     cycles: float
 
+    def __init__(self, cycles: float) -> None:
+        self.cycles = cycles  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Arrive:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Arrive(_Frozen):
     """Arrive once on a barrier slot of the CTA."""
 
     barrier: BarrierRef
 
+    def __init__(self, barrier: BarrierRef) -> None:
+        self.barrier = barrier  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Wait:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Wait(_Frozen):
     """Wait for the next phase of a barrier slot (each role counts the phases it has consumed per slot)."""
 
     barrier: BarrierRef
 
+    def __init__(self, barrier: BarrierRef) -> None:
+        self.barrier = barrier  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Advance:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Advance(_Frozen):
     """Move this role's cursor on each named barrier ring to the next slot."""
 
     barriers: tuple[str, ...]
 
+    def __init__(self, barriers: tuple[str, ...]) -> None:
+        self.barriers = barriers  # type: ignore[misc]
 
-@slot_init
-@dataclass(frozen=True, slots=True)
-class Repeat:
+
+@dataclass(frozen=True, slots=True, init=False)
+class Repeat(_Frozen):
     """Run `body(i)` for i in range(count): a loop the engine can see (the fast mode extrapolates it).
 
     The body is a function of the iteration so that each iteration can name its own tiles (for L2 residency).
@@ -315,6 +458,15 @@ class Repeat:
     count: int
     body: Callable[[int], Sequence[Op]]
 
+    def __init__(self, count: int, body: Callable[[int], Sequence[Op]]) -> None:
+        self.count = count  # type: ignore[misc]
+        self.body = body  # type: ignore[misc]
+
 
 UnitOp = Load | Store | Mma | Exp | Fma | Alu | Vector | Smem | Tmem
 Op = UnitOp | Delay | Arrive | Wait | Advance | Repeat
+
+# Run as Python (not compiled), a class's own `__init__` above cannot store into its frozen instance: `slot_init`
+# gives it one of the same signature that stores through the slots (and leaves a compiled class as it is).
+for _kind in (Chain, Piece, Load, Store, Mma, Exp, Fma, Alu, Vector, Smem, Tmem, Delay, Arrive, Wait, Advance, Repeat):
+    slot_init(_kind)

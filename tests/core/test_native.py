@@ -53,8 +53,8 @@ def _run(code: str, native_on: bool) -> str:
 def test_the_digest_covers_every_source_of_the_package_not_only_the_compiled_ones(tmp_path: Path) -> None:
     shutil.copytree(native.ROOT / "simgpu", tmp_path / "simgpu", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
     assert native.digest(tmp_path) == native.digest()
-    ops = tmp_path / "simgpu" / "ops.py"  # not compiled, but the compiled modules take its types
-    ops.write_text(ops.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    kernel = tmp_path / "simgpu" / "kernel.py"  # not compiled, but the compiled modules take its types
+    kernel.write_text(kernel.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert native.digest(tmp_path) != native.digest()
 
 

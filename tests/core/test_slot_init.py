@@ -81,3 +81,28 @@ def test_with_nbytes_is_replace_of_the_bytes_for_every_field_of_loads_and_stores
         assert defaults <= {"acquire", "engine", "arrive", "address_instructions", "rounds"}
         assert op.with_nbytes(384.5) == dataclasses.replace(op, nbytes=384.5)
         assert type(op.with_nbytes(1)) is type(op)
+
+
+def test_a_class_s_own_init_is_replaced_only_where_it_takes_its_fields_with_their_defaults() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True, init=False)
+    class Own:
+        name: str
+        count: int = 3
+
+        def __init__(self, name: str, count: int = 3) -> None:
+            self.name = name  # type: ignore[misc]  # as compiled; as Python the frozen class refuses it
+            self.count = count  # type: ignore[misc]
+
+    assert slot_init(Own)("a") == Own("a", 3)
+
+    @dataclasses.dataclass(frozen=True, slots=True, init=False)
+    class Drifted:
+        name: str
+        count: int = 3
+
+        def __init__(self, name: str, count: int = 4) -> None:
+            self.name = name  # type: ignore[misc]
+            self.count = count  # type: ignore[misc]
+
+    with pytest.raises(TypeError, match=r"Drifted\.__init__ takes"):
+        slot_init(Drifted)
