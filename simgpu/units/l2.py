@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from simgpu.ops import Piece
 from simgpu.units.hbm import Hbm
 from simgpu.units.server import Server, SpanRecorder
 
 _K = TypeVar("_K", bound=Hashable)
+_CLEAN: Final = object()  # what a tile that is not dirty pops from `L2.dirty`
 
 
 class Access:
@@ -90,7 +91,7 @@ class L2:
         if self._covered(key):
             return Access(l2_done + self.hit_latency, True)
         hbm_done = self.hbm.read(now, nbytes)
-        self._insert(now, key, nbytes, dirty=False)
+        self._insert(now, key, nbytes, dirty=False, absent=True)
         return Access(max(l2_done, hbm_done) + self.hbm.latency(now), False)
 
     def store(self, now: float, key: Hashable, nbytes: float, service_bytes: float = 0.0) -> float:
@@ -114,7 +115,7 @@ class L2:
             self.lines.move_to_end(key)
             return max(l2_done + self.hit_latency, self._dirty(now, key))
         hbm_done = self.hbm.read(now, nbytes)
-        written = self._insert(now, key, nbytes, dirty=True)
+        written = self._insert(now, key, nbytes, dirty=True, absent=True)
         if written is None:
             hbm_done = self.hbm.write(now, nbytes)
             written = 0.0
@@ -148,9 +149,8 @@ class L2:
         """Evict the least recently used tile, writing it back if dirty; return when that write-back ends (0: none)."""
         old_key, old_bytes = self.lines.popitem(last=False)
         self.used_bytes -= old_bytes
-        if old_key not in self.dirty:
+        if self.dirty.pop(old_key, _CLEAN) is _CLEAN:  # one lookup where a test and a delete took two
             return 0.0
-        del self.dirty[old_key]
         self.dirty_bytes -= old_bytes
         return self.hbm.write(now, old_bytes)
 
@@ -166,14 +166,15 @@ class L2:
             written = self.hbm.write(now, old_bytes)
         return written
 
-    def _insert(self, now: float, key: Hashable, nbytes: float, dirty: bool) -> float | None:
+    def _insert(self, now: float, key: Hashable, nbytes: float, dirty: bool, absent: bool = False) -> float | None:
         """Make `key` resident (evicting LRU tiles); return when the write-backs that made room (and, for a dirty
         tile, kept the dirty bytes within their capacity) end, 0 if none; None when it cannot be cached and bypasses
-        L2."""
+        L2. `absent`: the caller has just found `key` not resident (a miss), so it is not looked up again (a tile
+        key's hash is a nested tuple's, worked out anew at each lookup)."""
         if nbytes > self.capacity_bytes:
             return None
         written = 0.0
-        if key in self.lines:
+        if not absent and key in self.lines:
             self.lines.move_to_end(key)
         else:
             while self.used_bytes + nbytes > self.capacity_bytes:
