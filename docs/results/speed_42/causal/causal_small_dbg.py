@@ -1,13 +1,24 @@
 import sys
+
 import numpy as np
+
 from simgpu import Problem, load_arch
 from simgpu.api import schedule
 from simgpu.fast import plan_fast
-from simgpu.fast_costs import class_costs, metric_names
+from simgpu.fast_costs import _fit_variant, class_costs, metric_names
+
 base = load_arch("h200")
-sms = int(sys.argv[1]); frac = sms / base.sms
-arch = load_arch("h200", {"sms": sms, "hbm.bandwidth_bytes_per_s": base.hbm.bandwidth_bytes_per_s * frac,
-        "l2.bandwidth_bytes_per_s": base.l2.bandwidth_bytes_per_s * frac, "l2.capacity_bytes": int(base.l2.capacity_bytes * frac)})
+sms = int(sys.argv[1])
+frac = sms / base.sms
+arch = load_arch(
+    "h200",
+    {
+        "sms": sms,
+        "hbm.bandwidth_bytes_per_s": base.hbm.bandwidth_bytes_per_s * frac,
+        "l2.bandwidth_bytes_per_s": base.l2.bandwidth_bytes_per_s * frac,
+        "l2.capacity_bytes": int(base.l2.capacity_bytes * frac),
+    },
+)
 p = Problem(1, int(sys.argv[2]), 1024, 128, causal=True)
 planned = plan_fast(arch, schedule(arch, "v1", p, {}))
 plan = planned.plans[0]
@@ -16,11 +27,18 @@ sharers = min(arch.sms, len(plan.kernel.tiles))
 costs, ops = class_costs(arch, plan, arch.clock_hz, 10**9, planned.shares[0], names, sharers)
 removed = plan.removed[0]
 print("fit", plan.fit, "tiles", len(plan.kernel.tiles), "removed", removed, "whole", plan.whole)
-for c, label in zip(costs[plan.kinds[0]], ["1 busy", "1 alone", "2 busy", "2 alone"]):
-    print(label, "times", np.round(c.of(removed)[:3]), "base", np.round(c.base[:2]), "slopes", np.round(c.slopes[:, 1]).tolist())
-from simgpu.fast_costs import _fit_variant
+for c, label in zip(costs[plan.kinds[0]], ["1 busy", "1 alone", "2 busy", "2 alone"], strict=True):
+    print(
+        label,
+        "times",
+        np.round(c.of(removed)[:3]),
+        "base",
+        np.round(c.base[:2]),
+        "slopes",
+        np.round(c.slopes[:, 1]).tolist(),
+    )
 rep = plan.representative(plan.kinds[0])
 variants = [_fit_variant(rep, side, plan.spec.period, planned.shares[0]) for side in plan.sides]
 print("sides", plan.sides, "base executed", rep.executed)
-for side, v in zip(plan.sides, variants):
-    print(" ", side, "added", [n - b for n, b in zip(v.executed, rep.executed)])
+for side, v in zip(plan.sides, variants, strict=True):
+    print(" ", side, "added", [n - b for n, b in zip(v.executed, rep.executed, strict=True)])

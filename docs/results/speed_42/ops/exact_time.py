@@ -1,5 +1,8 @@
-import sys, time
-from simgpu import Problem, simulate, native
+import sys
+import time
+
+from simgpu import Problem, native, simulate
+
 assert native.compiled()
 arch, algo, pass_ = sys.argv[1:4]
 simulate("h100", "v2", Problem(1, 1, 256, 64), mode="exact")

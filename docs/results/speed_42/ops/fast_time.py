@@ -1,5 +1,8 @@
-import statistics, time
-from simgpu import Problem, simulate, native
+import statistics
+import time
+
+from simgpu import Problem, native, simulate
+
 assert native.compiled()
 cases = [("v1", 4, 4096, "fwd"), ("v2", 1, 16384, "bwd"), ("standard", 1, 16384, "fwd"), ("v3", 1, 16384, "bwd")]
 out = []
