@@ -54,6 +54,7 @@ from simgpu.replay import (
     TileTotals,
     head_template,
     keys_of_head,
+    program_records,
     records,
     reheaded,
     replay,
@@ -229,9 +230,13 @@ def _replay_shape(
     kernel, source = plan.kernel, plan.sources[n]
     outlined = plan.programs.get(n)
     programs = [role.program(source) for role in kernel.roles] if outlined is None else outlined
-    accesses = loop_free_accesses(programs)
-    if accesses is not None:
-        return _FlatShape(records(accesses))
+    if len(programs) == 1:
+        flat = program_records(programs[0])
+    else:
+        accesses = loop_free_accesses(programs)
+        flat = None if accesses is None else records(accesses)
+    if flat is not None:
+        return _FlatShape(flat)
     like = plan.like.get(n)
     if like is None:
         return fold_tile(kernel, source, spec, (), programs, plan.fold_memo)

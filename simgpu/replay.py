@@ -23,13 +23,12 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, zip_longest
+from itertools import chain
 from typing import Any, Final, cast
 
 from simgpu.arch import Arch
-from simgpu.ops import HashedKeys, Load, Piece, Store
+from simgpu.ops import HashedKeys, Load, Op, Piece, Repeat, Store
 from simgpu.units.fluid_l2 import MissShares
-from simgpu.units.l2 import dirtied
 
 # Final, so that compiled (mypyc) they are constants: a plain module name is looked up in the module's dict at every
 # use, several times per access in the walk.
@@ -39,6 +38,9 @@ _ATOMIC: Final = 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
 _AGAIN: Final = 3  # added to the kind of an access to a key its tile accessed before
 REREAD: Final = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
+# The class of a piece's key, Final likewise: compiled, a name imported from a module that is not compiled is looked
+# up in the module's dict at every use (the walk tells a piece's key apart at every access to a key new to it).
+_PIECE: Final = Piece
 
 
 @dataclass(frozen=True)
@@ -79,19 +81,41 @@ Record = tuple[int, str, MemoryKey, int | float]
 def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
     """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`). An access to a key that the
     tile accessed before has its kind raised by `_AGAIN` (its miss share is counted apart)."""
+    made = program_records(ops)
+    assert made is not None  # (memory ops only: no loop)
+    return made
+
+
+def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
+    """`records` of the memory ops of one role's program (its `simgpu.fold.memory_accesses`), found in the same pass
+    over its ops; None where it holds a loop. (The L2 replay takes standard attention's 20,480 loop-free tiles of a
+    head at 16k tokens so: apart, the pass that finds the memory ops and the one that makes their records cost a
+    third of the replay's folds.)"""
+    # The op classes held in locals: compiled, a name imported from a module that is not compiled is looked up in
+    # the module's dict at every use.
+    load, store, repeat = Load, Store, Repeat
     seen: set[MemoryKey] = set()
     out: list[Record] = []
-    for op in ops:
-        kind = _LOAD if type(op) is Load else _ATOMIC if op.atomic else _STORE  # type: ignore[union-attr]
-        tensor = op.tensor
+    access: Any  # a `Load` or a `Store` (typed so: compiled, a union is checked at each assignment)
+    for access in program:
+        kind = type(access)
+        if kind is load:
+            action = _LOAD
+        elif kind is store:
+            action = _ATOMIC if access.atomic else _STORE
+        elif kind is repeat:
+            return None
+        else:
+            continue
+        tensor: str = access.tensor
         # Typed as a `MemoryKey`: compiled, a pair would be built anew for the set and for the record.
-        key: MemoryKey = (tensor, op.tile)
+        key: MemoryKey = (tensor, access.tile)
         # Added, then told new by the set's growth: the nested key is hashed once, not twice.
         before = len(seen)
         seen.add(key)
         if len(seen) == before:
-            kind += _AGAIN
-        out.append((kind, tensor, key, op.nbytes))
+            action += _AGAIN
+        out.append((action, tensor, key, access.nbytes))
     return tuple(out)
 
 
@@ -135,7 +159,7 @@ def head_template(
                 return None
             out.append((kind, tensor, tile[axes:], nbytes))
             continue
-        if type(tile) is not Piece:
+        if type(tile) is not _PIECE:
             return None
         name = tile.name
         if type(name) is not tuple or name[:axes] != source:
@@ -163,7 +187,7 @@ def keys_of_head(
             if tile[:axes] != source:
                 return False
             continue
-        if type(tile) is not Piece:
+        if type(tile) is not _PIECE:
             return False
         name = tile.name
         if type(name) is not tuple or name[:axes] != source:
@@ -504,21 +528,24 @@ def _walk(
     # A re-reading kernel's replayed heads stand for later ones, which the chip runs in steady state: the first
     # wave meets the trailing stores of a wave before it, as later waves do (`_stand_in_stores`).
     stand_in = rereads and later_heads is not None and later_heads > 0 and kernel.waves > 1
-    stores: list[Record] = []  # a re-reading kernel's trailing stores of the wave walked last (`_wave_parts`)
-    ending: list[Sequence[Record]] = []  # another kernel's: per slot, its tile's trailing stores (`_handover`)
+    stores: list[object] = []  # a re-reading kernel's trailing stores of the wave walked last (`_wave_parts`)
+    ending: list[_Tile] = []  # another kernel's: per slot, its tile's trailing stores (`_handover`)
     # The walk goes one wave past the last, whose first round is empty: the last wave's trailing stores.
     for start in range(0, len(tiles) + kernel.slots, kernel.slots):
         wave = tiles[start : start + kernel.slots]
         if rereads:
             first_round, rest, tails = _wave_parts(wave)
-            segments: tuple[Sequence[Record], ...] = (first_round, stores, rest)
+            parts: tuple[list[object], ...] = (first_round, stores, rest)
             stores = tails
         else:
             handover, rest, ending = _handover(ending, wave)
-            segments = (handover, rest)
+            parts = (handover, rest)
+        segments = cast(tuple[list[Record], ...], parts)  # (records all)
         for step, segment in enumerate(segments):
             if step == 1 and stand_in and not start and tails:
-                used, dirty_used, written = _stand_in_stores(state, rest, tails, missed, used, dirty_used, capacity)
+                used, dirty_used, written = _stand_in_stores(
+                    state, cast(list[Record], rest), cast(list[Record], tails), missed, used, dirty_used, capacity
+                )
                 if written:
                     evicted = True
                     hbm_write += written
@@ -533,7 +560,7 @@ def _walk(
                     size = sizes.get(key)
                     if size is None:
                         sizes[key] = nbytes
-                        if type(_tile(memory)) is Piece:
+                        if type(_tile(memory)) is _PIECE:
                             pieces.append(memory)
                     elif size != nbytes:
                         varied = True
@@ -548,12 +575,13 @@ def _walk(
                     if key in dirty:
                         dirty.move_to_end(key)
                         continue
-                    dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
-                    written = sum(cleaned, 0.0)
+                    dirty_used, written = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                     if not written:
                         continue
                     read = 0.0
-                elif action == _LOAD and type(_tile(memory)) is Piece and _covered(memory, key, lines, numbers, wholes):
+                elif (
+                    action == _LOAD and type(_tile(memory)) is _PIECE and _covered(memory, key, lines, numbers, wholes)
+                ):
                     continue
                 else:
                     # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
@@ -575,8 +603,8 @@ def _walk(
                         lines[key] = nbytes
                         used += added
                         if action != _LOAD:
-                            dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
-                            written += sum(cleaned, 0.0)
+                            dirty_used, cleaned = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                            written += cleaned
                 if read or written:
                     counted = missed.get((kind, tensor))
                     if counted is None:
@@ -596,9 +624,7 @@ def _walk(
     state.dirty_used = dirty_used
 
 
-def _handover(
-    ending: Sequence[Sequence[Record]], wave: Sequence[Sequence[Record]]
-) -> tuple[list[Record], list[Record], list[Sequence[Record]]]:
+def _handover(ending: Sequence[Sequence[object]], wave: _Wave) -> tuple[list[object], list[object], list[_Tile]]:
     """A wave of a kernel that re-reads nothing, in the order the replay walks it: the hand-over from the wave
     before (per slot, its tile's trailing stores, `ending`, then the first access of the tile that takes the slot
     next), the rest of the wave's accesses but its trailing stores, one access from each tile in turn, as CTAs that
@@ -608,35 +634,53 @@ def _handover(
     lockstep), the stores of one wave evicted the lines the next wave was about to read (our standard softmax over
     an S that about fills L2, whole A100: S and P reads from HBM 19.4 and 12.9 MB where exact mode reads 11.5 and
     6.0; slot by slot the replay's are exact mode's)."""
-    bodies, tails = _trailing(wave, (_STORE, _ATOMIC))
-    rounds = iter(zip_longest(*bodies))
-    first_round = next(rounds, ())
-    handover: list[Record] = []
-    for slot in range(max(len(ending), len(first_round))):
+    cuts = _bodies(wave, True)
+    slots = len(wave)
+    handover: list[object] = []
+    for slot in range(max(len(ending), slots)):
         if slot < len(ending):
             handover.extend(ending[slot])
-        if slot < len(first_round) and first_round[slot] is not None:
-            handover.append(first_round[slot])
-    rest = [record for group in rounds for record in group if record is not None]
-    return handover, rest, tails
+        if slot < slots and cuts[slot]:
+            handover.append(wave[slot][0])
+    return handover, _later_rounds(wave, cuts), [wave[slot][cuts[slot] :] for slot in range(slots)]
 
 
-def _trailing(
-    wave: Sequence[Sequence[Record]], kinds: tuple[int, ...]
-) -> tuple[list[Sequence[Record]], list[Sequence[Record]]]:
-    """Each tile of `wave` cut before its trailing accesses of `kinds` (first or later alike): the bodies, the tails."""
-    bodies: list[Sequence[Record]] = []
-    tails: list[Sequence[Record]] = []
+# A wave's tiles, their records typed as objects in the functions that cut it into the parts the walk takes in turn
+# (`_handover`, `_wave_parts`): compiled, a record typed as one is unpacked into its items where it is read, and
+# built anew where it is put in a list.
+_Tile = Sequence[object]
+_Wave = Sequence[_Tile]
+
+
+def _bodies(wave: _Wave, atomics: bool) -> list[int]:
+    """Per tile of `wave`, how many accesses it has before its trailing stores (and atomics, with `atomics`), first
+    or later alike. (A wave's parts are taken by index: slicing each tile into its body and its tail, and zipping the
+    bodies, built tuples per tile and per round that the walk then dropped.)"""
+    cuts: list[int] = []
     for tile in wave:
         cut = len(tile)
-        while cut and tile[cut - 1][0] % _AGAIN in kinds:
+        while cut:
+            action = cast(int, cast(tuple[object, ...], tile[cut - 1])[0]) % _AGAIN
+            if action == _LOAD or (action == _ATOMIC and not atomics):
+                break
             cut -= 1
-        bodies.append(tile[:cut])
-        tails.append(tile[cut:])
-    return bodies, tails
+        cuts.append(cut)
+    return cuts
 
 
-def _wave_parts(wave: Sequence[Sequence[Record]]) -> tuple[list[Record], list[Record], list[Record]]:
+def _later_rounds(wave: _Wave, cuts: list[int]) -> list[object]:
+    """The accesses of the wave's tiles' bodies (each tile's first `cuts`) past their first, one access from each tile
+    in turn."""
+    rest: list[object] = []
+    longest = max(cuts) if cuts else 0
+    for position in range(1, longest):
+        for slot in range(len(wave)):
+            if position < cuts[slot]:
+                rest.append(wave[slot][position])
+    return rest
+
+
+def _wave_parts(wave: _Wave) -> tuple[list[object], list[object], list[object]]:
     """A re-reading kernel's wave (`KernelAccesses.rereads`) in the order the replay walks it: its first round of
     accesses, the rest, and its trailing stores (those after a tile's last load), which the replay walks with the
     next wave, after that wave's first round. One access from each tile in turn, as CTAs that start together and
@@ -647,11 +691,16 @@ def _wave_parts(wave: Sequence[Sequence[Record]]) -> tuple[list[Record], list[Re
     once), and its second pass over S went on hitting up to twice the N at which it stops hitting on the H200 with
     16, 8 and 4 CTAs per SM (`validation/h200/softmax_occupancy/`). Kernels that re-read nothing hand each slot over
     as its tile ends (`_handover`)."""
-    bodies, tails = _trailing(wave, (_STORE,))
-    rounds = iter(zip_longest(*bodies))
-    first_round = [record for record in next(rounds, ()) if record is not None]
-    rest = [record for group in rounds for record in group if record is not None]
-    return first_round, rest, [record for group in zip_longest(*tails) for record in group if record is not None]
+    cuts = _bodies(wave, False)
+    slots = len(wave)
+    first_round = [wave[slot][0] for slot in range(slots) if cuts[slot]]
+    tails: list[object] = []
+    longest = max([len(wave[slot]) - cuts[slot] for slot in range(slots)]) if wave else 0
+    for position in range(longest):
+        for slot in range(slots):
+            if cuts[slot] + position < len(wave[slot]):
+                tails.append(wave[slot][cuts[slot] + position])
+    return first_round, _later_rounds(wave, cuts), tails
 
 
 def _stand_in_stores(
@@ -695,12 +744,28 @@ def _evict_to(
     return used, dirty_used, written
 
 
+def _dirtied(
+    key: int, lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float, capacity: float
+) -> tuple[float, float]:
+    """`simgpu.units.l2.dirtied`, its tiles to write back summed as `sum(cleaned, 0.0)` sums them (from 0.0, oldest
+    first): the dirty bytes left and the bytes written back. (Built as a list and summed, they cost the walk of v1's
+    forward an eighth of its time.)"""
+    dirty[key] = None
+    dirty_used += lines[key]
+    cleaned = 0.0
+    while dirty_used > capacity:
+        old_bytes = lines[dirty.popitem(False)[0]]
+        dirty_used -= old_bytes
+        cleaned += old_bytes
+    return dirty_used, cleaned
+
+
 def _evict_oldest(
     lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float
 ) -> tuple[int, float, float, float]:
     """Evict the least recently used key: it, its bytes, the bytes written back (its own where it was dirty) and the
     dirty bytes left."""
-    key, nbytes = lines.popitem(last=False)
+    key, nbytes = lines.popitem(False)
     if key not in dirty:
         return key, nbytes, 0.0, dirty_used
     del dirty[key]
