@@ -221,15 +221,18 @@ Shape = FoldedTile | _FlatShape
 
 
 def _replay_shape(
-    plan: KernelPlan, n: int, spec: FoldSpec, folded: Mapping[int, Shape], bodiless: dict[int, tuple[int, ...]]
+    plan: KernelPlan,
+    n: int,
+    programs: Sequence[Sequence[Op]],
+    spec: FoldSpec,
+    folded: Mapping[int, Shape],
+    bodiless: dict[int, tuple[int, ...]],
 ) -> Shape:
-    """Shape `n` of the plan, which it did not fold, folded for the replay by `spec`, from the programs its outline
-    built (`KernelPlan.programs`) or else built here: a `_FlatShape` where they hold no loop. A shape that folds like
-    a planned one (`KernelPlan.like`, folded in `folded`) is folded without the loop iterations of the roles whose
-    iterations in that one hold no memory op (`_bodiless`, found once per planned shape in `bodiless`)."""
-    kernel, source = plan.kernel, plan.sources[n]
-    outlined = plan.programs.get(n)
-    programs = [role.program(source) for role in kernel.roles] if outlined is None else outlined
+    """Shape `n` of the plan, which it did not fold, folded for the replay by `spec` from its role `programs` (as its
+    outline built them, `KernelPlan.programs`, or else built for it): a `_FlatShape` where they hold no loop. A
+    shape that folds like a planned one (`KernelPlan.like`, folded in `folded`) is folded without the loop
+    iterations of the roles whose iterations in that one hold no memory op (`_bodiless`, found once per planned shape
+    in `bodiless`)."""
     if len(programs) == 1:
         flat = program_records(programs[0])
     else:
@@ -237,6 +240,7 @@ def _replay_shape(
         flat = None if accesses is None else records(accesses)
     if flat is not None:
         return _FlatShape(flat)
+    kernel, source = plan.kernel, plan.sources[n]
     like = plan.like.get(n)
     if like is None:
         return fold_tile(kernel, source, spec, (), programs, plan.fold_memo)
@@ -267,11 +271,19 @@ def _head_copies(
     table = EntryTable()  # the templates' entries numbered: a head's copies share a record per number (`made`)
     made: dict[tuple[object, ...], HeadCopies] = {}
     bodiless: dict[int, tuple[int, ...]] = {}  # per planned shape: the roles that shapes like it need not build
+    # What a shape the plan left unfolded is made from, read off the plan once (standard attention's 20,480 shapes
+    # of a head at 16k tokens: per shape, reading the plan's and the roles' attributes by name cost a tenth of the
+    # making).
+    sources, outlined = plan.sources, plan.programs
+    builders = [role.program for role in plan.kernel.roles]
     for tile in tiles:
         n = positions[tuple(tile[axes:])]  # type: ignore[index]
-        source, shape = plan.sources[n], folded.get(n)
+        source, shape = sources[n], folded.get(n)
         if shape is None:
-            shape = folded[n] = _replay_shape(plan, n, spec, folded, bodiless)
+            programs: Sequence[Sequence[Op]] | None = outlined.get(n)
+            if programs is None:
+                programs = [build(source) for build in builders]
+            shape = folded[n] = _replay_shape(plan, n, programs, spec, folded, bodiless)
         if source == tile:
             out.append(shape)
             continue

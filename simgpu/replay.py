@@ -38,9 +38,12 @@ _ATOMIC: Final = 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
 _AGAIN: Final = 3  # added to the kind of an access to a key its tile accessed before
 REREAD: Final = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
-# The class of a piece's key, Final likewise: compiled, a name imported from a module that is not compiled is looked
-# up in the module's dict at every use (the walk tells a piece's key apart at every access to a key new to it).
+# Op classes, Final likewise: compiled, a name imported from a module that is not compiled is looked up in the
+# module's dict at every use (the walk tells a piece's key apart at every access to a key new to it).
 _PIECE: Final = Piece
+_LOAD_OP: Final = Load
+_STORE_OP: Final = Store
+_REPEAT_OP: Final = Repeat
 
 
 @dataclass(frozen=True)
@@ -91,19 +94,16 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
     over its ops; None where it holds a loop. (The L2 replay takes standard attention's 20,480 loop-free tiles of a
     head at 16k tokens so: apart, the pass that finds the memory ops and the one that makes their records cost a
     third of the replay's folds.)"""
-    # The op classes held in locals: compiled, a name imported from a module that is not compiled is looked up in
-    # the module's dict at every use.
-    load, store, repeat = Load, Store, Repeat
     seen: set[MemoryKey] = set()
     out: list[Record] = []
     access: Any  # a `Load` or a `Store` (typed so: compiled, a union is checked at each assignment)
     for access in program:
         kind = type(access)
-        if kind is load:
+        if kind is _LOAD_OP:
             action = _LOAD
-        elif kind is store:
+        elif kind is _STORE_OP:
             action = _ATOMIC if access.atomic else _STORE
-        elif kind is repeat:
+        elif kind is _REPEAT_OP:
             return None
         else:
             continue
@@ -835,13 +835,14 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 def _keys_touched(
     reached: dict[int, int | float],
     pieces: Iterable[MemoryKey],
-    numbers: Mapping[Hashable, int],
-    wholes: Mapping[int, tuple[int, ...]],
+    numbers: dict[Hashable, int],
+    wholes: dict[int, tuple[int, ...]],
 ) -> Collection[int]:
     """The keys `reached` (a dict by key, to which this adds, in place and with a size of 0, the others: made anew as
     a set, its 65,000 keys cost standard attention's walk at 16k tokens more than all its pieces) and the keys of
     the wholes of the `pieces` among them (a hit on a piece touches them); `wholes`: the keys of the wholes of
-    pieces found whole (`_covered`)."""
+    pieces found whole (`_covered`). (Typed as dicts: compiled, a `Mapping`'s `get` is a method call by name, which
+    cost the walk of standard attention's softmax at 16k tokens a sixth of its time.)"""
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
     # key block of the row block): each tuple of wholes is looked up once, and its keys added once. A tuple is
     # found by its identity first (pieces of a tile share one; hashing hundreds of keys per piece cost more than
@@ -852,7 +853,7 @@ def _keys_touched(
     looked_up: set[tuple[str, tuple[Hashable, ...]]] = set()
     for memory in pieces:
         tensor, tile = _tensor(memory), _tile(memory)
-        assert isinstance(tile, Piece)
+        assert isinstance(tile, _PIECE)
         if (tensor, id(tile.wholes)) in seen:
             continue
         seen[tensor, id(tile.wholes)] = None
@@ -864,7 +865,7 @@ def _keys_touched(
         if (tensor, tile.wholes) not in looked_up:
             looked_up.add((tensor, tile.wholes))
             for whole in tile.wholes:
-                number = numbers.get((tensor, whole))
+                number: Any = numbers.get((tensor, whole))  # (kept boxed, as the walk keeps its keys)
                 if number is not None:  # else never accessed
                     reached.setdefault(number, 0)
     return reached
