@@ -33,7 +33,7 @@ import math
 from collections import Counter
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 import numpy as np
 
@@ -260,7 +260,7 @@ def _head_copies(
     (`KernelPlan.programs`): the loop iterations of the roles whose iterations in that one hold no memory op are not
     built (`_bodiless`; v4's forward builds 1 role of 5)."""
     axes = plan.kernel.head_axes
-    positions = {tuple(source[axes:]): n for n, source in enumerate(plan.sources)}  # type: ignore[index]
+    positions: dict[tuple[object, ...], int] | None = None  # the shapes' positions by index past the head, once asked
     if folded is None:
         folded = _replay_folded(plan)
     spec = plan.replay_spec
@@ -276,8 +276,13 @@ def _head_copies(
     # making).
     sources, outlined = plan.sources, plan.programs
     builders = [role.program for role in plan.kernel.roles]
-    for tile in tiles:
-        n = positions[tuple(tile[axes:])]  # type: ignore[index]
+    for number, tile in enumerate(tiles):
+        # Tiles in launch order are mostly their shapes' in order, a head after another: the guess is checked.
+        n = number % len(sources)
+        if not _same_shape(sources[n], tile, axes):
+            if positions is None:
+                positions = {tuple(source[axes:]): n for n, source in enumerate(sources)}  # type: ignore[index]
+            n = positions[tuple(tile[axes:])]  # type: ignore[index]
         source, shape = sources[n], folded.get(n)
         if shape is None:
             programs: Sequence[Sequence[Op]] | None = outlined.get(n)
@@ -301,6 +306,18 @@ def _head_copies(
             copy = reheaded(numbered[0], head, copies, numbered[1])
             out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
+
+
+def _same_shape(source: Hashable, tile: Hashable, axes: int) -> bool:
+    """Whether `tile` is of the shape of `source`: `source[axes:] == tile[axes:]`, told without slicing them."""
+    first, other = cast(tuple[object, ...], source), cast(tuple[object, ...], tile)
+    if len(first) != len(other):
+        return False
+    for number in range(axes, len(first)):
+        mine, theirs = first[number], other[number]
+        if not (mine is theirs or mine == theirs):  # (as a tuple compares its items)
+            return False
+    return True
 
 
 def _all_heads(

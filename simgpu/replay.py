@@ -181,10 +181,10 @@ def keys_of_head(
     """Whether `head_template` makes a template of the records (every tile key begins with the head `source`), told
     without making it. `wholes_of_head`: per tuple of pieces' wholes, by identity, whether every one begins so (the
     calls that share it keep the records alive meanwhile, so that an identity stays theirs)."""
-    for _, _, memory, _ in tile_records:
-        tile = _tile(memory)
+    for record in cast(Sequence[tuple[object, ...]], tile_records):  # (a record's key alone read)
+        tile = _tile(record[2])
         if type(tile) is tuple:
-            if tile[:axes] != source:
+            if not _begins_with(tile, axes, source):
                 return False
             continue
         if type(tile) is not _PIECE:
@@ -196,6 +196,18 @@ def keys_of_head(
         if known is None:
             known = wholes_of_head[id(tile.wholes)] = _without_head(tile.wholes, axes, source) is not None
         if not known:
+            return False
+    return True
+
+
+def _begins_with(key: tuple[object, ...], axes: int, source: tuple[object, ...]) -> bool:
+    """Whether `key[:axes] == source`, told without slicing `key` (the L2 replay asks it of every access of a head's
+    tiles, `simgpu.fast_bytes`)."""
+    if min(len(key), axes) != len(source):
+        return False
+    for number, entry in enumerate(source):
+        other = key[number]
+        if not (other is entry or other == entry):  # (as a tuple compares its items)
             return False
     return True
 
