@@ -757,16 +757,17 @@ def _evict_to(
 
 
 def _dirtied(
-    key: int, lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float, capacity: float
+    key: Any, lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float, capacity: float
 ) -> tuple[float, float]:
     """`simgpu.units.l2.dirtied`, its tiles to write back summed as `sum(cleaned, 0.0)` sums them (from 0.0, oldest
     first): the dirty bytes left and the bytes written back. (Built as a list and summed, they cost the walk of v1's
-    forward an eighth of its time.)"""
+    forward an eighth of its time.) The keys stay boxed (`Any`), as in the walk."""
     dirty[key] = None
     dirty_used += lines[key]
     cleaned = 0.0
     while dirty_used > capacity:
-        old_bytes = lines[dirty.popitem(False)[0]]
+        oldest: Any = cast(Any, dirty).popitem(False)
+        old_bytes: float = lines[oldest[0]]
         dirty_used -= old_bytes
         cleaned += old_bytes
     return dirty_used, cleaned
@@ -774,10 +775,12 @@ def _dirtied(
 
 def _evict_oldest(
     lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float
-) -> tuple[int, float, float, float]:
+) -> tuple[Any, float, float, float]:
     """Evict the least recently used key: it, its bytes, the bytes written back (its own where it was dirty) and the
-    dirty bytes left."""
-    key, nbytes = lines.popitem(False)
+    dirty bytes left. (The key stays boxed, `Any`: compiled, an int past 256 is boxed anew where it is looked up.)"""
+    oldest: Any = cast(Any, lines).popitem(False)
+    key = oldest[0]
+    nbytes: float = oldest[1]
     if key not in dirty:
         return key, nbytes, 0.0, dirty_used
     del dirty[key]
