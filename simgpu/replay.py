@@ -492,6 +492,9 @@ def _walk(
     used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
     dirty_used = state.dirty_used
     dirty_capacity = capacity * arch.l2.max_dirty_fraction
+    # The capacity boxed once, for its comparisons with the accesses' sizes (an int or a float, so compared boxed):
+    # compiled, an unboxed int past 256 is boxed anew (allocated) at each comparison.
+    room: Any = capacity
     move = lines.move_to_end
     named = None
     if later_heads is not None and touched:
@@ -580,7 +583,7 @@ def _walk(
                         varied = True
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 written = 0.0
-                if key in lines and (action != _STORE or nbytes <= capacity):  # a store too large bypasses L2
+                if key in lines and (action != _STORE or nbytes <= room):  # a store too large bypasses L2
                     move(key)
                     if action == _LOAD:
                         continue
@@ -598,7 +601,7 @@ def _walk(
                 else:
                     # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
                     read = 0.0 if action == _STORE else nbytes
-                    if nbytes > capacity:
+                    if nbytes > room:
                         evicted = True  # bypasses L2: a store or an atomic is written through
                         if action != _LOAD:
                             written = nbytes
@@ -793,19 +796,22 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
     if kernel.totals is None:
         # Summed per kind in a dict by tensor (a string, its hash cached) rather than by a new tuple per access: each
         # sum takes its accesses in the same order, from the same zero, so the floats are the same.
-        by_kind: list[dict[str, float]] = [{} for _ in range(2 * _AGAIN)]
+        # The sums are kept boxed (`Any`) while they add up (compiled, a float read from a dict is unboxed, and boxed
+        # anew to be added to a size that may be an int), and taken as floats at the end, as they were read before.
+        by_kind: list[dict[str, Any]] = [{} for _ in range(2 * _AGAIN)]
         first_seen: list[tuple[int, str]] = []
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
                 sums = by_kind[kind]
-                so_far = sums.get(tensor)
+                so_far: Any = sums.get(tensor)
                 if so_far is not None:
                     sums[tensor] = so_far + nbytes
                 else:
                     sums[tensor] = 0.0 + nbytes
                     first_seen.append((kind, tensor))
         for kind, tensor in first_seen:
-            l2_bytes[number, tensor, kind] += by_kind[kind][tensor]
+            total: float = by_kind[kind][tensor]
+            l2_bytes[number, tensor, kind] += total
         return
     summed: dict[tuple[int, str], int] = {}
     for totals in kernel.totals:
@@ -981,14 +987,15 @@ def _owner(key: int, owners: Sequence[str], owner_of_renamed: dict[int, str]) ->
 
 def _covered(
     memory: MemoryKey,
-    key: int,
+    key: Any,
     lines: OrderedDict[int, float],
     numbers: dict[Hashable, int],
     wholes: dict[int, tuple[int, ...]],
 ) -> bool:
     """`simgpu.units.l2.L2`'s rule for a load of a `Piece` (numbered `key`): a hit while all its wholes are resident
     (then used). The first whole not resident decides (a piece holds many, and nested keys are slow to hash); the
-    keys of a piece found whole are kept in `wholes` (they keep their numbers)."""
+    keys of a piece found whole are kept in `wholes` (they keep their numbers). The key stays boxed (`Any`), as in
+    the walk."""
     known = wholes.get(key)
     if known is None:
         tensor, piece = _tensor(memory), _tile(memory)
