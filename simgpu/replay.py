@@ -89,12 +89,19 @@ def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
     return made
 
 
+_FEW_KEYS: Final = 8  # the distinct keys of a tile that `program_records` keeps in a list
+
+
 def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
     """`records` of the memory ops of one role's program (its `simgpu.fold.memory_accesses`), found in the same pass
     over its ops; None where it holds a loop. (The L2 replay takes standard attention's 20,480 loop-free tiles of a
     head at 16k tokens so: apart, the pass that finds the memory ops and the one that makes their records cost a
     third of the replay's folds.)"""
-    seen: set[MemoryKey] = set()
+    # A tile's first keys are kept in a list, which finds a key as a set does (the same object, else an equal one:
+    # equal keys hash alike); past `_FEW_KEYS` they go to a set. (Standard attention's score tiles have three keys:
+    # making a set and hashing the nested keys into it cost a sixth of their records.)
+    keys: list[MemoryKey] = []
+    seen: set[MemoryKey] | None = None
     out: list[Record] = []
     access: Any  # a `Load` or a `Store` (typed so: compiled, a union is checked at each assignment)
     for access in program:
@@ -110,11 +117,19 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
         tensor: str = access.tensor
         # Typed as a `MemoryKey`: compiled, a pair would be built anew for the set and for the record.
         key: MemoryKey = (tensor, access.tile)
-        # Added, then told new by the set's growth: the nested key is hashed once, not twice.
-        before = len(seen)
-        seen.add(key)
-        if len(seen) == before:
-            action += _AGAIN
+        if seen is None and len(keys) == _FEW_KEYS:
+            seen = set(keys)
+        if seen is None:
+            if key in keys:
+                action += _AGAIN
+            else:
+                keys.append(key)
+        else:
+            # Added, then told new by the set's growth: the nested key is hashed once, not twice.
+            before = len(seen)
+            seen.add(key)
+            if len(seen) == before:
+                action += _AGAIN
         out.append((action, tensor, key, access.nbytes))
     return tuple(out)
 

@@ -40,6 +40,14 @@ def test_program_records_are_the_records_of_its_memory_ops_and_none_with_a_loop(
     assert program_records([Load("Q", (0,), 8), Repeat(2, lambda i: [Load("K", (i,), 8)])]) is None
 
 
+def test_program_records_tell_later_accesses_past_the_keys_kept_in_a_list() -> None:
+    # Ten distinct keys (the first eight kept in a list, then a set), then the first and the tenth again, each as a
+    # new but equal tuple: both are later accesses (kind 0 + 3), the eleventh key a first one.
+    program = [Load("K", (0, 0, n), 8) for n in range(10)]
+    program += [Load("K", (0, 0, 0), 8), Load("K", (0, 0, 9), 8), Load("K", (0, 0, 10), 8)]
+    assert [record[0] for record in program_records(program) or ()] == [0] * 10 + [3, 3, 0]
+
+
 def _old_handover(
     ending: Sequence[Sequence[Record]], wave: Sequence[Sequence[Record]]
 ) -> tuple[list[Record], list[Record], list[Sequence[Record]]]:
