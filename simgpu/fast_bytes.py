@@ -33,7 +33,7 @@ import math
 from collections import Counter
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from simgpu.replay import (
     TileTotals,
     head_template,
     keys_of_head,
+    program_records,
     records,
     reheaded,
     replay,
@@ -220,18 +221,26 @@ Shape = FoldedTile | _FlatShape
 
 
 def _replay_shape(
-    plan: KernelPlan, n: int, spec: FoldSpec, folded: Mapping[int, Shape], bodiless: dict[int, tuple[int, ...]]
+    plan: KernelPlan,
+    n: int,
+    programs: Sequence[Sequence[Op]],
+    spec: FoldSpec,
+    folded: Mapping[int, Shape],
+    bodiless: dict[int, tuple[int, ...]],
 ) -> Shape:
-    """Shape `n` of the plan, which it did not fold, folded for the replay by `spec`, from the programs its outline
-    built (`KernelPlan.programs`) or else built here: a `_FlatShape` where they hold no loop. A shape that folds like
-    a planned one (`KernelPlan.like`, folded in `folded`) is folded without the loop iterations of the roles whose
-    iterations in that one hold no memory op (`_bodiless`, found once per planned shape in `bodiless`)."""
+    """Shape `n` of the plan, which it did not fold, folded for the replay by `spec` from its role `programs` (as its
+    outline built them, `KernelPlan.programs`, or else built for it): a `_FlatShape` where they hold no loop. A
+    shape that folds like a planned one (`KernelPlan.like`, folded in `folded`) is folded without the loop
+    iterations of the roles whose iterations in that one hold no memory op (`_bodiless`, found once per planned shape
+    in `bodiless`)."""
+    if len(programs) == 1:
+        flat = program_records(programs[0])
+    else:
+        accesses = loop_free_accesses(programs)
+        flat = None if accesses is None else records(accesses)
+    if flat is not None:
+        return _FlatShape(flat)
     kernel, source = plan.kernel, plan.sources[n]
-    outlined = plan.programs.get(n)
-    programs = [role.program(source) for role in kernel.roles] if outlined is None else outlined
-    accesses = loop_free_accesses(programs)
-    if accesses is not None:
-        return _FlatShape(records(accesses))
     like = plan.like.get(n)
     if like is None:
         return fold_tile(kernel, source, spec, (), programs, plan.fold_memo)
@@ -251,7 +260,7 @@ def _head_copies(
     (`KernelPlan.programs`): the loop iterations of the roles whose iterations in that one hold no memory op are not
     built (`_bodiless`; v4's forward builds 1 role of 5)."""
     axes = plan.kernel.head_axes
-    positions = {tuple(source[axes:]): n for n, source in enumerate(plan.sources)}  # type: ignore[index]
+    positions: dict[tuple[object, ...], int] | None = None  # the shapes' positions by index past the head, once asked
     if folded is None:
         folded = _replay_folded(plan)
     spec = plan.replay_spec
@@ -262,11 +271,24 @@ def _head_copies(
     table = EntryTable()  # the templates' entries numbered: a head's copies share a record per number (`made`)
     made: dict[tuple[object, ...], HeadCopies] = {}
     bodiless: dict[int, tuple[int, ...]] = {}  # per planned shape: the roles that shapes like it need not build
-    for tile in tiles:
-        n = positions[tuple(tile[axes:])]  # type: ignore[index]
-        source, shape = plan.sources[n], folded.get(n)
+    # What a shape the plan left unfolded is made from, read off the plan once (standard attention's 20,480 shapes
+    # of a head at 16k tokens: per shape, reading the plan's and the roles' attributes by name cost a tenth of the
+    # making).
+    sources, outlined = plan.sources, plan.programs
+    builders = [role.program for role in plan.kernel.roles]
+    for number, tile in enumerate(tiles):
+        # Tiles in launch order are mostly their shapes' in order, a head after another: the guess is checked.
+        n = number % len(sources)
+        if not _same_shape(sources[n], tile, axes):
+            if positions is None:
+                positions = {tuple(source[axes:]): n for n, source in enumerate(sources)}  # type: ignore[index]
+            n = positions[tuple(tile[axes:])]  # type: ignore[index]
+        source, shape = sources[n], folded.get(n)
         if shape is None:
-            shape = folded[n] = _replay_shape(plan, n, spec, folded, bodiless)
+            programs: Sequence[Sequence[Op]] | None = outlined.get(n)
+            if programs is None:
+                programs = [build(source) for build in builders]
+            shape = folded[n] = _replay_shape(plan, n, programs, spec, folded, bodiless)
         if source == tile:
             out.append(shape)
             continue
@@ -284,6 +306,18 @@ def _head_copies(
             copy = reheaded(numbered[0], head, copies, numbered[1])
             out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
+
+
+def _same_shape(source: Hashable, tile: Hashable, axes: int) -> bool:
+    """Whether `tile` is of the shape of `source`: `source[axes:] == tile[axes:]`, told without slicing them."""
+    first, other = cast(tuple[object, ...], source), cast(tuple[object, ...], tile)
+    if len(first) != len(other):
+        return False
+    for number in range(axes, len(first)):
+        mine, theirs = first[number], other[number]
+        if not (mine is theirs or mine == theirs):  # (as a tuple compares its items)
+            return False
+    return True
 
 
 def _all_heads(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -50,12 +50,14 @@ class KernelPlan:
     sources: tuple[Hashable, ...]  # one tile per shape key, in launch order of first appearance
     kinds: tuple[int, ...]  # per shape, the number of its signature (shapes of one kind cost alike)
     removed: tuple[tuple[int, ...], ...]  # per shape, the iterations its fold removes (`FoldedTile.removed`)
-    # The shapes folded, by position: all, or a few of each outline (see below), or the first of each form.
-    folded: Mapping[int, FoldedTile]
+    # The shapes folded, by position: all, or a few of each outline (see below), or the first of each form. (The
+    # mappings are typed as dicts: compiled, the L2 replay looks a shape up in them per tile, and a `Mapping`'s `get`
+    # is a method call by name.)
+    folded: dict[int, FoldedTile]
     # The shapes not folded, by position: the folded shape of their outline's group that they fold like.
-    like: Mapping[int, int]
+    like: dict[int, int]
     # Per shape not folded, by position, its role programs as its outline built them (the replay folds it).
-    programs: Mapping[int, tuple[Sequence[Op], ...]]
+    programs: dict[int, tuple[Sequence[Op], ...]]
     index: np.ndarray  # per tile in launch order: the position of its shape
     # Whether it runs whole (`simgpu.fast_whole`): tiles of unequal cost, or CTAs ordered by semaphores; few ops.
     whole: bool

@@ -51,7 +51,7 @@ from typing import Final
 
 from simgpu.kernel import Kernel
 from simgpu.ops import Advance, Alu, Arrive, Delay, Exp, Fma, Load, Mma, Op, Repeat, Smem, Store, Tmem, Vector, Wait
-from simgpu.replay import Record, TileTotals, records, tile_totals
+from simgpu.replay import Record, TileTotals, program_records, records, tile_totals
 from simgpu.units.fluid_l2 import Retouch
 
 
@@ -79,6 +79,11 @@ NESTED: Final = 1
 # top-level iteration's nested loop (nested kinds 0, 1, 2: counted at NESTED + kind).
 NESTED_SIDES: Final = ("inner", "first", "last")
 _MEMORY_OPS: Final = (Load, Store)  # matched by exact type: the replay walks long programs
+# The op classes told apart per op, Final: compiled, a name imported from a module that is not compiled is looked up
+# in the module's dict at every use (folds and the replay's records take every op of long programs).
+_LOAD_OP: Final = Load
+_STORE_OP: Final = Store
+_REPEAT_OP: Final = Repeat
 # Per op type other than memory ops and loops, its fields in order: such an op's shape (`_shape`) is its type and
 # fields, which compare and hash as the op does (every field of an op compares), but in C, not through the
 # dataclass's generated methods: a signature holds every op of a tile, and the plan hashes one per tile position.
@@ -272,7 +277,12 @@ class FoldedTile:
         """The accesses as the L2 replay walks them (`simgpu.replay.records`)."""
         derived = self._derived
         if derived.records is None:
-            derived.records = records(self.accesses)
+            # One role's records are made in one pass over its program, where its memory ops are not listed yet (the
+            # replay folds v2's backward at 64k tokens, 512 key blocks of a head, and asks for their records only).
+            made = None
+            if derived.accesses is None and len(self.programs) == 1:
+                made = program_records(self.programs[0])
+            derived.records = records(self.accesses) if made is None else made
         return derived.records
 
     @property
@@ -326,8 +336,8 @@ class _HashedOnce:
 def memory_accesses(programs: Sequence[Sequence[Op]]) -> tuple[Load | Store, ...]:
     """The memory ops of a tile's flat role programs in `memory_order`, without their positions."""
     # Per role, its memory ops in program order; then one from each role in turn.
-    streams = [[op for op in program if type(op) in _MEMORY_OPS] for program in programs]
-    return tuple(_in_turn(streams))  # type: ignore[arg-type]
+    streams = [[op for op in program if type(op) is _LOAD_OP or type(op) is _STORE_OP] for program in programs]
+    return tuple(_in_turn(streams))
 
 
 def loop_free_accesses(programs: Sequence[Sequence[Op]]) -> Sequence[Load | Store] | None:
@@ -338,9 +348,9 @@ def loop_free_accesses(programs: Sequence[Sequence[Op]]) -> Sequence[Load | Stor
         stream: list[Load | Store] = []
         for op in program:
             kind = type(op)
-            if kind is Repeat:
+            if kind is _REPEAT_OP:
                 return None
-            if kind is Load or kind is Store:
+            if kind is _LOAD_OP or kind is _STORE_OP:
                 stream.append(op)  # type: ignore[arg-type]
         streams.append(stream)
     return _in_turn(streams)
@@ -647,7 +657,7 @@ def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling, memo:
 def _loops(ops: Sequence[Op], out: list[Op]) -> Iterator[Repeat]:
     """The loops among `ops`, in order; the other ops are appended to `out` as they pass."""
     for op in ops:
-        if type(op) is Repeat:
+        if type(op) is _REPEAT_OP:
             yield op
         else:
             out.append(op)
@@ -662,7 +672,7 @@ def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int, memo: FoldMe
         return 0
     iterations = 0
     for op in ops:
-        if type(op) is Repeat:
+        if type(op) is _REPEAT_OP:
             iterations += op.count
             for i in range(op.count):
                 iterations += _expand_weighted(op.body(i), out, weight, memo)
@@ -756,15 +766,15 @@ def _count_between(loop: Repeat, first: int, end: int) -> int:
 
 
 def _has_loop(ops: Sequence[Op]) -> bool:
-    return any(type(op) is Repeat for op in ops)
+    return any(type(op) is _REPEAT_OP for op in ops)
 
 
 def _shape(op: Op) -> Hashable:
     kind = type(op)
-    if kind is Load:
+    if kind is _LOAD_OP:
         load: Load = op  # type: ignore[assignment]
         return ("load", load.tensor, load.nbytes, load.engine, load.arrive, load.acquire, load.address_instructions)
-    if kind is Store:
+    if kind is _STORE_OP:
         store: Store = op  # type: ignore[assignment]
         return (
             "store",

@@ -23,13 +23,12 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, zip_longest
+from itertools import chain
 from typing import Any, Final, cast
 
 from simgpu.arch import Arch
-from simgpu.ops import HashedKeys, Load, Piece, Store
+from simgpu.ops import HashedKeys, Load, Op, Piece, Repeat, Store
 from simgpu.units.fluid_l2 import MissShares
-from simgpu.units.l2 import dirtied
 
 # Final, so that compiled (mypyc) they are constants: a plain module name is looked up in the module's dict at every
 # use, several times per access in the walk.
@@ -39,6 +38,12 @@ _ATOMIC: Final = 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
 _AGAIN: Final = 3  # added to the kind of an access to a key its tile accessed before
 REREAD: Final = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
+# Op classes, Final likewise: compiled, a name imported from a module that is not compiled is looked up in the
+# module's dict at every use (the walk tells a piece's key apart at every access to a key new to it).
+_PIECE: Final = Piece
+_LOAD_OP: Final = Load
+_STORE_OP: Final = Store
+_REPEAT_OP: Final = Repeat
 
 
 @dataclass(frozen=True)
@@ -79,19 +84,53 @@ Record = tuple[int, str, MemoryKey, int | float]
 def records(ops: Sequence[Load | Store]) -> tuple[Record, ...]:
     """The replay's records of a tile's memory ops (in `simgpu.fold.memory_order`). An access to a key that the
     tile accessed before has its kind raised by `_AGAIN` (its miss share is counted apart)."""
-    seen: set[MemoryKey] = set()
+    made = program_records(ops)
+    assert made is not None  # (memory ops only: no loop)
+    return made
+
+
+_FEW_KEYS: Final = 8  # the distinct keys of a tile that `program_records` keeps in a list
+
+
+def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
+    """`records` of the memory ops of one role's program (its `simgpu.fold.memory_accesses`), found in the same pass
+    over its ops; None where it holds a loop. (The L2 replay takes standard attention's 20,480 loop-free tiles of a
+    head at 16k tokens so: apart, the pass that finds the memory ops and the one that makes their records cost a
+    third of the replay's folds.)"""
+    # A tile's first keys are kept in a list, which finds a key as a set does (the same object, else an equal one:
+    # equal keys hash alike); past `_FEW_KEYS` they go to a set. (Standard attention's score tiles have three keys:
+    # making a set and hashing the nested keys into it cost a sixth of their records.)
+    keys: list[MemoryKey] = []
+    seen: set[MemoryKey] | None = None
     out: list[Record] = []
-    for op in ops:
-        kind = _LOAD if type(op) is Load else _ATOMIC if op.atomic else _STORE  # type: ignore[union-attr]
-        tensor = op.tensor
+    access: Any  # a `Load` or a `Store` (typed so: compiled, a union is checked at each assignment)
+    for access in program:
+        kind = type(access)
+        if kind is _LOAD_OP:
+            action = _LOAD
+        elif kind is _STORE_OP:
+            action = _ATOMIC if access.atomic else _STORE
+        elif kind is _REPEAT_OP:
+            return None
+        else:
+            continue
+        tensor: str = access.tensor
         # Typed as a `MemoryKey`: compiled, a pair would be built anew for the set and for the record.
-        key: MemoryKey = (tensor, op.tile)
-        # Added, then told new by the set's growth: the nested key is hashed once, not twice.
-        before = len(seen)
-        seen.add(key)
-        if len(seen) == before:
-            kind += _AGAIN
-        out.append((kind, tensor, key, op.nbytes))
+        key: MemoryKey = (tensor, access.tile)
+        if seen is None and len(keys) == _FEW_KEYS:
+            seen = set(keys)
+        if seen is None:
+            if key in keys:
+                action += _AGAIN
+            else:
+                keys.append(key)
+        else:
+            # Added, then told new by the set's growth: the nested key is hashed once, not twice.
+            before = len(seen)
+            seen.add(key)
+            if len(seen) == before:
+                action += _AGAIN
+        out.append((action, tensor, key, access.nbytes))
     return tuple(out)
 
 
@@ -135,7 +174,7 @@ def head_template(
                 return None
             out.append((kind, tensor, tile[axes:], nbytes))
             continue
-        if type(tile) is not Piece:
+        if type(tile) is not _PIECE:
             return None
         name = tile.name
         if type(name) is not tuple or name[:axes] != source:
@@ -157,13 +196,13 @@ def keys_of_head(
     """Whether `head_template` makes a template of the records (every tile key begins with the head `source`), told
     without making it. `wholes_of_head`: per tuple of pieces' wholes, by identity, whether every one begins so (the
     calls that share it keep the records alive meanwhile, so that an identity stays theirs)."""
-    for _, _, memory, _ in tile_records:
-        tile = _tile(memory)
+    for record in cast(Sequence[tuple[object, ...]], tile_records):  # (a record's key alone read)
+        tile = _tile(record[2])
         if type(tile) is tuple:
-            if tile[:axes] != source:
+            if not _begins_with(tile, axes, source):
                 return False
             continue
-        if type(tile) is not Piece:
+        if type(tile) is not _PIECE:
             return False
         name = tile.name
         if type(name) is not tuple or name[:axes] != source:
@@ -172,6 +211,18 @@ def keys_of_head(
         if known is None:
             known = wholes_of_head[id(tile.wholes)] = _without_head(tile.wholes, axes, source) is not None
         if not known:
+            return False
+    return True
+
+
+def _begins_with(key: tuple[object, ...], axes: int, source: tuple[object, ...]) -> bool:
+    """Whether `key[:axes] == source`, told without slicing `key` (the L2 replay asks it of every access of a head's
+    tiles, `simgpu.fast_bytes`)."""
+    if min(len(key), axes) != len(source):
+        return False
+    for number, entry in enumerate(source):
+        other = key[number]
+        if not (other is entry or other == entry):  # (as a tuple compares its items)
             return False
     return True
 
@@ -456,6 +507,9 @@ def _walk(
     used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
     dirty_used = state.dirty_used
     dirty_capacity = capacity * arch.l2.max_dirty_fraction
+    # The capacity boxed once, for its comparisons with the accesses' sizes (an int or a float, so compared boxed):
+    # compiled, an unboxed int past 256 is boxed anew (allocated) at each comparison.
+    room: Any = capacity
     move = lines.move_to_end
     named = None
     if later_heads is not None and touched:
@@ -504,21 +558,24 @@ def _walk(
     # A re-reading kernel's replayed heads stand for later ones, which the chip runs in steady state: the first
     # wave meets the trailing stores of a wave before it, as later waves do (`_stand_in_stores`).
     stand_in = rereads and later_heads is not None and later_heads > 0 and kernel.waves > 1
-    stores: list[Record] = []  # a re-reading kernel's trailing stores of the wave walked last (`_wave_parts`)
-    ending: list[Sequence[Record]] = []  # another kernel's: per slot, its tile's trailing stores (`_handover`)
+    stores: list[object] = []  # a re-reading kernel's trailing stores of the wave walked last (`_wave_parts`)
+    ending: list[_Tile] = []  # another kernel's: per slot, its tile's trailing stores (`_handover`)
     # The walk goes one wave past the last, whose first round is empty: the last wave's trailing stores.
     for start in range(0, len(tiles) + kernel.slots, kernel.slots):
         wave = tiles[start : start + kernel.slots]
         if rereads:
             first_round, rest, tails = _wave_parts(wave)
-            segments: tuple[Sequence[Record], ...] = (first_round, stores, rest)
+            parts: tuple[list[object], ...] = (first_round, stores, rest)
             stores = tails
         else:
             handover, rest, ending = _handover(ending, wave)
-            segments = (handover, rest)
+            parts = (handover, rest)
+        segments = cast(tuple[list[Record], ...], parts)  # (records all)
         for step, segment in enumerate(segments):
             if step == 1 and stand_in and not start and tails:
-                used, dirty_used, written = _stand_in_stores(state, rest, tails, missed, used, dirty_used, capacity)
+                used, dirty_used, written = _stand_in_stores(
+                    state, cast(list[Record], rest), cast(list[Record], tails), missed, used, dirty_used, capacity
+                )
                 if written:
                     evicted = True
                     hbm_write += written
@@ -533,7 +590,7 @@ def _walk(
                     size = sizes.get(key)
                     if size is None:
                         sizes[key] = nbytes
-                        if type(_tile(memory)) is Piece:
+                        if type(_tile(memory)) is _PIECE:
                             pieces.append(memory)
                     elif size != nbytes:
                         varied = True
@@ -541,24 +598,25 @@ def _walk(
                         varied = True
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 written = 0.0
-                if key in lines and (action != _STORE or nbytes <= capacity):  # a store too large bypasses L2
+                if key in lines and (action != _STORE or nbytes <= room):  # a store too large bypasses L2
                     move(key)
                     if action == _LOAD:
                         continue
                     if key in dirty:
                         dirty.move_to_end(key)
                         continue
-                    dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
-                    written = sum(cleaned, 0.0)
+                    dirty_used, written = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                     if not written:
                         continue
                     read = 0.0
-                elif action == _LOAD and type(_tile(memory)) is Piece and _covered(memory, key, lines, numbers, wholes):
+                elif (
+                    action == _LOAD and type(_tile(memory)) is _PIECE and _covered(memory, key, lines, numbers, wholes)
+                ):
                     continue
                 else:
                     # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
                     read = 0.0 if action == _STORE else nbytes
-                    if nbytes > capacity:
+                    if nbytes > room:
                         evicted = True  # bypasses L2: a store or an atomic is written through
                         if action != _LOAD:
                             written = nbytes
@@ -575,8 +633,8 @@ def _walk(
                         lines[key] = nbytes
                         used += added
                         if action != _LOAD:
-                            dirty_used, cleaned = dirtied(key, lines, dirty, dirty_used, dirty_capacity)
-                            written += sum(cleaned, 0.0)
+                            dirty_used, cleaned = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                            written += cleaned
                 if read or written:
                     counted = missed.get((kind, tensor))
                     if counted is None:
@@ -596,9 +654,7 @@ def _walk(
     state.dirty_used = dirty_used
 
 
-def _handover(
-    ending: Sequence[Sequence[Record]], wave: Sequence[Sequence[Record]]
-) -> tuple[list[Record], list[Record], list[Sequence[Record]]]:
+def _handover(ending: Sequence[Sequence[object]], wave: _Wave) -> tuple[list[object], list[object], list[_Tile]]:
     """A wave of a kernel that re-reads nothing, in the order the replay walks it: the hand-over from the wave
     before (per slot, its tile's trailing stores, `ending`, then the first access of the tile that takes the slot
     next), the rest of the wave's accesses but its trailing stores, one access from each tile in turn, as CTAs that
@@ -608,35 +664,53 @@ def _handover(
     lockstep), the stores of one wave evicted the lines the next wave was about to read (our standard softmax over
     an S that about fills L2, whole A100: S and P reads from HBM 19.4 and 12.9 MB where exact mode reads 11.5 and
     6.0; slot by slot the replay's are exact mode's)."""
-    bodies, tails = _trailing(wave, (_STORE, _ATOMIC))
-    rounds = iter(zip_longest(*bodies))
-    first_round = next(rounds, ())
-    handover: list[Record] = []
-    for slot in range(max(len(ending), len(first_round))):
+    cuts = _bodies(wave, True)
+    slots = len(wave)
+    handover: list[object] = []
+    for slot in range(max(len(ending), slots)):
         if slot < len(ending):
             handover.extend(ending[slot])
-        if slot < len(first_round) and first_round[slot] is not None:
-            handover.append(first_round[slot])
-    rest = [record for group in rounds for record in group if record is not None]
-    return handover, rest, tails
+        if slot < slots and cuts[slot]:
+            handover.append(wave[slot][0])
+    return handover, _later_rounds(wave, cuts), [wave[slot][cuts[slot] :] for slot in range(slots)]
 
 
-def _trailing(
-    wave: Sequence[Sequence[Record]], kinds: tuple[int, ...]
-) -> tuple[list[Sequence[Record]], list[Sequence[Record]]]:
-    """Each tile of `wave` cut before its trailing accesses of `kinds` (first or later alike): the bodies, the tails."""
-    bodies: list[Sequence[Record]] = []
-    tails: list[Sequence[Record]] = []
+# A wave's tiles, their records typed as objects in the functions that cut it into the parts the walk takes in turn
+# (`_handover`, `_wave_parts`): compiled, a record typed as one is unpacked into its items where it is read, and
+# built anew where it is put in a list.
+_Tile = Sequence[object]
+_Wave = Sequence[_Tile]
+
+
+def _bodies(wave: _Wave, atomics: bool) -> list[int]:
+    """Per tile of `wave`, how many accesses it has before its trailing stores (and atomics, with `atomics`), first
+    or later alike. (A wave's parts are taken by index: slicing each tile into its body and its tail, and zipping the
+    bodies, built tuples per tile and per round that the walk then dropped.)"""
+    cuts: list[int] = []
     for tile in wave:
         cut = len(tile)
-        while cut and tile[cut - 1][0] % _AGAIN in kinds:
+        while cut:
+            action = cast(int, cast(tuple[object, ...], tile[cut - 1])[0]) % _AGAIN
+            if action == _LOAD or (action == _ATOMIC and not atomics):
+                break
             cut -= 1
-        bodies.append(tile[:cut])
-        tails.append(tile[cut:])
-    return bodies, tails
+        cuts.append(cut)
+    return cuts
 
 
-def _wave_parts(wave: Sequence[Sequence[Record]]) -> tuple[list[Record], list[Record], list[Record]]:
+def _later_rounds(wave: _Wave, cuts: list[int]) -> list[object]:
+    """The accesses of the wave's tiles' bodies (each tile's first `cuts`) past their first, one access from each tile
+    in turn."""
+    rest: list[object] = []
+    longest = max(cuts) if cuts else 0
+    for position in range(1, longest):
+        for slot in range(len(wave)):
+            if position < cuts[slot]:
+                rest.append(wave[slot][position])
+    return rest
+
+
+def _wave_parts(wave: _Wave) -> tuple[list[object], list[object], list[object]]:
     """A re-reading kernel's wave (`KernelAccesses.rereads`) in the order the replay walks it: its first round of
     accesses, the rest, and its trailing stores (those after a tile's last load), which the replay walks with the
     next wave, after that wave's first round. One access from each tile in turn, as CTAs that start together and
@@ -647,11 +721,16 @@ def _wave_parts(wave: Sequence[Sequence[Record]]) -> tuple[list[Record], list[Re
     once), and its second pass over S went on hitting up to twice the N at which it stops hitting on the H200 with
     16, 8 and 4 CTAs per SM (`validation/h200/softmax_occupancy/`). Kernels that re-read nothing hand each slot over
     as its tile ends (`_handover`)."""
-    bodies, tails = _trailing(wave, (_STORE,))
-    rounds = iter(zip_longest(*bodies))
-    first_round = [record for record in next(rounds, ()) if record is not None]
-    rest = [record for group in rounds for record in group if record is not None]
-    return first_round, rest, [record for group in zip_longest(*tails) for record in group if record is not None]
+    cuts = _bodies(wave, False)
+    slots = len(wave)
+    first_round = [wave[slot][0] for slot in range(slots) if cuts[slot]]
+    tails: list[object] = []
+    longest = max([len(wave[slot]) - cuts[slot] for slot in range(slots)]) if wave else 0
+    for position in range(longest):
+        for slot in range(slots):
+            if cuts[slot] + position < len(wave[slot]):
+                tails.append(wave[slot][cuts[slot] + position])
+    return first_round, _later_rounds(wave, cuts), tails
 
 
 def _stand_in_stores(
@@ -695,12 +774,31 @@ def _evict_to(
     return used, dirty_used, written
 
 
+def _dirtied(
+    key: Any, lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float, capacity: float
+) -> tuple[float, float]:
+    """`simgpu.units.l2.dirtied`, its tiles to write back summed as `sum(cleaned, 0.0)` sums them (from 0.0, oldest
+    first): the dirty bytes left and the bytes written back. (Built as a list and summed, they cost the walk of v1's
+    forward an eighth of its time.) The keys stay boxed (`Any`), as in the walk."""
+    dirty[key] = None
+    dirty_used += lines[key]
+    cleaned = 0.0
+    while dirty_used > capacity:
+        oldest: Any = cast(Any, dirty).popitem(False)
+        old_bytes: float = lines[oldest[0]]
+        dirty_used -= old_bytes
+        cleaned += old_bytes
+    return dirty_used, cleaned
+
+
 def _evict_oldest(
     lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float
-) -> tuple[int, float, float, float]:
+) -> tuple[Any, float, float, float]:
     """Evict the least recently used key: it, its bytes, the bytes written back (its own where it was dirty) and the
-    dirty bytes left."""
-    key, nbytes = lines.popitem(last=False)
+    dirty bytes left. (The key stays boxed, `Any`: compiled, an int past 256 is boxed anew where it is looked up.)"""
+    oldest: Any = cast(Any, lines).popitem(False)
+    key = oldest[0]
+    nbytes: float = oldest[1]
     if key not in dirty:
         return key, nbytes, 0.0, dirty_used
     del dirty[key]
@@ -713,19 +811,22 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
     if kernel.totals is None:
         # Summed per kind in a dict by tensor (a string, its hash cached) rather than by a new tuple per access: each
         # sum takes its accesses in the same order, from the same zero, so the floats are the same.
-        by_kind: list[dict[str, float]] = [{} for _ in range(2 * _AGAIN)]
+        # The sums are kept boxed (`Any`) while they add up (compiled, a float read from a dict is unboxed, and boxed
+        # anew to be added to a size that may be an int), and taken as floats at the end, as they were read before.
+        by_kind: list[dict[str, Any]] = [{} for _ in range(2 * _AGAIN)]
         first_seen: list[tuple[int, str]] = []
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
                 sums = by_kind[kind]
-                so_far = sums.get(tensor)
+                so_far: Any = sums.get(tensor)
                 if so_far is not None:
                     sums[tensor] = so_far + nbytes
                 else:
                     sums[tensor] = 0.0 + nbytes
                     first_seen.append((kind, tensor))
         for kind, tensor in first_seen:
-            l2_bytes[number, tensor, kind] += by_kind[kind][tensor]
+            total: float = by_kind[kind][tensor]
+            l2_bytes[number, tensor, kind] += total
         return
     summed: dict[tuple[int, str], int] = {}
     for totals in kernel.totals:
@@ -770,13 +871,14 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 def _keys_touched(
     reached: dict[int, int | float],
     pieces: Iterable[MemoryKey],
-    numbers: Mapping[Hashable, int],
-    wholes: Mapping[int, tuple[int, ...]],
+    numbers: dict[Hashable, int],
+    wholes: dict[int, tuple[int, ...]],
 ) -> Collection[int]:
     """The keys `reached` (a dict by key, to which this adds, in place and with a size of 0, the others: made anew as
     a set, its 65,000 keys cost standard attention's walk at 16k tokens more than all its pieces) and the keys of
     the wholes of the `pieces` among them (a hit on a piece touches them); `wholes`: the keys of the wholes of
-    pieces found whole (`_covered`)."""
+    pieces found whole (`_covered`). (Typed as dicts: compiled, a `Mapping`'s `get` is a method call by name, which
+    cost the walk of standard attention's softmax at 16k tokens a sixth of its time.)"""
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
     # key block of the row block): each tuple of wholes is looked up once, and its keys added once. A tuple is
     # found by its identity first (pieces of a tile share one; hashing hundreds of keys per piece cost more than
@@ -787,7 +889,7 @@ def _keys_touched(
     looked_up: set[tuple[str, tuple[Hashable, ...]]] = set()
     for memory in pieces:
         tensor, tile = _tensor(memory), _tile(memory)
-        assert isinstance(tile, Piece)
+        assert isinstance(tile, _PIECE)
         if (tensor, id(tile.wholes)) in seen:
             continue
         seen[tensor, id(tile.wholes)] = None
@@ -799,7 +901,7 @@ def _keys_touched(
         if (tensor, tile.wholes) not in looked_up:
             looked_up.add((tensor, tile.wholes))
             for whole in tile.wholes:
-                number = numbers.get((tensor, whole))
+                number: Any = numbers.get((tensor, whole))  # (kept boxed, as the walk keeps its keys)
                 if number is not None:  # else never accessed
                     reached.setdefault(number, 0)
     return reached
@@ -900,14 +1002,15 @@ def _owner(key: int, owners: Sequence[str], owner_of_renamed: dict[int, str]) ->
 
 def _covered(
     memory: MemoryKey,
-    key: int,
+    key: Any,
     lines: OrderedDict[int, float],
     numbers: dict[Hashable, int],
     wholes: dict[int, tuple[int, ...]],
 ) -> bool:
     """`simgpu.units.l2.L2`'s rule for a load of a `Piece` (numbered `key`): a hit while all its wholes are resident
     (then used). The first whole not resident decides (a piece holds many, and nested keys are slow to hash); the
-    keys of a piece found whole are kept in `wholes` (they keep their numbers)."""
+    keys of a piece found whole are kept in `wholes` (they keep their numbers). The key stays boxed (`Any`), as in
+    the walk."""
     known = wholes.get(key)
     if known is None:
         tensor, piece = _tensor(memory), _tile(memory)
