@@ -1,20 +1,12 @@
 import sys
 import time
 
-from simgpu import Problem, load_arch, simulate
+from scaled import scaled_h200
 
-base = load_arch("h200")
-sms = int(sys.argv[1])
-frac = sms / base.sms
-over = {
-    "sms": sms,
-    "hbm.bandwidth_bytes_per_s": base.hbm.bandwidth_bytes_per_s * frac,
-    "l2.bandwidth_bytes_per_s": base.l2.bandwidth_bytes_per_s * frac,
-    "l2.capacity_bytes": int(base.l2.capacity_bytes * frac),
-}
-if len(sys.argv) > 3 and sys.argv[3] == "noll":
-    over["hbm.loaded_latency"] = None
-arch = load_arch("h200", over)
+from simgpu import Problem, simulate
+
+overrides = {"hbm.loaded_latency": None} if len(sys.argv) > 3 and sys.argv[3] == "noll" else {}
+arch = scaled_h200(int(sys.argv[1]), **overrides)
 p = Problem(1, int(sys.argv[2]), 1024, 128, causal=True)
 t = time.time()
 f = simulate(arch, "v1", p)

@@ -1,24 +1,14 @@
 import sys
 
 import numpy as np
+from scaled import scaled_h200
 
-from simgpu import Problem, load_arch
+from simgpu import Problem
 from simgpu.api import schedule
 from simgpu.fast import plan_fast
 from simgpu.fast_costs import _fit_variant, class_costs, metric_names
 
-base = load_arch("h200")
-sms = int(sys.argv[1])
-frac = sms / base.sms
-arch = load_arch(
-    "h200",
-    {
-        "sms": sms,
-        "hbm.bandwidth_bytes_per_s": base.hbm.bandwidth_bytes_per_s * frac,
-        "l2.bandwidth_bytes_per_s": base.l2.bandwidth_bytes_per_s * frac,
-        "l2.capacity_bytes": int(base.l2.capacity_bytes * frac),
-    },
-)
+arch = scaled_h200(int(sys.argv[1]))
 p = Problem(1, int(sys.argv[2]), 1024, 128, causal=True)
 planned = plan_fast(arch, schedule(arch, "v1", p, {}))
 plan = planned.plans[0]

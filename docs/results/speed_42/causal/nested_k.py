@@ -15,20 +15,12 @@ def variant(self, side):
 
 
 fold.FoldSpec.variant = variant
-from simgpu import Problem, load_arch, simulate  # noqa: E402 (after the patch, as the run had it)
+from scaled import scaled_h200  # noqa: E402 (after the patch, as the run had it)
 
-base = load_arch("h200")
+from simgpu import Problem, simulate  # noqa: E402
+
 for sms, heads in ((8, 15), (8, 16), (16, 31), (16, 32)):
-    frac = sms / base.sms
-    arch = load_arch(
-        "h200",
-        {
-            "sms": sms,
-            "hbm.bandwidth_bytes_per_s": base.hbm.bandwidth_bytes_per_s * frac,
-            "l2.bandwidth_bytes_per_s": base.l2.bandwidth_bytes_per_s * frac,
-            "l2.capacity_bytes": int(base.l2.capacity_bytes * frac),
-        },
-    )
+    arch = scaled_h200(sms)
     p = Problem(1, heads, 1024, 128, causal=True)
     f = simulate(arch, "v1", p)
     e = simulate(arch, "v1", p, mode="exact")
