@@ -1,7 +1,9 @@
 """Probes of where fast mode spends its time, beside `benchmarks.profile_fast`: how many ops the schedules build per
 prediction (`ops`), what one op's construction costs (`init`), and how much of an H200 prediction its re-run at the
 power-limited clock takes (`reruns`). Each takes `benchmarks.fast_ab`'s `simspeed` cases (16k tokens, 16 heads,
-d = 128), CPU seconds (`time.process_time`) after a warm-up prediction.
+d = 128), CPU seconds (`time.process_time`) after a warm-up prediction. `ops` counts an op where Python calls its
+class's `__init__`: compiled (`simgpu.native`), the ops that compiled code builds (the folds' and the replay's,
+`Load.with_nbytes`) do not pass there, so it counts them all only with `SIMGPU_NATIVE=0`.
 
 `python -m benchmarks.fast_probes ops|init|reruns [--out FILE]` prints its table (and writes it to FILE).
 """

@@ -656,9 +656,6 @@ class Engine:
         warps = role.warps
         trace = self.trace if self.trace is not None and sm.index in self.trace.sms else None
         wait_cycles = self.arch.latency.wait_cycles if self.arch.latency is not None else None
-        # The op classes as locals: compiled, each imported name the loop reads is a dictionary lookup per op.
-        repeat_op, wait_op, arrive_op, advance_op = Repeat, Wait, Arrive, Advance
-        load_op, store_op, mma_op = Load, Store, Mma
         k = 0
         while (tile := cta.tile(k)) is not None:
             if tile is _AHEAD:
@@ -676,12 +673,12 @@ class Engine:
                 for op in ops:
                     kind = type(op)
                     if kind in _CONTROL_OPS:
-                        if kind is repeat_op:
+                        if kind is Repeat:
                             loop: Repeat = op  # type: ignore[assignment]
                             stack.append(ops)
                             ops = itertools.chain.from_iterable(map(loop.body, range(loop.count)))
                             break  # into the loop's body
-                        elif kind is wait_op:
+                        elif kind is Wait:
                             wait: Wait = op  # type: ignore[assignment]
                             barrier = cta.barrier(wait.barrier, state)
                             phase = state.phases.get(barrier, 0) + 1
@@ -694,14 +691,14 @@ class Engine:
                                 state.waiting = None
                             if wait_cycles and self.now < reached + wait_cycles:
                                 yield reached + wait_cycles - self.now  # the wait's own round trip
-                        elif kind is arrive_op:
+                        elif kind is Arrive:
                             arrival: Arrive = op  # type: ignore[assignment]
                             barrier = cta.barrier(arrival.barrier, state)
                             if barrier.hop or barrier.handoff:
                                 self._call_after(barrier.hop + barrier.handoff, barrier.arrive)
                             else:
                                 barrier.arrive()
-                        elif kind is advance_op:
+                        elif kind is Advance:
                             advance: Advance = op  # type: ignore[assignment]
                             for name in advance.barriers:
                                 state.cursors[name] = state.cursors.get(name, 0) + 1
@@ -719,9 +716,9 @@ class Engine:
                     done = sm.execute(op, now, warps, state)  # type: ignore[arg-type]
                     revision = sm.revision
                     arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
-                    if kind is store_op and op.release:  # type: ignore[union-attr]
+                    if kind is Store and op.release:  # type: ignore[union-attr]
                         self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
-                    if kind is load_op and op.acquire is not None:  # type: ignore[union-attr]
+                    if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
                         yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
                     elif arrive is not None:
                         barrier = cta.barrier(arrive, state)
@@ -729,9 +726,9 @@ class Engine:
                             self._schedule(now + (done - now) + barrier.hop, barrier.arrive, None)
                         else:
                             self._schedule(self.now + (done - now), self._arrive_when_done, (barrier, revision))
-                        if kind is load_op and sm.copy_issued > now:
+                        if kind is Load and sm.copy_issued > now:
                             yield sm.copy_issued - now  # its warps are still issuing the copy
-                        if kind is mma_op and sm.async_release > now:
+                        if kind is Mma and sm.async_release > now:
                             yield sm.async_release - now  # the tensor cores' queue is full
                             # Wait until the op's revised release no longer lies ahead (inlined: once per op).
                             while (
@@ -739,7 +736,7 @@ class Engine:
                                 and (later := revision.release()) > self.now + SETTLE_TOLERANCE_CYCLES
                             ):
                                 yield later - self.now
-                    elif kind is store_op and not op.wait:  # type: ignore[union-attr]
+                    elif kind is Store and not op.wait:  # type: ignore[union-attr]
                         # The kernel stays open until the write drains (the sum as a scheduled wait would make it).
                         end = now + (done - now)
                         if end > self._horizon:

@@ -79,11 +79,6 @@ NESTED: Final = 1
 # top-level iteration's nested loop (nested kinds 0, 1, 2: counted at NESTED + kind).
 NESTED_SIDES: Final = ("inner", "first", "last")
 _MEMORY_OPS: Final = (Load, Store)  # matched by exact type: the replay walks long programs
-# The op classes told apart per op, Final: compiled, a name imported from a module that is not compiled is looked up
-# in the module's dict at every use (folds and the replay's records take every op of long programs).
-_LOAD_OP: Final = Load
-_STORE_OP: Final = Store
-_REPEAT_OP: Final = Repeat
 # Per op type other than memory ops and loops, its fields in order: such an op's shape (`_shape`) is its type and
 # fields, which compare and hash as the op does (every field of an op compares), but in C, not through the
 # dataclass's generated methods: a signature holds every op of a tile, and the plan hashes one per tile position.
@@ -336,7 +331,7 @@ class _HashedOnce:
 def memory_accesses(programs: Sequence[Sequence[Op]]) -> tuple[Load | Store, ...]:
     """The memory ops of a tile's flat role programs in `memory_order`, without their positions."""
     # Per role, its memory ops in program order; then one from each role in turn.
-    streams = [[op for op in program if type(op) is _LOAD_OP or type(op) is _STORE_OP] for program in programs]
+    streams = [[op for op in program if type(op) is Load or type(op) is Store] for program in programs]
     return tuple(_in_turn(streams))
 
 
@@ -348,9 +343,9 @@ def loop_free_accesses(programs: Sequence[Sequence[Op]]) -> Sequence[Load | Stor
         stream: list[Load | Store] = []
         for op in program:
             kind = type(op)
-            if kind is _REPEAT_OP:
+            if kind is Repeat:
                 return None
-            if kind is _LOAD_OP or kind is _STORE_OP:
+            if kind is Load or kind is Store:
                 stream.append(op)  # type: ignore[arg-type]
         streams.append(stream)
     return _in_turn(streams)
@@ -657,7 +652,7 @@ def _expand_sampled(ops: Sequence[Op], out: list[Op], sampling: _Sampling, memo:
 def _loops(ops: Sequence[Op], out: list[Op]) -> Iterator[Repeat]:
     """The loops among `ops`, in order; the other ops are appended to `out` as they pass."""
     for op in ops:
-        if type(op) is _REPEAT_OP:
+        if type(op) is Repeat:
             yield op
         else:
             out.append(op)
@@ -672,7 +667,7 @@ def _expand_weighted(ops: Sequence[Op], out: list[Op], weight: int, memo: FoldMe
         return 0
     iterations = 0
     for op in ops:
-        if type(op) is _REPEAT_OP:
+        if type(op) is Repeat:
             iterations += op.count
             for i in range(op.count):
                 iterations += _expand_weighted(op.body(i), out, weight, memo)
@@ -766,15 +761,15 @@ def _count_between(loop: Repeat, first: int, end: int) -> int:
 
 
 def _has_loop(ops: Sequence[Op]) -> bool:
-    return any(type(op) is _REPEAT_OP for op in ops)
+    return any(type(op) is Repeat for op in ops)
 
 
 def _shape(op: Op) -> Hashable:
     kind = type(op)
-    if kind is _LOAD_OP:
+    if kind is Load:
         load: Load = op  # type: ignore[assignment]
         return ("load", load.tensor, load.nbytes, load.engine, load.arrive, load.acquire, load.address_instructions)
-    if kind is _STORE_OP:
+    if kind is Store:
         store: Store = op  # type: ignore[assignment]
         return (
             "store",

@@ -38,12 +38,6 @@ _ATOMIC: Final = 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
 _AGAIN: Final = 3  # added to the kind of an access to a key its tile accessed before
 REREAD: Final = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
-# Op classes, Final likewise: compiled, a name imported from a module that is not compiled is looked up in the
-# module's dict at every use (the walk tells a piece's key apart at every access to a key new to it).
-_PIECE: Final = Piece
-_LOAD_OP: Final = Load
-_STORE_OP: Final = Store
-_REPEAT_OP: Final = Repeat
 
 
 @dataclass(frozen=True)
@@ -106,11 +100,11 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
     access: Any  # a `Load` or a `Store` (typed so: compiled, a union is checked at each assignment)
     for access in program:
         kind = type(access)
-        if kind is _LOAD_OP:
+        if kind is Load:
             action = _LOAD
-        elif kind is _STORE_OP:
+        elif kind is Store:
             action = _ATOMIC if access.atomic else _STORE
-        elif kind is _REPEAT_OP:
+        elif kind is Repeat:
             return None
         else:
             continue
@@ -174,7 +168,7 @@ def head_template(
                 return None
             out.append((kind, tensor, tile[axes:], nbytes))
             continue
-        if type(tile) is not _PIECE:
+        if type(tile) is not Piece:
             return None
         name = tile.name
         if type(name) is not tuple or name[:axes] != source:
@@ -202,7 +196,7 @@ def keys_of_head(
             if not _begins_with(tile, axes, source):
                 return False
             continue
-        if type(tile) is not _PIECE:
+        if type(tile) is not Piece:
             return False
         name = tile.name
         if type(name) is not tuple or name[:axes] != source:
@@ -590,7 +584,7 @@ def _walk(
                     size = sizes.get(key)
                     if size is None:
                         sizes[key] = nbytes
-                        if type(_tile(memory)) is _PIECE:
+                        if type(_tile(memory)) is Piece:
                             pieces.append(memory)
                     elif size != nbytes:
                         varied = True
@@ -609,9 +603,7 @@ def _walk(
                     if not written:
                         continue
                     read = 0.0
-                elif (
-                    action == _LOAD and type(_tile(memory)) is _PIECE and _covered(memory, key, lines, numbers, wholes)
-                ):
+                elif action == _LOAD and type(_tile(memory)) is Piece and _covered(memory, key, lines, numbers, wholes):
                     continue
                 else:
                     # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
@@ -889,7 +881,7 @@ def _keys_touched(
     looked_up: set[tuple[str, tuple[Hashable, ...]]] = set()
     for memory in pieces:
         tensor, tile = _tensor(memory), _tile(memory)
-        assert isinstance(tile, _PIECE)
+        assert isinstance(tile, Piece)
         if (tensor, id(tile.wholes)) in seen:
             continue
         seen[tensor, id(tile.wholes)] = None

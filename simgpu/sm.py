@@ -77,17 +77,6 @@ FRAGMENT_ROWS: Final = 8  # rows of an MMA accumulator's fragments one warp-leve
 SECTOR_BYTES: Final = 32  # the L2's unit of access
 MEMO_LIMIT: Final = 4096  # entries of an `_OpMemo`: many more than the op objects a loop body runs
 
-# The op classes `Sm.execute` dispatches on, as statics: compiled, an imported name is a dictionary lookup.
-_VECTOR: Final = Vector
-_LOAD: Final = Load
-_STORE: Final = Store
-_MMA: Final = Mma
-_SMEM: Final = Smem
-_EXP: Final = Exp
-_FMA: Final = Fma
-_ALU: Final = Alu
-_TMEM: Final = Tmem
-
 # mma.sync's shape is fixed by the PTX ISA (m16n8k16 for 16-bit inputs: K is 32 bytes), whatever the chip.
 MMA_SYNC_SHAPE = (16, 8, 32)
 
@@ -200,19 +189,19 @@ class Sm:
         # Matched by exact type, the commonest first, each a native call: compiled, a table of bound methods made
         # each op a Python call (its arguments parsed, its result boxed).
         kind = type(op)
-        if kind is _VECTOR:
+        if kind is Vector:
             return self._elementwise(op, now, warps)  # type: ignore[arg-type]
-        if kind is _LOAD:
+        if kind is Load:
             return self._load(op, now, warps)  # type: ignore[arg-type]
-        if kind is _STORE:
+        if kind is Store:
             return self._store(op, now, warps)  # type: ignore[arg-type]
-        if kind is _MMA:
+        if kind is Mma:
             return self._mma(op, now, warps)  # type: ignore[arg-type]
-        if kind is _SMEM:
+        if kind is Smem:
             return self._smem(op, now, warps)  # type: ignore[arg-type]
-        if kind is _EXP or kind is _FMA or kind is _ALU:
+        if kind is Exp or kind is Fma or kind is Alu:
             return self._elementwise(op, now, warps)  # type: ignore[arg-type]
-        if kind is _TMEM:
+        if kind is Tmem:
             return self._tmem(op, now, warps)  # type: ignore[arg-type]
         raise ScheduleError(f"{kind.__name__} is not an op a unit serves")
 
@@ -397,7 +386,7 @@ class Sm:
         the map's bytes are not counted). The copy's own L2/HBM bookings stay at its issue and only its completion
         moves: a booking that far ahead would hold back every SM's traffic booked meanwhile (L2 and HBM serve in
         booking order). Copies that move no bytes (semaphore polls and releases) are plain accesses: no map."""
-        if op.engine != "tma" or not op.nbytes or (type(op) is _STORE and op.release):
+        if op.engine != "tma" or not op.nbytes or (type(op) is Store and op.release):
             return 0.0
         cta = getattr(self._role, "cta", None)  # None: an op executed outside a CTA (unit tests of the SM)
         if cta is None or op.tensor in cta.tensor_maps:
@@ -555,7 +544,7 @@ def _elementwise_key(op: Fma | Alu | Exp | Vector, warps: int) -> _ElementwiseKe
     """An elementwise op's shape for a role of `warps`: its lane ops per kind, emulated exp2s, dependency chain, and
     the lane instructions that only take issue slots."""
     kind = type(op)
-    if kind is _VECTOR:
+    if kind is Vector:
         vector: Vector = op  # type: ignore[assignment]
         return (
             vector.fma,
@@ -567,10 +556,10 @@ def _elementwise_key(op: Fma | Alu | Exp | Vector, warps: int) -> _ElementwiseKe
             warps,
             vector.issue,
         )
-    if kind is _EXP:
+    if kind is Exp:
         exp: Exp = op  # type: ignore[assignment]
         return (0.0, 0.0, exp.count, exp.emulated_fraction, exp.fma_per_emulated, exp.chain, warps, 0.0)
-    if kind is _FMA:
+    if kind is Fma:
         return (op.count, 0.0, 0.0, 0.0, 0.0, op.chain, warps, 0.0)  # type: ignore[union-attr]
     return (0.0, op.count, 0.0, 0.0, 0.0, op.chain, warps, 0.0)  # type: ignore[union-attr]
 
