@@ -504,6 +504,9 @@ def _walk(
     # The capacity boxed once, for its comparisons with the accesses' sizes (an int or a float, so compared boxed):
     # compiled, an unboxed int past 256 is boxed anew (allocated) at each comparison.
     room: Any = capacity
+    # And as a float, for the sizes that a miss takes as floats (`_as_float`): the comparisons are exact (sizes and
+    # capacities are far below 2**53 bytes, where ints convert to floats exactly).
+    room_float = float(capacity)
     move = lines.move_to_end
     named = None
     if later_heads is not None and touched:
@@ -538,7 +541,7 @@ def _walk(
         newest = min(ballast, share * later_heads * touched[-1][1])
         used += _ballast(state, newest, newest=True) + _ballast(state, ballast - newest, newest=False)
     _add_l2_bytes(l2_bytes, number, kernel)
-    missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
+    missed = _MissedBytes()
     # For `touched` (with later heads): per key reached, the bytes of its first access; the keys that are pieces
     # (whose wholes a hit touches); and whether a key's accesses differ in size or a size is not an int (then the
     # bytes are summed per access key as they come in the tiles, `_unique_bytes`). Told in the walk, whose keys are
@@ -606,19 +609,19 @@ def _walk(
                 elif action == _LOAD and type(_tile(memory)) is Piece and _covered(memory, key, lines, numbers, wholes):
                     continue
                 else:
-                    # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
-                    read = 0.0 if action == _STORE else nbytes
-                    if nbytes > room:
+                    # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read. The
+                    # size as a float once (what adding it to the float `used` converts it to): compiled, `used +
+                    # nbytes` would box `used` and the sum at every step of the eviction loop.
+                    added = _as_float(nbytes)
+                    read = 0.0 if action == _STORE else added
+                    if added > room_float:
                         evicted = True  # bypasses L2: a store or an atomic is written through
                         if action != _LOAD:
-                            written = nbytes
+                            written = added
                     else:
-                        # As a float once (what adding it to the float `used` converts it to): compiled, `used + nbytes`
-                        # would box `used` and the sum at every step of the eviction loop.
-                        added = float(nbytes)
-                        if used + added > capacity:
+                        if used + added > room_float:
                             evicted = True
-                            while used + added > capacity:
+                            while used + added > room_float:
                                 _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
                                 used -= old_bytes
                                 written += back
@@ -627,23 +630,60 @@ def _walk(
                         if action != _LOAD:
                             dirty_used, cleaned = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                             written += cleaned
-                if read or written:
-                    counted = missed.get((kind, tensor))
-                    if counted is None:
-                        counted = missed[kind, tensor] = [0.0, 0.0]
-                    counted[0] += read
-                    counted[1] += written
+                if read != 0.0 or written != 0.0:  # (compared, not tested for truth: compiled, that boxes them)
+                    counted = missed.of(kind, tensor)
+                    counted.read += read
+                    counted.written += written
                     hbm_read += read
                     hbm_write += written
-    for (kind, tensor), (read_sum, written_sum) in missed.items():
-        read_bytes[number, tensor, kind] += read_sum
-        written_bytes[number, tensor] += written_sum
+    for (kind, tensor), counted in missed.order.items():
+        read_bytes[number, tensor, kind] += counted.read
+        written_bytes[number, tensor] += counted.written
     if track:
         # Each key's bytes, summed: where every access to a key is of one size, an int, the sum is exact in any order.
         unique_bytes = _unique_bytes(kernel) if varied else sum(sizes.values())
         touched.append((_keys_touched(sizes, pieces, numbers, wholes), unique_bytes))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
+
+
+class _Missed:
+    """The HBM bytes read and written by the misses of one kind of access to one tensor in a kernel's walk. (Compiled,
+    a native attribute adds an unboxed float in place, where a list's item was boxed anew at each addition.)"""
+
+    __slots__ = ("read", "written")
+
+    def __init__(self) -> None:
+        self.read = 0.0
+        self.written = 0.0
+
+
+class _MissedBytes:
+    """A kernel's walk's `_Missed` per kind and tensor, in the order first missed (`order`), found by kind, then by
+    tensor (`of`): a string caches its hash, where a (kind, tensor) key was a tuple built and hashed per miss."""
+
+    __slots__ = ("by_kind", "order")
+
+    def __init__(self) -> None:
+        self.by_kind: list[dict[str, _Missed]] = [{} for _ in range(2 * _AGAIN)]
+        self.order: dict[tuple[int, str], _Missed] = {}
+
+    def of(self, kind: int, tensor: str) -> _Missed:
+        """The bytes of `kind`'s misses on `tensor`, zero where new."""
+        by_tensor = self.by_kind[kind]
+        counted = by_tensor.get(tensor)
+        if counted is None:
+            counted = by_tensor[tensor] = _Missed()
+            self.order[kind, tensor] = counted
+        return counted
+
+
+def _as_float(nbytes: int | float) -> float:
+    """`float(nbytes)`. (Compiled, an int is converted unboxed, where `float` of a union was a call of the float
+    type that made a float object.)"""
+    if isinstance(nbytes, int):
+        return float(nbytes)
+    return nbytes
 
 
 def _handover(ending: Sequence[Sequence[object]], wave: _Wave) -> tuple[list[object], list[object], list[_Tile]]:
@@ -729,7 +769,7 @@ def _stand_in_stores(
     state: ReplayState,
     rest: Sequence[Record],
     tails: Sequence[Record],
-    missed: dict[tuple[int, str], list[float]],
+    missed: _MissedBytes,
     used: float,
     dirty_used: float,
     capacity: float,
@@ -748,8 +788,8 @@ def _stand_in_stores(
         for kind, tensor, _, nbytes in chain(rest, tails):
             weights[kind, tensor] = weights.get((kind, tensor), 0.0) + nbytes
         whole = sum(weights.values())
-        for counted, nbytes in weights.items():
-            missed.setdefault(counted, [0.0, 0.0])[1] += written * nbytes / whole
+        for (kind, tensor), nbytes in weights.items():
+            missed.of(kind, tensor).written += written * nbytes / whole
     return used, dirty_used, written
 
 
