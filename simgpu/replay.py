@@ -501,13 +501,11 @@ def _walk(
     used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
     dirty_used = state.dirty_used
     dirty_capacity = capacity * arch.l2.max_dirty_fraction
-    # The capacity boxed once, for its comparisons with the accesses' sizes (an int or a float, so compared boxed):
-    # compiled, an unboxed int past 256 is boxed anew (allocated) at each comparison.
-    room: Any = capacity
-    # And as a float, for the sizes that a miss takes as floats (`_as_float`): the comparisons are exact (sizes and
-    # capacities are far below 2**53 bytes, where ints convert to floats exactly).
+    # The capacity as a float, compared with the accesses' sizes as floats (`_as_float`: unboxed, where an int and a
+    # float were compared boxed): exact, as sizes and capacities are far below 2**53 bytes, where ints convert to
+    # floats exactly.
     room_float = float(capacity)
-    move = lines.move_to_end
+    move, move_dirty = lines.move_to_end, dirty.move_to_end  # (the walk's `dirty` stays this object)
     named = None
     if later_heads is not None and touched:
         used -= _drop_ballast(state)
@@ -559,7 +557,7 @@ def _walk(
     ending: list[_Tile] = []  # another kernel's: per slot, its tile's trailing stores (`_handover`)
     # The walk goes one wave past the last, whose first round is empty: the last wave's trailing stores.
     for start in range(0, len(tiles) + kernel.slots, kernel.slots):
-        wave = tiles[start : start + kernel.slots]
+        wave = _tuples(tiles[start : start + kernel.slots])
         if rereads:
             first_round, rest, tails = _wave_parts(wave)
             parts: tuple[list[object], ...] = (first_round, stores, rest)
@@ -589,18 +587,20 @@ def _walk(
                         sizes[key] = nbytes
                         if type(_tile(memory)) is Piece:
                             pieces.append(memory)
-                    elif size != nbytes:
+                    elif not varied and size is not nbytes and size != nbytes:
+                        # (Told apart by identity first: a size that is the same object is the same int, or else a
+                        # float, which makes `varied` below.)
                         varied = True
                     if type(nbytes) is not int:
                         varied = True
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 written = 0.0
-                if key in lines and (action != _STORE or nbytes <= room):  # a store too large bypasses L2
+                if key in lines and (action != _STORE or _as_float(nbytes) <= room_float):  # (too large: bypasses)
                     move(key)
                     if action == _LOAD:
                         continue
                     if key in dirty:
-                        dirty.move_to_end(key)
+                        move_dirty(key)
                         continue
                     dirty_used, written = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                     if not written:
@@ -710,8 +710,15 @@ def _handover(ending: Sequence[Sequence[object]], wave: _Wave) -> tuple[list[obj
 # A wave's tiles, their records typed as objects in the functions that cut it into the parts the walk takes in turn
 # (`_handover`, `_wave_parts`): compiled, a record typed as one is unpacked into its items where it is read, and
 # built anew where it is put in a list.
-_Tile = Sequence[object]
-_Wave = Sequence[_Tile]
+# Typed as tuples in a list (the walk makes them so, `_tuples`), so that compiled, reading a record by index is not a
+# call by name.
+_Tile = tuple[object, ...]
+_Wave = list[_Tile]
+
+
+def _tuples(tiles: Sequence[Sequence[object]]) -> _Wave:
+    """The tiles as tuples (a tuple as itself)."""
+    return [tuple(tile) for tile in tiles]
 
 
 def _bodies(wave: _Wave, atomics: bool) -> list[int]:
@@ -812,12 +819,14 @@ def _dirtied(
     """`simgpu.units.l2.dirtied`, its tiles to write back summed as `sum(cleaned, 0.0)` sums them (from 0.0, oldest
     first): the dirty bytes left and the bytes written back. (Built as a list and summed, they cost the walk of v1's
     forward an eighth of its time.) The keys stay boxed (`Any`), as in the walk."""
+    sizes: Any = lines  # (its sizes read as objects, then as floats by `_as_float`: not unboxed as floats, which
+    # makes a float object of an int)
     dirty[key] = None
-    dirty_used += lines[key]
+    dirty_used += _as_float(sizes[key])
     cleaned = 0.0
     while dirty_used > capacity:
         oldest: Any = cast(Any, dirty).popitem(False)
-        old_bytes: float = lines[oldest[0]]
+        old_bytes = _as_float(sizes[oldest[0]])
         dirty_used -= old_bytes
         cleaned += old_bytes
     return dirty_used, cleaned
@@ -828,9 +837,9 @@ def _evict_oldest(
 ) -> tuple[Any, float, float, float]:
     """Evict the least recently used key: it, its bytes, the bytes written back (its own where it was dirty) and the
     dirty bytes left. (The key stays boxed, `Any`: compiled, an int past 256 is boxed anew where it is looked up.)"""
-    oldest: Any = cast(Any, lines).popitem(False)
-    key = oldest[0]
-    nbytes: float = oldest[1]
+    # Unpacked as a pair, its size read as a float by `_as_float` (unboxed as a float, an int made a float object).
+    key, size = cast(tuple[Any, Any], cast(Any, lines).popitem(False))
+    nbytes = _as_float(size)
     if key not in dirty:
         return key, nbytes, 0.0, dirty_used
     del dirty[key]
