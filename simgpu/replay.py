@@ -99,18 +99,23 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
     out: list[Record] = []
     access: Any  # a `Load` or a `Store` (typed so: compiled, a union is checked at each assignment)
     for access in program:
+        # Each op read as its own class (compiled, a native read of its fields, where read as `Any` each field was
+        # looked up by name).
         kind = type(access)
         if kind is Load:
+            load = cast(Load, access)
             action = _LOAD
+            tensor, tile, nbytes = load.tensor, load.tile, load.nbytes
         elif kind is Store:
-            action = _ATOMIC if access.atomic else _STORE
+            store = cast(Store, access)
+            action = _ATOMIC if store.atomic else _STORE
+            tensor, tile, nbytes = store.tensor, store.tile, store.nbytes
         elif kind is Repeat:
             return None
         else:
             continue
-        tensor: str = access.tensor
         # Typed as a `MemoryKey`: compiled, a pair would be built anew for the set and for the record.
-        key: MemoryKey = (tensor, access.tile)
+        key: MemoryKey = (tensor, tile)
         if seen is None and len(keys) == _FEW_KEYS:
             seen = set(keys)
         if seen is None:
@@ -124,7 +129,7 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
             seen.add(key)
             if len(seen) == before:
                 action += _AGAIN
-        out.append((action, tensor, key, access.nbytes))
+        out.append((action, tensor, key, nbytes))
     return tuple(out)
 
 
@@ -658,6 +663,15 @@ class _Missed:
         self.written = 0.0
 
 
+class _Sum:
+    """A float sum added to in place (compiled, a native attribute: unboxed)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0.0
+
+
 class _MissedBytes:
     """A kernel's walk's `_Missed` per kind and tensor, in the order first missed (`order`), found by kind, then by
     tensor (`of`): a string caches its hash, where a (kind, tensor) key was a tuple built and hashed per miss."""
@@ -851,23 +865,21 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
     access, from the tiles' `TileTotals` where the kernel has them."""
     if kernel.totals is None:
         # Summed per kind in a dict by tensor (a string, its hash cached) rather than by a new tuple per access: each
-        # sum takes its accesses in the same order, from the same zero, so the floats are the same.
-        # The sums are kept boxed (`Any`) while they add up (compiled, a float read from a dict is unboxed, and boxed
-        # anew to be added to a size that may be an int), and taken as floats at the end, as they were read before.
-        by_kind: list[dict[str, Any]] = [{} for _ in range(2 * _AGAIN)]
+        # sum takes its accesses in the same order, from the same zero, so the floats are the same. Each sum is a
+        # `_Sum`, added to unboxed (a float kept in the dict was boxed anew at each addition), and each size taken
+        # as a float as adding it to a float does (`_as_float`).
+        by_kind: list[dict[str, _Sum]] = [{} for _ in range(2 * _AGAIN)]
         first_seen: list[tuple[int, str]] = []
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
                 sums = by_kind[kind]
-                so_far: Any = sums.get(tensor)
-                if so_far is not None:
-                    sums[tensor] = so_far + nbytes
-                else:
-                    sums[tensor] = 0.0 + nbytes
+                so_far = sums.get(tensor)
+                if so_far is None:
+                    so_far = sums[tensor] = _Sum()
                     first_seen.append((kind, tensor))
+                so_far.value += _as_float(nbytes)
         for kind, tensor in first_seen:
-            total: float = by_kind[kind][tensor]
-            l2_bytes[number, tensor, kind] += total
+            l2_bytes[number, tensor, kind] += by_kind[kind][tensor].value
         return
     summed: dict[tuple[int, str], int] = {}
     for totals in kernel.totals:
