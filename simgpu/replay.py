@@ -551,6 +551,9 @@ def _walk(
     # numbered: a second pass hashing every access's key cost a quarter of the walk of standard attention's scores.
     track = later_heads is not None
     sizes: dict[int, int | float] = {}
+    # The same first sizes by key number (None: not reached yet), read per access: a list read by index, where the
+    # dict was looked up.
+    first_sizes: list[object] = [None] * len(numbers) if track else []
     pieces: list[MemoryKey] = []
     varied = False
     tiles = kernel.accesses
@@ -586,9 +589,11 @@ def _walk(
                 if key is None:
                     key = numbers[memory] = len(numbers)
                     owners.append(tensor)
+                    first_sizes.append(None)
                 if track:
-                    size = sizes.get(key)
+                    size = first_sizes[cast(int, key)]
                     if size is None:
+                        first_sizes[cast(int, key)] = nbytes
                         sizes[key] = nbytes
                         if type(_tile(memory)) is Piece:
                             pieces.append(memory)
