@@ -99,18 +99,23 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
     out: list[Record] = []
     access: Any  # a `Load` or a `Store` (typed so: compiled, a union is checked at each assignment)
     for access in program:
+        # Each op read as its own class (compiled, a native read of its fields, where read as `Any` each field was
+        # looked up by name).
         kind = type(access)
         if kind is Load:
+            load = cast(Load, access)
             action = _LOAD
+            tensor, tile, nbytes = load.tensor, load.tile, load.nbytes
         elif kind is Store:
-            action = _ATOMIC if access.atomic else _STORE
+            store = cast(Store, access)
+            action = _ATOMIC if store.atomic else _STORE
+            tensor, tile, nbytes = store.tensor, store.tile, store.nbytes
         elif kind is Repeat:
             return None
         else:
             continue
-        tensor: str = access.tensor
         # Typed as a `MemoryKey`: compiled, a pair would be built anew for the set and for the record.
-        key: MemoryKey = (tensor, access.tile)
+        key: MemoryKey = (tensor, tile)
         if seen is None and len(keys) == _FEW_KEYS:
             seen = set(keys)
         if seen is None:
@@ -124,7 +129,7 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
             seen.add(key)
             if len(seen) == before:
                 action += _AGAIN
-        out.append((action, tensor, key, access.nbytes))
+        out.append((action, tensor, key, nbytes))
     return tuple(out)
 
 
@@ -501,10 +506,11 @@ def _walk(
     used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
     dirty_used = state.dirty_used
     dirty_capacity = capacity * arch.l2.max_dirty_fraction
-    # The capacity boxed once, for its comparisons with the accesses' sizes (an int or a float, so compared boxed):
-    # compiled, an unboxed int past 256 is boxed anew (allocated) at each comparison.
-    room: Any = capacity
-    move = lines.move_to_end
+    # The capacity as a float, compared with the accesses' sizes as floats (`_as_float`: unboxed, where an int and a
+    # float were compared boxed): exact, as sizes and capacities are far below 2**53 bytes, where ints convert to
+    # floats exactly.
+    room_float = float(capacity)
+    move, move_dirty = lines.move_to_end, dirty.move_to_end  # (the walk's `dirty` stays this object)
     named = None
     if later_heads is not None and touched:
         used -= _drop_ballast(state)
@@ -538,13 +544,16 @@ def _walk(
         newest = min(ballast, share * later_heads * touched[-1][1])
         used += _ballast(state, newest, newest=True) + _ballast(state, ballast - newest, newest=False)
     _add_l2_bytes(l2_bytes, number, kernel)
-    missed: dict[tuple[int, str], list[float]] = {}  # per kind and tensor: HBM reads, HBM writes
+    missed = _MissedBytes()
     # For `touched` (with later heads): per key reached, the bytes of its first access; the keys that are pieces
     # (whose wholes a hit touches); and whether a key's accesses differ in size or a size is not an int (then the
     # bytes are summed per access key as they come in the tiles, `_unique_bytes`). Told in the walk, whose keys are
     # numbered: a second pass hashing every access's key cost a quarter of the walk of standard attention's scores.
     track = later_heads is not None
     sizes: dict[int, int | float] = {}
+    # The same first sizes by key number (None: not reached yet), read per access: a list read by index, where the
+    # dict was looked up.
+    first_sizes: list[object] = [None] * len(numbers) if track else []
     pieces: list[MemoryKey] = []
     varied = False
     tiles = kernel.accesses
@@ -556,7 +565,7 @@ def _walk(
     ending: list[_Tile] = []  # another kernel's: per slot, its tile's trailing stores (`_handover`)
     # The walk goes one wave past the last, whose first round is empty: the last wave's trailing stores.
     for start in range(0, len(tiles) + kernel.slots, kernel.slots):
-        wave = tiles[start : start + kernel.slots]
+        wave = _tuples(tiles[start : start + kernel.slots])
         if rereads:
             first_round, rest, tails = _wave_parts(wave)
             parts: tuple[list[object], ...] = (first_round, stores, rest)
@@ -580,24 +589,28 @@ def _walk(
                 if key is None:
                     key = numbers[memory] = len(numbers)
                     owners.append(tensor)
+                    first_sizes.append(None)
                 if track:
-                    size = sizes.get(key)
+                    size = first_sizes[cast(int, key)]
                     if size is None:
+                        first_sizes[cast(int, key)] = nbytes
                         sizes[key] = nbytes
                         if type(_tile(memory)) is Piece:
                             pieces.append(memory)
-                    elif size != nbytes:
+                    elif not varied and size is not nbytes and size != nbytes:
+                        # (Told apart by identity first: a size that is the same object is the same int, or else a
+                        # float, which makes `varied` below.)
                         varied = True
                     if type(nbytes) is not int:
                         varied = True
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 written = 0.0
-                if key in lines and (action != _STORE or nbytes <= room):  # a store too large bypasses L2
+                if key in lines and (action != _STORE or _as_float(nbytes) <= room_float):  # (too large: bypasses)
                     move(key)
                     if action == _LOAD:
                         continue
                     if key in dirty:
-                        dirty.move_to_end(key)
+                        move_dirty(key)
                         continue
                     dirty_used, written = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                     if not written:
@@ -606,19 +619,19 @@ def _walk(
                 elif action == _LOAD and type(_tile(memory)) is Piece and _covered(memory, key, lines, numbers, wholes):
                     continue
                 else:
-                    # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read.
-                    read = 0.0 if action == _STORE else nbytes
-                    if nbytes > room:
+                    # A miss: a load or an atomic reads the tile from HBM; a store allocates it without a read. The
+                    # size as a float once (what adding it to the float `used` converts it to): compiled, `used +
+                    # nbytes` would box `used` and the sum at every step of the eviction loop.
+                    added = _as_float(nbytes)
+                    read = 0.0 if action == _STORE else added
+                    if added > room_float:
                         evicted = True  # bypasses L2: a store or an atomic is written through
                         if action != _LOAD:
-                            written = nbytes
+                            written = added
                     else:
-                        # As a float once (what adding it to the float `used` converts it to): compiled, `used + nbytes`
-                        # would box `used` and the sum at every step of the eviction loop.
-                        added = float(nbytes)
-                        if used + added > capacity:
+                        if used + added > room_float:
                             evicted = True
-                            while used + added > capacity:
+                            while used + added > room_float:
                                 _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
                                 used -= old_bytes
                                 written += back
@@ -627,23 +640,69 @@ def _walk(
                         if action != _LOAD:
                             dirty_used, cleaned = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                             written += cleaned
-                if read or written:
-                    counted = missed.get((kind, tensor))
-                    if counted is None:
-                        counted = missed[kind, tensor] = [0.0, 0.0]
-                    counted[0] += read
-                    counted[1] += written
+                if read != 0.0 or written != 0.0:  # (compared, not tested for truth: compiled, that boxes them)
+                    counted = missed.of(kind, tensor)
+                    counted.read += read
+                    counted.written += written
                     hbm_read += read
                     hbm_write += written
-    for (kind, tensor), (read_sum, written_sum) in missed.items():
-        read_bytes[number, tensor, kind] += read_sum
-        written_bytes[number, tensor] += written_sum
+    for (kind, tensor), counted in missed.order.items():
+        read_bytes[number, tensor, kind] += counted.read
+        written_bytes[number, tensor] += counted.written
     if track:
         # Each key's bytes, summed: where every access to a key is of one size, an int, the sum is exact in any order.
         unique_bytes = _unique_bytes(kernel) if varied else sum(sizes.values())
         touched.append((_keys_touched(sizes, pieces, numbers, wholes), unique_bytes))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
+
+
+class _Missed:
+    """The HBM bytes read and written by the misses of one kind of access to one tensor in a kernel's walk. (Compiled,
+    a native attribute adds an unboxed float in place, where a list's item was boxed anew at each addition.)"""
+
+    __slots__ = ("read", "written")
+
+    def __init__(self) -> None:
+        self.read = 0.0
+        self.written = 0.0
+
+
+class _Sum:
+    """A float sum added to in place (compiled, a native attribute: unboxed)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0.0
+
+
+class _MissedBytes:
+    """A kernel's walk's `_Missed` per kind and tensor, in the order first missed (`order`), found by kind, then by
+    tensor (`of`): a string caches its hash, where a (kind, tensor) key was a tuple built and hashed per miss."""
+
+    __slots__ = ("by_kind", "order")
+
+    def __init__(self) -> None:
+        self.by_kind: list[dict[str, _Missed]] = [{} for _ in range(2 * _AGAIN)]
+        self.order: dict[tuple[int, str], _Missed] = {}
+
+    def of(self, kind: int, tensor: str) -> _Missed:
+        """The bytes of `kind`'s misses on `tensor`, zero where new."""
+        by_tensor = self.by_kind[kind]
+        counted = by_tensor.get(tensor)
+        if counted is None:
+            counted = by_tensor[tensor] = _Missed()
+            self.order[kind, tensor] = counted
+        return counted
+
+
+def _as_float(nbytes: int | float) -> float:
+    """`float(nbytes)`. (Compiled, an int is converted unboxed, where `float` of a union was a call of the float
+    type that made a float object.)"""
+    if isinstance(nbytes, int):
+        return float(nbytes)
+    return nbytes
 
 
 def _handover(ending: Sequence[Sequence[object]], wave: _Wave) -> tuple[list[object], list[object], list[_Tile]]:
@@ -670,8 +729,15 @@ def _handover(ending: Sequence[Sequence[object]], wave: _Wave) -> tuple[list[obj
 # A wave's tiles, their records typed as objects in the functions that cut it into the parts the walk takes in turn
 # (`_handover`, `_wave_parts`): compiled, a record typed as one is unpacked into its items where it is read, and
 # built anew where it is put in a list.
-_Tile = Sequence[object]
-_Wave = Sequence[_Tile]
+# Typed as tuples in a list (the walk makes them so, `_tuples`), so that compiled, reading a record by index is not a
+# call by name.
+_Tile = tuple[object, ...]
+_Wave = list[_Tile]
+
+
+def _tuples(tiles: Sequence[Sequence[object]]) -> _Wave:
+    """The tiles as tuples (a tuple as itself)."""
+    return [tuple(tile) for tile in tiles]
 
 
 def _bodies(wave: _Wave, atomics: bool) -> list[int]:
@@ -729,7 +795,7 @@ def _stand_in_stores(
     state: ReplayState,
     rest: Sequence[Record],
     tails: Sequence[Record],
-    missed: dict[tuple[int, str], list[float]],
+    missed: _MissedBytes,
     used: float,
     dirty_used: float,
     capacity: float,
@@ -748,8 +814,8 @@ def _stand_in_stores(
         for kind, tensor, _, nbytes in chain(rest, tails):
             weights[kind, tensor] = weights.get((kind, tensor), 0.0) + nbytes
         whole = sum(weights.values())
-        for counted, nbytes in weights.items():
-            missed.setdefault(counted, [0.0, 0.0])[1] += written * nbytes / whole
+        for (kind, tensor), nbytes in weights.items():
+            missed.of(kind, tensor).written += written * nbytes / whole
     return used, dirty_used, written
 
 
@@ -772,12 +838,14 @@ def _dirtied(
     """`simgpu.units.l2.dirtied`, its tiles to write back summed as `sum(cleaned, 0.0)` sums them (from 0.0, oldest
     first): the dirty bytes left and the bytes written back. (Built as a list and summed, they cost the walk of v1's
     forward an eighth of its time.) The keys stay boxed (`Any`), as in the walk."""
+    sizes: Any = lines  # (its sizes read as objects, then as floats by `_as_float`: not unboxed as floats, which
+    # makes a float object of an int)
     dirty[key] = None
-    dirty_used += lines[key]
+    dirty_used += _as_float(sizes[key])
     cleaned = 0.0
     while dirty_used > capacity:
         oldest: Any = cast(Any, dirty).popitem(False)
-        old_bytes: float = lines[oldest[0]]
+        old_bytes = _as_float(sizes[oldest[0]])
         dirty_used -= old_bytes
         cleaned += old_bytes
     return dirty_used, cleaned
@@ -788,9 +856,9 @@ def _evict_oldest(
 ) -> tuple[Any, float, float, float]:
     """Evict the least recently used key: it, its bytes, the bytes written back (its own where it was dirty) and the
     dirty bytes left. (The key stays boxed, `Any`: compiled, an int past 256 is boxed anew where it is looked up.)"""
-    oldest: Any = cast(Any, lines).popitem(False)
-    key = oldest[0]
-    nbytes: float = oldest[1]
+    # Unpacked as a pair, its size read as a float by `_as_float` (unboxed as a float, an int made a float object).
+    key, size = cast(tuple[Any, Any], cast(Any, lines).popitem(False))
+    nbytes = _as_float(size)
     if key not in dirty:
         return key, nbytes, 0.0, dirty_used
     del dirty[key]
@@ -802,23 +870,21 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
     access, from the tiles' `TileTotals` where the kernel has them."""
     if kernel.totals is None:
         # Summed per kind in a dict by tensor (a string, its hash cached) rather than by a new tuple per access: each
-        # sum takes its accesses in the same order, from the same zero, so the floats are the same.
-        # The sums are kept boxed (`Any`) while they add up (compiled, a float read from a dict is unboxed, and boxed
-        # anew to be added to a size that may be an int), and taken as floats at the end, as they were read before.
-        by_kind: list[dict[str, Any]] = [{} for _ in range(2 * _AGAIN)]
+        # sum takes its accesses in the same order, from the same zero, so the floats are the same. Each sum is a
+        # `_Sum`, added to unboxed (a float kept in the dict was boxed anew at each addition), and each size taken
+        # as a float as adding it to a float does (`_as_float`).
+        by_kind: list[dict[str, _Sum]] = [{} for _ in range(2 * _AGAIN)]
         first_seen: list[tuple[int, str]] = []
         for tile in kernel.accesses:
             for kind, tensor, _, nbytes in tile:
                 sums = by_kind[kind]
-                so_far: Any = sums.get(tensor)
-                if so_far is not None:
-                    sums[tensor] = so_far + nbytes
-                else:
-                    sums[tensor] = 0.0 + nbytes
+                so_far = sums.get(tensor)
+                if so_far is None:
+                    so_far = sums[tensor] = _Sum()
                     first_seen.append((kind, tensor))
+                so_far.value += _as_float(nbytes)
         for kind, tensor in first_seen:
-            total: float = by_kind[kind][tensor]
-            l2_bytes[number, tensor, kind] += total
+            l2_bytes[number, tensor, kind] += by_kind[kind][tensor].value
         return
     summed: dict[tuple[int, str], int] = {}
     for totals in kernel.totals:
