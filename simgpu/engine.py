@@ -510,6 +510,8 @@ class Engine:
         of it is read again."""
         for sm in self.sms:
             sm.untie()
+        if isinstance(self.l2, L2):
+            self.l2.untie()  # its lines: lists that hold themselves
         # And the engine's own list of them: their barriers call back into the engine (`_Barrier.wake`).
         self._roles = []
 
