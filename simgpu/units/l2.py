@@ -69,6 +69,7 @@ class L2:
         "_dirty_last",
         "_first",
         "_last",
+        "_spare",
         "capacity_bytes",
         "dirty_bytes",
         "dirty_capacity_bytes",
@@ -103,6 +104,9 @@ class L2:
         # The dirty tiles, those dirtied longest ago first (a store to a dirty tile moves it to the end).
         self._dirty_first: _Line | None = None
         self._dirty_last: _Line | None = None
+        # The line the latest eviction freed, which the insertion that made room takes (a native object's allocation
+        # and its collector bookkeeping spared per miss).
+        self._spare: _Line | None = None
         self.dirty_bytes = 0.0
         self.used_bytes = 0.0
         self.read_bytes = 0.0
@@ -209,7 +213,7 @@ class L2:
             after = line.next
             line.prev = line.next = line.dirty_prev = line.dirty_next = None
             line = after
-        self._first = self._last = self._dirty_first = self._dirty_last = None
+        self._first = self._last = self._dirty_first = self._dirty_last = self._spare = None
         self._by_key.clear()
         self.used_bytes = 0.0
         self.dirty_bytes = 0.0
@@ -248,9 +252,11 @@ class L2:
             raise KeyError("L2: no resident tile to evict")
         self._unlink(old)
         del self._by_key[old.key]
+        self._spare = old
         self.used_bytes -= old.nbytes
         if not old.dirty:
             return 0.0
+        old.dirty = False
         self._unlink_dirty(old)
         self.dirty_bytes -= old.nbytes
         return self.hbm.write(now, old.nbytes)
@@ -314,7 +320,13 @@ class L2:
         else:
             while self.used_bytes + nbytes > self.capacity_bytes:
                 written = max(written, self._evict(now))
-            line = _Line(key, nbytes)
+            line = self._spare
+            if line is None:
+                line = _Line(key, nbytes)
+            else:
+                self._spare = None
+                line.key = key
+                line.nbytes = nbytes
             last = self._last
             line.prev = last
             if last is None:
