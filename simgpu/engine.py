@@ -67,6 +67,7 @@ DEFAULT_EVENT_BUDGET = 20_000_000
 SETTLE_TOLERANCE_CYCLES: Final = 1e-6  # a revised end this close to now is now (float rounding of the re-waits)
 REGISTER_ALLOCATION_GRANULE = 256  # registers are allocated per warp in units of 256 (CUDA occupancy calculator)
 _CONTROL_OPS: Final = frozenset({Repeat, Wait, Arrive, Advance, Delay})  # ops that reserve no unit
+AGE_SURVIVORS_ABOVE = 100_000  # young objects left by a run beyond which it moves them to the oldest generation
 
 # A process yields the cycles it waits, or None once it has put itself on a barrier's or a semaphore's waiters.
 Process = Generator[float | None, Any, None]
@@ -159,6 +160,19 @@ def ctas_per_sm(arch: Arch, kernel: Kernel) -> int:
     if fit < 1:
         raise ResourceError(f"{where}: one CTA does not fit on an SM of {arch.name} ({resource})")
     return fit
+
+
+def _age_survivors() -> None:
+    """Move the objects that outlived the paused collector (the ops the kernels' programs made and keep: 0.66 million
+    after v1's forward at issue 4's shape) to its oldest generation without walking them: the first allocation after
+    `gc.enable` would otherwise collect them all as young objects (0.24-0.47 s of a 7-11 s run). `gc.freeze` then
+    `gc.unfreeze` (two list splices), as `simgpu.fast.plan_fast` freezes its plan, and likewise not where something
+    else froze objects (our `gc.unfreeze` would release them). Only after a run that left many: `gc.get_freeze_count`
+    walks the frozen objects, and fast mode's small runs (72 in one prediction) follow a plan frozen by the
+    hundred thousand."""
+    if gc.get_count()[0] > AGE_SURVIVORS_ABOVE and gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 class _Barrier:
@@ -469,6 +483,7 @@ class Engine:
                 kernel_cycles.append(self.now - start)
         finally:
             if collecting:
+                _age_survivors()
                 gc.enable()
         self.l2.flush()
         stats = self._stats(tuple(kernel_cycles), tuple(fits))
@@ -510,6 +525,8 @@ class Engine:
         of it is read again."""
         for sm in self.sms:
             sm.untie()
+        if isinstance(self.l2, L2):
+            self.l2.untie()  # its lines: lists that hold themselves
         # And the engine's own list of them: their barriers call back into the engine (`_Barrier.wake`).
         self._roles = []
 

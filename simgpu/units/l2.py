@@ -20,14 +20,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-from typing import Final, TypeVar
+from typing import TypeVar
 
 from simgpu.ops import Piece
 from simgpu.units.hbm import Hbm
 from simgpu.units.server import Server, SpanRecorder
 
 _K = TypeVar("_K", bound=Hashable)
-_CLEAN: Final = object()  # what a tile that is not dirty pops from `L2.dirty`
 
 
 class Access:
@@ -43,15 +42,39 @@ class Access:
         self.hit = hit
 
 
+class _Line:
+    """A resident tile: its key and bytes, its place in the LRU order and, while dirty, in the dirty order. (Linked
+    lists of native objects, not `OrderedDict`s: an `OrderedDict` hashes the key again for each move, pop and test,
+    and keeps a node table of its own beside the dictionary; a nested tuple key's hash is worked out anew each time.
+    Here a tile's key is looked up once per access (and once more to insert it), and moves, evictions and
+    write-backs are pointer updates.) A line out of a list links to nothing, so that reference counting frees a line
+    that left L2; the lists are not circular, so an empty one is no cycle either."""
+
+    __slots__ = ("dirty", "dirty_next", "dirty_prev", "key", "nbytes", "next", "prev")
+
+    def __init__(self, key: Hashable, nbytes: float) -> None:
+        self.key = key
+        self.nbytes = nbytes
+        self.dirty = False
+        self.prev: _Line | None = None
+        self.next: _Line | None = None
+        self.dirty_prev: _Line | None = None
+        self.dirty_next: _Line | None = None
+
+
 class L2:
     __slots__ = (
+        "_by_key",
+        "_dirty_first",
+        "_dirty_last",
+        "_first",
+        "_last",
+        "_spare",
         "capacity_bytes",
-        "dirty",
         "dirty_bytes",
         "dirty_capacity_bytes",
         "hbm",
         "hit_latency",
-        "lines",
         "read_bytes",
         "server",
         "used_bytes",
@@ -74,19 +97,47 @@ class L2:
         self.dirty_capacity_bytes = float(capacity_bytes) if dirty_capacity_bytes is None else dirty_capacity_bytes
         self.hit_latency = hit_latency_cycles
         self.hbm = hbm
-        self.lines: OrderedDict[Hashable, float] = OrderedDict()
+        self._by_key: dict[Hashable, _Line] = {}
+        # The resident tiles, least recently used first.
+        self._first: _Line | None = None
+        self._last: _Line | None = None
         # The dirty tiles, those dirtied longest ago first (a store to a dirty tile moves it to the end).
-        self.dirty: OrderedDict[Hashable, None] = OrderedDict()
+        self._dirty_first: _Line | None = None
+        self._dirty_last: _Line | None = None
+        # The line the latest eviction freed, which the insertion that made room takes (a native object's allocation
+        # and its collector bookkeeping spared per miss).
+        self._spare: _Line | None = None
         self.dirty_bytes = 0.0
         self.used_bytes = 0.0
         self.read_bytes = 0.0
         self.write_bytes = 0.0
 
+    @property
+    def lines(self) -> dict[Hashable, float]:
+        """The resident tiles' bytes by key, least recently used first (a copy, for inspection)."""
+        lines: dict[Hashable, float] = {}
+        line = self._first
+        while line is not None:
+            lines[line.key] = line.nbytes
+            line = line.next
+        return lines
+
+    @property
+    def dirty(self) -> list[Hashable]:
+        """The dirty tiles' keys, dirtied longest ago first (a copy, for inspection)."""
+        keys = []
+        line = self._dirty_first
+        while line is not None:
+            keys.append(line.key)
+            line = line.dirty_next
+        return keys
+
     def load(self, now: float, key: Hashable, nbytes: float) -> Access:
         self.read_bytes += nbytes
         l2_done = self.server.reserve(now, nbytes)
-        if key in self.lines:
-            self.lines.move_to_end(key)
+        line = self._by_key.get(key)
+        if line is not None:
+            self._use(line)
             return Access(l2_done + self.hit_latency, True)
         if self._covered(key):
             return Access(l2_done + self.hit_latency, True)
@@ -111,9 +162,10 @@ class L2:
         self.read_bytes += nbytes
         self.write_bytes += nbytes
         l2_done = self.server.reserve(now, 2 * nbytes)
-        if key in self.lines:
-            self.lines.move_to_end(key)
-            return max(l2_done + self.hit_latency, self._dirty(now, key))
+        line = self._by_key.get(key)
+        if line is not None:
+            self._use(line)
+            return max(l2_done + self.hit_latency, self._dirty(now, line))
         hbm_done = self.hbm.read(now, nbytes)
         written = self._insert(now, key, nbytes, dirty=True, absent=True)
         if written is None:
@@ -126,45 +178,133 @@ class L2:
         if type(key) is not tuple or len(key) != 2 or type(key[1]) is not Piece:
             return False
         tensor, piece = key
-        wholes = [(tensor, whole) for whole in piece.wholes]
-        if not all(whole in self.lines for whole in wholes):
-            return False
-        for whole in wholes:
-            self.lines.move_to_end(whole)
+        wholes = []
+        for whole in piece.wholes:
+            line = self._by_key.get((tensor, whole))
+            if line is None:
+                return False
+            wholes.append(line)
+        for line in wholes:
+            self._use(line)
         return True
 
     def shrink(self, now: float, keep_bytes: float) -> None:
         """Evict least recently used tiles (writing dirty ones back) until at most `keep_bytes` stay resident."""
-        while self.lines and self.used_bytes > keep_bytes:
+        while self._by_key and self.used_bytes > keep_bytes:
             self._evict(now)
 
     def flush(self) -> None:
         """Write back every dirty tile (after the simulated interval: bytes counted, no time charged)."""
-        for key in self.dirty:
-            self.hbm.write_untimed(self.lines[key])
-        self.dirty.clear()
+        line = self._dirty_first
+        while line is not None:
+            self.hbm.write_untimed(line.nbytes)
+            after = line.dirty_next
+            line.dirty = False
+            line.dirty_prev = line.dirty_next = None
+            line = after
+        self._dirty_first = self._dirty_last = None
         self.dirty_bytes = 0.0
+
+    def untie(self) -> None:
+        """Forget the resident tiles once the run is over (neighbours in a list link to each other: cycles, which
+        reference counting cannot free), so that the L2 goes with its engine (`Engine._untie`)."""
+        line = self._first
+        while line is not None:
+            after = line.next
+            line.prev = line.next = line.dirty_prev = line.dirty_next = None
+            line = after
+        self._first = self._last = self._dirty_first = self._dirty_last = self._spare = None
+        self._by_key.clear()
+        self.used_bytes = 0.0
+        self.dirty_bytes = 0.0
+
+    def _use(self, line: _Line) -> None:
+        """Make resident `line` the most recently used."""
+        last = self._last
+        if last is line:
+            return
+        self._unlink(line)
+        line.prev = last
+        line.next = None
+        if last is None:
+            self._first = line
+        else:
+            last.next = line
+        self._last = line
+
+    def _unlink(self, line: _Line) -> None:
+        """Take `line` out of the LRU order."""
+        before, after = line.prev, line.next
+        if before is None:
+            self._first = after
+        else:
+            before.next = after
+        if after is None:
+            self._last = before
+        else:
+            after.prev = before
+        line.prev = line.next = None
 
     def _evict(self, now: float) -> float:
         """Evict the least recently used tile, writing it back if dirty; return when that write-back ends (0: none)."""
-        old_key, old_bytes = self.lines.popitem(last=False)
-        self.used_bytes -= old_bytes
-        if self.dirty.pop(old_key, _CLEAN) is _CLEAN:  # one lookup where a test and a delete took two
+        old = self._first
+        if old is None:
+            raise KeyError("L2: no resident tile to evict")
+        self._unlink(old)
+        del self._by_key[old.key]
+        self._spare = old
+        self.used_bytes -= old.nbytes
+        if not old.dirty:
             return 0.0
-        self.dirty_bytes -= old_bytes
-        return self.hbm.write(now, old_bytes)
+        old.dirty = False
+        self._unlink_dirty(old)
+        self.dirty_bytes -= old.nbytes
+        return self.hbm.write(now, old.nbytes)
 
-    def _dirty(self, now: float, key: Hashable) -> float:
-        """Mark resident `key` dirty (now its newest dirty tile), then write back the oldest dirty tiles, which
-        stay resident, while the dirty bytes exceed their capacity; return when those write-backs end (0: none)."""
-        if key in self.dirty:
-            self.dirty.move_to_end(key)
+    def _dirty(self, now: float, line: _Line) -> float:
+        """Mark resident `line` dirty (now its newest dirty tile), then write back the oldest dirty tiles, which
+        stay resident, while the dirty bytes exceed their capacity; return when those write-backs end (0: none).
+        (The rule `dirtied` states over ordered dictionaries.)"""
+        if line.dirty:
+            if self._dirty_last is not line:
+                self._unlink_dirty(line)
+                self._append_dirty(line)
             return 0.0
-        self.dirty_bytes, cleaned = dirtied(key, self.lines, self.dirty, self.dirty_bytes, self.dirty_capacity_bytes)
+        line.dirty = True
+        self._append_dirty(line)
+        self.dirty_bytes += line.nbytes
         written = 0.0
-        for old_bytes in cleaned:
-            written = self.hbm.write(now, old_bytes)
+        while self.dirty_bytes > self.dirty_capacity_bytes:
+            old = self._dirty_first
+            if old is None:
+                raise KeyError("L2: no dirty tile to write back")
+            self._unlink_dirty(old)
+            old.dirty = False
+            self.dirty_bytes -= old.nbytes
+            written = self.hbm.write(now, old.nbytes)
         return written
+
+    def _append_dirty(self, line: _Line) -> None:
+        last = self._dirty_last
+        line.dirty_prev = last
+        line.dirty_next = None
+        if last is None:
+            self._dirty_first = line
+        else:
+            last.dirty_next = line
+        self._dirty_last = line
+
+    def _unlink_dirty(self, line: _Line) -> None:
+        before, after = line.dirty_prev, line.dirty_next
+        if before is None:
+            self._dirty_first = after
+        else:
+            before.dirty_next = after
+        if after is None:
+            self._dirty_last = before
+        else:
+            after.dirty_prev = before
+        line.dirty_prev = line.dirty_next = None
 
     def _insert(self, now: float, key: Hashable, nbytes: float, dirty: bool, absent: bool = False) -> float | None:
         """Make `key` resident (evicting LRU tiles); return when the write-backs that made room (and, for a dirty
@@ -174,15 +314,30 @@ class L2:
         if nbytes > self.capacity_bytes:
             return None
         written = 0.0
-        if not absent and key in self.lines:
-            self.lines.move_to_end(key)
+        line = None if absent else self._by_key.get(key)
+        if line is not None:
+            self._use(line)
         else:
             while self.used_bytes + nbytes > self.capacity_bytes:
                 written = max(written, self._evict(now))
-            self.lines[key] = nbytes
+            line = self._spare
+            if line is None:
+                line = _Line(key, nbytes)
+            else:
+                self._spare = None
+                line.key = key
+                line.nbytes = nbytes
+            last = self._last
+            line.prev = last
+            if last is None:
+                self._first = line
+            else:
+                last.next = line
+            self._last = line
+            self._by_key[key] = line
             self.used_bytes += nbytes
         if dirty:
-            written = max(written, self._dirty(now, key))
+            written = max(written, self._dirty(now, line))
         return written
 
 
@@ -191,8 +346,9 @@ def dirtied(
 ) -> tuple[float, list[float]]:
     """Mark resident `key` dirty (not dirty before; its bytes are `lines[key]`), then take the tiles dirtied longest
     ago off `dirty`, which stay resident, while the dirty bytes exceed `capacity`: the dirty bytes left and the bytes
-    of each tile to write back, oldest first: the L2 model times each write-back. (The replay's inlined L2 has its
-    own, `simgpu.replay._dirtied`, which only sums them: a list made and summed cost its walk an eighth of its time.)"""
+    of each tile to write back, oldest first. The rule over ordered dictionaries: `L2._dirty` follows it on its line
+    lists and times each write-back; the replay's inlined L2 has its own, `simgpu.replay._dirtied`, which only sums
+    them (a list made and summed cost its walk an eighth of its time), and the tests hold it to this one."""
     dirty[key] = None
     dirty_bytes += lines[key]
     cleaned: list[float] = []
