@@ -835,9 +835,10 @@ def _evict_to(
 def _dirtied(
     key: Any, lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float, capacity: float
 ) -> tuple[float, float]:
-    """`simgpu.units.l2.dirtied`, its tiles to write back summed as `sum(cleaned, 0.0)` sums them (from 0.0, oldest
-    first): the dirty bytes left and the bytes written back. (Built as a list and summed, they cost the walk of v1's
-    forward an eighth of its time.) The keys stay boxed (`Any`), as in the walk."""
+    """The L2 model's dirty-capacity rule (`simgpu.units.l2.L2._dirty`; over ordered dictionaries as
+    `tests/core/l2_reference.dirtied` states it), its tiles to write back summed as `sum(cleaned, 0.0)` sums them
+    (from 0.0, oldest first): the dirty bytes left and the bytes written back. (Built as a list and summed, they cost
+    the walk of v1's forward an eighth of its time.) The keys stay boxed (`Any`), as in the walk."""
     sizes: Any = lines  # (its sizes read as objects, then as floats by `_as_float`: not unboxed as floats, which
     # makes a float object of an int)
     dirty[key] = None

@@ -18,15 +18,11 @@ Tiles larger than the capacity bypass.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Hashable
-from typing import TypeVar
 
 from simgpu.ops import Piece
 from simgpu.units.hbm import Hbm
 from simgpu.units.server import Server, SpanRecorder
-
-_K = TypeVar("_K", bound=Hashable)
 
 
 class Access:
@@ -264,7 +260,7 @@ class L2:
     def _dirty(self, now: float, line: _Line) -> float:
         """Mark resident `line` dirty (now its newest dirty tile), then write back the oldest dirty tiles, which
         stay resident, while the dirty bytes exceed their capacity; return when those write-backs end (0: none).
-        (The rule `dirtied` states over ordered dictionaries.)"""
+        (The rule as it was kept over ordered dictionaries: `tests/core/l2_reference.py`.)"""
         if line.dirty:
             if self._dirty_last is not line:
                 self._unlink_dirty(line)
@@ -339,21 +335,3 @@ class L2:
         if dirty:
             written = max(written, self._dirty(now, line))
         return written
-
-
-def dirtied(
-    key: _K, lines: OrderedDict[_K, float], dirty: OrderedDict[_K, None], dirty_bytes: float, capacity: float
-) -> tuple[float, list[float]]:
-    """Mark resident `key` dirty (not dirty before; its bytes are `lines[key]`), then take the tiles dirtied longest
-    ago off `dirty`, which stay resident, while the dirty bytes exceed `capacity`: the dirty bytes left and the bytes
-    of each tile to write back, oldest first. The rule over ordered dictionaries: `L2._dirty` follows it on its line
-    lists and times each write-back; the replay's inlined L2 has its own, `simgpu.replay._dirtied`, which only sums
-    them (a list made and summed cost its walk an eighth of its time), and the tests hold it to this one."""
-    dirty[key] = None
-    dirty_bytes += lines[key]
-    cleaned: list[float] = []
-    while dirty_bytes > capacity:
-        old_bytes = lines[dirty.popitem(last=False)[0]]
-        dirty_bytes -= old_bytes
-        cleaned.append(old_bytes)
-    return dirty_bytes, cleaned

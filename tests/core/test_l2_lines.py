@@ -10,8 +10,9 @@ from collections.abc import Hashable
 
 from simgpu.ops import Piece
 from simgpu.units.hbm import Hbm
-from simgpu.units.l2 import L2, dirtied
+from simgpu.units.l2 import L2
 from simgpu.units.server import Server
+from tests.core.l2_reference import dirtied
 
 
 class _OrderedL2:

@@ -19,7 +19,7 @@ from simgpu.fast_plan import plan_kernel
 from simgpu.fold import memory_accesses
 from simgpu.ops import Delay, Load, Repeat, Store
 from simgpu.replay import Record, program_records, records
-from simgpu.units.l2 import dirtied
+from tests.core.l2_reference import dirtied
 
 
 def test_program_records_are_the_records_of_its_memory_ops_and_none_with_a_loop() -> None:
