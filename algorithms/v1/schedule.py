@@ -298,37 +298,72 @@ class _Steps:
         i, blocks, j = self.start + k * self.stride, self.blocks, self.j
         return i, j >= blocks.unmasked[i], j == blocks.visited[i] - 1, i + self.stride if k + 1 < self.count else -1
 
+    def signature(self) -> tuple[int, int, int, int, int, int]:
+        """What tells every step's place (`place`) in this key block: its query blocks (start, stride, count), how
+        many of the first steps are masked, and the steps whose query block sees no later key block (from, to). Key
+        blocks with one signature run the same steps. (The query blocks' key ranges do not decrease with their index
+        (`_QueryBlocks`): the masked steps are the first ones, the last-ness a run of them.)"""
+        blocks, j = self.blocks, self.j
+        masked = bisect.bisect_right(blocks.unmasked, j)  # query blocks below it are masked in key block j
+        last_from = bisect.bisect_left(blocks.visited, j + 1)  # query blocks in [from, to) see key block j last
+        last_to = bisect.bisect_right(blocks.visited, j + 1)
+        return self.start, self.stride, self.count, self._steps_below(masked), *self._steps_within(last_from, last_to)
+
+    def _steps_below(self, i: int) -> int:
+        """How many of the steps have a query block below `i`."""
+        return min(self.count, max(0, ceil_div(i - self.start, self.stride)))
+
+    def _steps_within(self, low: int, high: int) -> tuple[int, int]:
+        """The steps whose query block lies in [low, high), as (first, end)."""
+        return self._steps_below(low), self._steps_below(high)
+
+
+class _StepBody(dict[int, tuple[Op, ...]]):
+    """The steps of the key blocks of a tile that run the same steps (`_Steps.signature`), by their index, each
+    asked of `alike` once: the loop's body is this dictionary's own `__getitem__`, so a step asked again (every
+    step of every alike key block in exact mode: 262,144 at issue 4's backward) costs no Python call."""
+
+    __slots__ = ("alike",)
+
+    def __init__(self, alike: Callable[[int], tuple[Op, ...]]) -> None:
+        super().__init__()
+        self.alike = alike
+
+    def __missing__(self, k: int) -> tuple[Op, ...]:
+        ops = self[k] = self.alike(k)
+        return ops
+
 
 def _built_once(
-    step: Callable[[int], Sequence[Op]], inner: _Steps, block: Hashable, made: dict[Hashable, tuple[Op, ...]]
+    step: Callable[[int], Sequence[Op]],
+    inner: _Steps,
+    block: Hashable,
+    made: dict[Hashable, tuple[Op, ...]],
+    bodies: dict[Hashable, _StepBody],
 ) -> Callable[[int], Sequence[Op]]:
     """`step` (the query steps `inner` of a key block of a tile) with each step built once for all the tile's key
     blocks where it is alike, in `made` (the tile's): found by whether it is the first, its place (`_Steps.place`:
     its query block, mask, whether the key block is the last the block sees, and the next query block) and `block`,
     what else of the key block the step depends on (its columns, whether it is the first key block). Fast mode's L2
     replay of a long sequence builds some 130 sampled steps in each of a tile's kept key blocks, and the key blocks
-    between the first and the last run the same steps. The first and last step of each key block are kept with it
-    too: every fold of a tile asks for both of every key block, the removed ones too, to tell whether they hold a
-    loop (`simgpu.fold`), and a tile's key block bodies outlive its folds (`forward_kernel`)."""
-    count = len(inner)
-    ends: dict[int, tuple[Op, ...]] = {}
+    between the first and the last run the same steps. Key blocks whose steps are all alike (the same `block` and
+    `_Steps.signature`: without a causal mask, every one but the first and the last) share one body, in `bodies`
+    (the tile's). Each key block's body keeps the steps it was asked for: every fold of a tile asks for the first and
+    last of every key block, the removed ones too, to tell whether they hold a loop (`simgpu.fold`), and a tile's key
+    block bodies outlive its folds (`forward_kernel`)."""
+    signature = (block, inner.signature())
+    body = bodies.get(signature)
+    if body is None:
 
-    def alike(k: int) -> tuple[Op, ...]:
-        key = (block, k == 0, inner.place(k))
-        ops = made.get(key)
-        if ops is None:
-            ops = made[key] = tuple(step(k))
-        return ops
+        def alike(k: int) -> tuple[Op, ...]:
+            key = (block, k == 0, inner.place(k))
+            ops = made.get(key)
+            if ops is None:
+                ops = made[key] = tuple(step(k))
+            return ops
 
-    def built(k: int) -> Sequence[Op]:
-        if k != 0 and k != count - 1:
-            return alike(k)
-        ops = ends.get(k)
-        if ops is None:
-            ops = ends[k] = alike(k)
-        return ops
-
-    return built
+        body = bodies[signature] = _StepBody(alike)
+    return body.__getitem__
 
 
 def _tiles(p: Problem) -> tuple[tuple[int, int], ...]:
@@ -410,6 +445,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
 
         load, store = _block_copies(b, h)
         made: dict[Hashable, tuple[Op, ...]] = {}  # the query steps alike in the tile's key blocks (`_built_once`)
+        bodies: dict[Hashable, _StepBody] = {}  # the tile's key blocks that run the same steps (`_built_once`)
 
         @functools.cache
         def outer(j: int) -> Sequence[Op]:
@@ -450,7 +486,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                 Load("K", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
                 Load("V", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
                 *head(first, cols, inner[0]),
-                Repeat(len(inner), _built_once(step, inner, (first, cols), made)),
+                Repeat(len(inner), _built_once(step, inner, (first, cols), made, bodies)),
             )
 
         @functools.cache
@@ -567,6 +603,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
 
         load, store = _block_copies(b, h)
         made: dict[Hashable, tuple[Op, ...]] = {}  # the query steps alike in the tile's key blocks (`_built_once`)
+        bodies: dict[Hashable, _StepBody] = {}  # the tile's key blocks that run the same steps (`_built_once`)
 
         def q_load(s: _Step) -> Load:
             """HBM: Q_i (r x d) into registers, to be committed to smem."""
@@ -635,7 +672,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                 Load("K", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
                 Load("V", (b, h, j), cols * d * eb, engine="ldg", arrive="kv"),
                 *head,
-                Repeat(len(inner), _built_once(step, inner, (first, cols), made)),
+                Repeat(len(inner), _built_once(step, inner, (first, cols), made, bodies)),
                 *tail,
                 Store("dK", (b, h, j), cols * d * eb),
                 Store("dV", (b, h, j), cols * d * eb),

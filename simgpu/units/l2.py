@@ -131,14 +131,16 @@ class L2:
     def load(self, now: float, key: Hashable, nbytes: float) -> Access:
         self.read_bytes += nbytes
         l2_done = self.server.reserve(now, nbytes)
-        line = self._by_key.get(key)
-        if line is not None:
-            self._use(line)
+        if nbytes > self.capacity_bytes:  # cannot be cached: only looked up
+            return self._bypass(now, key, nbytes, l2_done)
+        line, fresh = self._claim(key)
+        if not fresh:
             return Access(l2_done + self.hit_latency, True)
         if self._covered(key):
+            self._release(key, line)
             return Access(l2_done + self.hit_latency, True)
         hbm_done = self.hbm.read(now, nbytes)
-        self._insert(now, key, nbytes, dirty=False, absent=True)
+        self._place(now, line, nbytes)
         return Access(max(l2_done, hbm_done) + self.hbm.latency(now), False)
 
     def store(self, now: float, key: Hashable, nbytes: float, service_bytes: float = 0.0) -> float:
@@ -163,11 +165,22 @@ class L2:
             self._use(line)
             return max(l2_done + self.hit_latency, self._dirty(now, line))
         hbm_done = self.hbm.read(now, nbytes)
-        written = self._insert(now, key, nbytes, dirty=True, absent=True)
+        written = self._insert(now, key, nbytes, dirty=True)
         if written is None:
             hbm_done = self.hbm.write(now, nbytes)
             written = 0.0
         return max(max(l2_done, hbm_done) + self.hbm.latency(now), written)
+
+    def _bypass(self, now: float, key: Hashable, nbytes: float, l2_done: float) -> Access:
+        """A load of a tile larger than the L2: a hit where resident (it was cached with fewer bytes) or covered,
+        else read from HBM and not cached."""
+        line = self._by_key.get(key)
+        if line is not None:
+            self._use(line)
+            return Access(l2_done + self.hit_latency, True)
+        if self._covered(key):
+            return Access(l2_done + self.hit_latency, True)
+        return Access(max(l2_done, self.hbm.read(now, nbytes)) + self.hbm.latency(now), False)
 
     def _covered(self, key: Hashable) -> bool:
         """Whether `key` is (tensor, `Piece`) with every one of the piece's wholes resident; if so they are used."""
@@ -302,36 +315,53 @@ class L2:
             after.dirty_prev = before
         line.dirty_prev = line.dirty_next = None
 
-    def _insert(self, now: float, key: Hashable, nbytes: float, dirty: bool, absent: bool = False) -> float | None:
+    def _claim(self, key: Hashable) -> tuple[_Line, bool]:
+        """`key`'s line and whether it is fresh: where `key` is not resident, it is entered with a fresh line, not yet
+        in the LRU order (`_place` puts it there, `_release` takes it out again), in one lookup of the key's hash for
+        both (a tile key's hash is a nested tuple's, worked out anew at each lookup); a resident line is made the most
+        recently used."""
+        line = self._spare
+        if line is None:
+            line = _Line(key, 0.0)
+        resident = self._by_key.setdefault(key, line)
+        if resident is not line:
+            self._spare = line
+            self._use(resident)
+            return resident, False
+        self._spare = None
+        line.key = key
+        return line, True
+
+    def _release(self, key: Hashable, line: _Line) -> None:
+        """Take back the line `_claim` entered for `key`."""
+        del self._by_key[key]
+        self._spare = line
+
+    def _place(self, now: float, line: _Line, nbytes: float) -> float:
+        """Make the line `_claim` entered resident with `nbytes`, the most recently used, evicting LRU tiles (never
+        it: it is not in the LRU order yet); return when the write-backs that made room end (0: none)."""
+        written = 0.0
+        while self.used_bytes + nbytes > self.capacity_bytes:
+            written = max(written, self._evict(now))
+        line.nbytes = nbytes
+        last = self._last
+        line.prev = last
+        if last is None:
+            self._first = line
+        else:
+            last.next = line
+        self._last = line
+        self.used_bytes += nbytes
+        return written
+
+    def _insert(self, now: float, key: Hashable, nbytes: float, dirty: bool) -> float | None:
         """Make `key` resident (evicting LRU tiles); return when the write-backs that made room (and, for a dirty
         tile, kept the dirty bytes within their capacity) end, 0 if none; None when it cannot be cached and bypasses
-        L2. `absent`: the caller has just found `key` not resident (a miss), so it is not looked up again (a tile
-        key's hash is a nested tuple's, worked out anew at each lookup)."""
+        L2."""
         if nbytes > self.capacity_bytes:
             return None
-        written = 0.0
-        line = None if absent else self._by_key.get(key)
-        if line is not None:
-            self._use(line)
-        else:
-            while self.used_bytes + nbytes > self.capacity_bytes:
-                written = max(written, self._evict(now))
-            line = self._spare
-            if line is None:
-                line = _Line(key, nbytes)
-            else:
-                self._spare = None
-                line.key = key
-                line.nbytes = nbytes
-            last = self._last
-            line.prev = last
-            if last is None:
-                self._first = line
-            else:
-                last.next = line
-            self._last = line
-            self._by_key[key] = line
-            self.used_bytes += nbytes
+        line, fresh = self._claim(key)
+        written = self._place(now, line, nbytes) if fresh else 0.0
         if dirty:
             written = max(written, self._dirty(now, line))
         return written
