@@ -309,13 +309,14 @@ def reheaded(
     template: HeadTemplate,
     head: tuple[object, ...],
     made: HeadCopies | None = None,
-    numbers: Sequence[object] | None = None,
+    numbers: tuple[object, ...] | None = None,
 ) -> tuple[Record, ...]:
     """A `head_template`'s records with `head` put back in front of every tile key. (A plain key is joined inline,
     a piece in a call: this runs once per record of every head replayed beside the first.) `made`: what the copies
     of this head made so far (as long as the templates, which hold the pieces' rests, live), by default this copy's
     own: the pieces' wholes put back, and with the entries' `numbers` (`EntryTable.numbered`, of `made`'s table)
-    the records of the numbered entries and their keys, one per number."""
+    the records of the numbered entries and their keys, one per number. (`numbers` a tuple: compiled, an item of a
+    `Sequence` was read by a generic lookup, its index boxed anew past 256.)"""
     if made is None:
         made = HeadCopies()
     records = made.records
