@@ -121,12 +121,12 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
         if seen is None and len(keys) == _FEW_KEYS:
             seen = {each: each for each in keys}
         if seen is None:
-            first = _first_equal(keys, key)
-            if first is None:
-                keys.append(key)
-            else:
+            # Told by `in` (a new key costs no more than before), then found (an access again only).
+            if key in keys:
                 action += _AGAIN
-                key = first
+                key = _first_equal(keys, key)
+            else:
+                keys.append(key)
         else:
             # Added, then told new by the dict's growth: the nested key is hashed once, not twice.
             before = len(seen)
@@ -138,12 +138,12 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
     return tuple(out)
 
 
-def _first_equal(keys: list[MemoryKey], key: MemoryKey) -> MemoryKey | None:
-    """The first of `keys` equal to `key` (as `in` finds it: the same object, else an equal one), None where none is."""
+def _first_equal(keys: list[MemoryKey], key: MemoryKey) -> MemoryKey:
+    """The first of `keys` equal to `key` (as `in` finds it: the same object, else an equal one); one is."""
     for each in keys:
         if each is key or each == key:
             return each
-    return None
+    raise AssertionError("no key equal to the one found")
 
 
 def rehead(
