@@ -91,11 +91,13 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
     over its ops; None where it holds a loop. (The L2 replay takes standard attention's 20,480 loop-free tiles of a
     head at 16k tokens so: apart, the pass that finds the memory ops and the one that makes their records cost a
     third of the replay's folds.)"""
-    # A tile's first keys are kept in a list, which finds a key as a set does (the same object, else an equal one:
-    # equal keys hash alike); past `_FEW_KEYS` they go to a set. (Standard attention's score tiles have three keys:
-    # making a set and hashing the nested keys into it cost a sixth of their records.)
+    # A tile's first keys are kept in a list, which finds a key as a dict does (the same object, else an equal one:
+    # equal keys hash alike); past `_FEW_KEYS` they go to a dict. (Standard attention's score tiles have three keys:
+    # making a set and hashing the nested keys into it cost a sixth of their records.) A key accessed again takes the
+    # object of its first access: the walk then finds it by identity in its numbers, where an equal new tuple was
+    # compared item by item (and the tile's records hold a key object per key, not per access).
     keys: list[MemoryKey] = []
-    seen: set[MemoryKey] | None = None
+    seen: dict[MemoryKey, MemoryKey] | None = None
     out: list[Record] = []
     access: Any  # a `Load` or a `Store` (typed so: compiled, a union is checked at each assignment)
     for access in program:
@@ -114,23 +116,34 @@ def program_records(program: Sequence[Op]) -> tuple[Record, ...] | None:
             return None
         else:
             continue
-        # Typed as a `MemoryKey`: compiled, a pair would be built anew for the set and for the record.
+        # Typed as a `MemoryKey`: compiled, a pair would be built anew for the dict and for the record.
         key: MemoryKey = (tensor, tile)
         if seen is None and len(keys) == _FEW_KEYS:
-            seen = set(keys)
+            seen = {each: each for each in keys}
         if seen is None:
+            # Told by `in` (a new key costs no more than before), then found (an access again only).
             if key in keys:
                 action += _AGAIN
+                key = _first_equal(keys, key)
             else:
                 keys.append(key)
         else:
-            # Added, then told new by the set's growth: the nested key is hashed once, not twice.
+            # Added, then told new by the dict's growth: the nested key is hashed once, not twice.
             before = len(seen)
-            seen.add(key)
+            first = seen.setdefault(key, key)
             if len(seen) == before:
                 action += _AGAIN
+                key = first
         out.append((action, tensor, key, nbytes))
     return tuple(out)
+
+
+def _first_equal(keys: list[MemoryKey], key: MemoryKey) -> MemoryKey:
+    """The first of `keys` equal to `key` (as `in` finds it: the same object, else an equal one); one is."""
+    for each in keys:
+        if each is key or each == key:
+            return each
+    raise AssertionError("no key equal to the one found")
 
 
 def rehead(
@@ -285,7 +298,9 @@ class HeadCopies:
 
     def __init__(self, table: EntryTable | None = None) -> None:
         self.key_of: list[object] = [] if table is None else table.key_of  # (the table's, as it grows)
-        self.records: dict[object, object] = {}  # by number; a record typed as an object: its identity is its own
+        # By number, None where not made yet (a list read by index: a dict by number cost `reheaded` a lookup per
+        # record, a third of its time). A record typed as an object: its identity is its own.
+        self.records: list[object] = []
         self.keys: dict[object, object] = {}  # by number, likewise
         self.wholes: Joined = {}
 
@@ -294,37 +309,52 @@ def reheaded(
     template: HeadTemplate,
     head: tuple[object, ...],
     made: HeadCopies | None = None,
-    numbers: Sequence[object] | None = None,
+    numbers: tuple[object, ...] | None = None,
 ) -> tuple[Record, ...]:
     """A `head_template`'s records with `head` put back in front of every tile key. (A plain key is joined inline,
     a piece in a call: this runs once per record of every head replayed beside the first.) `made`: what the copies
     of this head made so far (as long as the templates, which hold the pieces' rests, live), by default this copy's
     own: the pieces' wholes put back, and with the entries' `numbers` (`EntryTable.numbered`, of `made`'s table)
-    the records of the numbered entries and their keys, one per number."""
+    the records of the numbered entries and their keys, one per number. (`numbers` a tuple: compiled, an item of a
+    `Sequence` was read by a generic lookup, its index boxed anew past 256.)"""
     if made is None:
         made = HeadCopies()
-    records, keys, key_of, joined = made.records, made.keys, made.key_of, made.wholes
+    records = made.records
+    if numbers is not None and len(records) < len(made.key_of):
+        records.extend([None] * (len(made.key_of) - len(records)))  # (one per number of the table so far)
     out: list[object] = []  # (records typed as objects: compiled, a record kept is not built anew)
-    for n, (kind, tensor, rest, nbytes) in enumerate(template):
-        if not isinstance(rest, tuple):
-            out.append((kind, tensor, (tensor, _piece_with_head(rest, head, joined)), nbytes))
-            continue
+    for n in range(len(template)):
         number = None if numbers is None else numbers[n]
-        if number is None:
-            out.append((kind, tensor, (tensor, head + rest), nbytes))
+        if number is not None:
+            record = records[cast(int, number)]
+            if record is None:
+                record = records[cast(int, number)] = _numbered_record(template[n], head, made, cast(int, number))
+            out.append(record)
             continue
-        record = records.get(number)
-        if record is None:
-            key_number = key_of[cast(int, number)]
-            key = keys.get(key_number)
-            if key is None:
-                # Built as an object, then kept: compiled, a chained assignment would box the tuple twice.
-                key = cast(object, (tensor, head + rest))
-                keys[key_number] = key
-            record = cast(object, (kind, tensor, key, nbytes))
-            records[number] = record
-        out.append(record)
+        kind, tensor, rest, nbytes = template[n]
+        if isinstance(rest, tuple):
+            out.append((kind, tensor, (tensor, head + rest), nbytes))
+        else:
+            out.append((kind, tensor, (tensor, _piece_with_head(rest, head, made.wholes)), nbytes))
     return cast(tuple[Record, ...], tuple(out))
+
+
+def _numbered_record(
+    entry: tuple[int, str, tuple[object, ...] | _PieceRest, int | float],
+    head: tuple[object, ...],
+    made: HeadCopies,
+    number: int,
+) -> object:
+    """The record of a numbered template entry (a plain key: `EntryTable.numbered`) with `head` put back, its key
+    the one the head's copies share for that key's number (`made`)."""
+    kind, tensor, rest, nbytes = entry
+    key_number = made.key_of[number]
+    key = made.keys.get(key_number)
+    if key is None:
+        # Built as an object, then kept: compiled, a chained assignment would box the tuple twice.
+        key = cast(object, (tensor, head + cast(tuple[object, ...], rest)))
+        made.keys[key_number] = key
+    return cast(object, (kind, tensor, key, nbytes))
 
 
 def _piece_with_head(rest: _PieceRest, head: tuple[object, ...], joined: Joined) -> Piece:
