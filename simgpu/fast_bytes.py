@@ -54,6 +54,7 @@ from simgpu.replay import (
     TileTotals,
     head_template,
     keys_of_head,
+    memory_of_head,
     program_records,
     records,
     reheaded,
@@ -119,15 +120,18 @@ def replayed_bytes(
             head_share,
             1 / total,
         )
-        own = _own_memory(fitted, plans, head)
+        # The first head's replay at the base fold, which each way on walks (the fit's base replay): walked first,
+        # its distinct keys tell whether the head keeps to its own memory (a few per tile, where its records are
+        # several).
+        accesses = fitted.accesses(arch, plans)
+        alone = fitted.replay(arch, accesses, keep=_varied(plans))
+        own = _own_memory(fitted, plans, head, alone.keys)
         if replayed == 1 and own:
-            shares, some = _fold_replay(arch, plans, fitted)
+            shares, some = _fold_replay(arch, plans, fitted, fit_done=(accesses, alone))
             return shares, some * total
         if replayed == 1:
             # Heads that share memory replay two heads however large, to see what the second reads again.
             replayed, tiles = 2, _heads_tiles(plans, 2)
-        accesses = fitted.accesses(arch, plans)
-        alone = fitted.replay(arch, accesses, keep=_varied(plans))
         if not alone.evicted and own:
             # Nothing left L2 for want of room in the first head's share, nor would it with more heads beside it
             # (each holds as much): the heads' bytes add up, and they share nothing. The first head stands for all.
@@ -681,15 +685,22 @@ def _fold_replay(
     return base.shares, full
 
 
-def _own_memory(replayed: _Replayed, plans: Sequence[KernelPlan], head: tuple[object, ...]) -> bool:
-    """Whether every access of the replayed tiles (of `head`) is to memory of that head: its tile key begins with it."""
-    # The pieces' wholes checked once for all the tiles (standard attention's softmax at 16k tokens: 20,480 tiles,
-    # their pieces sharing the wholes of a row block), per head_axes; the tiles' records live until the check is done.
+def _own_memory(
+    replayed: _Replayed, plans: Sequence[KernelPlan], head: tuple[object, ...], keys: Collection[Hashable]
+) -> bool:
+    """Whether every access of the replayed tiles (of `head`) is to memory of that head: its tile key begins with it.
+    `keys`: the distinct keys of their accesses (those of their replay, `simgpu.replay.ReplayBytes.keys`), checked
+    instead of every access where every kernel has the same `head_axes`."""
+    axes = {plan.kernel.head_axes for plan in plans}
+    if len(axes) == 1:
+        return memory_of_head(keys, axes.pop(), head)
+    # The pieces' wholes checked once for all the tiles, per head_axes; the tiles' records live until the check is
+    # done.
     checked: dict[int, dict[int, bool]] = {}
     for plan, tiles in zip(plans, replayed.folded, strict=True):
-        axes = plan.kernel.head_axes
-        wholes_of_head = checked.setdefault(axes, {})
-        if not all(keys_of_head(tile.records, axes, head, wholes_of_head) for tile in tiles):
+        axes_of_plan = plan.kernel.head_axes
+        wholes_of_head = checked.setdefault(axes_of_plan, {})
+        if not all(keys_of_head(tile.records, axes_of_plan, head, wholes_of_head) for tile in tiles):
             return False
     return True
 

@@ -56,6 +56,8 @@ class ReplayBytes:
     pushed: bool = False
     # The walk's state before the kernels that `replay` was asked to keep it for, by kernel.
     states: Mapping[int, ReplayState] = field(default_factory=dict, compare=False, repr=False)
+    # The distinct L2 keys walked (with `replay`'s `start`, also those walked before it).
+    keys: Collection[MemoryKey] = field(default=(), compare=False, repr=False)
 
     def vector(self) -> tuple[float, ...]:
         return (
@@ -209,22 +211,34 @@ def keys_of_head(
     without making it. `wholes_of_head`: per tuple of pieces' wholes, by identity, whether every one begins so (the
     calls that share it keep the records alive meanwhile, so that an identity stays theirs)."""
     for record in cast(Sequence[tuple[object, ...]], tile_records):  # (a record's key alone read)
-        tile = _tile(record[2])
-        if type(tile) is tuple:
-            if not _begins_with(tile, axes, source):
-                return False
-            continue
-        if type(tile) is not Piece:
-            return False
-        name = tile.name
-        if type(name) is not tuple or name[:axes] != source:
-            return False
-        known = wholes_of_head.get(id(tile.wholes))
-        if known is None:
-            known = wholes_of_head[id(tile.wholes)] = _without_head(tile.wholes, axes, source) is not None
-        if not known:
+        if not _key_of_head(record[2], axes, source, wholes_of_head):
             return False
     return True
+
+
+def memory_of_head(keys: Iterable[MemoryKey], axes: int, source: tuple[object, ...]) -> bool:
+    """Whether every one of the L2 keys `keys` is of the head `source`, as `keys_of_head` tells it of a record's.
+    (Fast mode asks it of a replay's distinct keys, `ReplayBytes.keys`: a few per tile, where its records are
+    several, each a key to read again.)"""
+    wholes_of_head: dict[int, bool] = {}  # (the keys, and so their pieces' wholes, live meanwhile)
+    return all(_key_of_head(memory, axes, source, wholes_of_head) for memory in keys)
+
+
+def _key_of_head(memory: MemoryKey, axes: int, source: tuple[object, ...], wholes_of_head: dict[int, bool]) -> bool:
+    """Whether the tile of the L2 key `memory` begins with the head `source` (a piece: its name and every one of its
+    wholes; `wholes_of_head` as `keys_of_head` keeps it)."""
+    tile = _tile(memory)
+    if type(tile) is tuple:
+        return _begins_with(tile, axes, source)
+    if type(tile) is not Piece:
+        return False
+    name = tile.name
+    if type(name) is not tuple or name[:axes] != source:
+        return False
+    known = wholes_of_head.get(id(tile.wholes))
+    if known is None:
+        known = wholes_of_head[id(tile.wholes)] = _without_head(tile.wholes, axes, source) is not None
+    return known
 
 
 def _begins_with(key: tuple[object, ...], axes: int, source: tuple[object, ...]) -> bool:
@@ -412,8 +426,8 @@ class ReplayState:
     # The tensor of each renamed key (`_rename_oldest`: negative, so not an index of `owners`).
     renamed: dict[int, str] = field(default_factory=dict)
     wholes: dict[int, tuple[int, ...]] = field(default_factory=dict)  # per `Piece` key found whole: its wholes' keys
-    # Per kernel walked: its keys (`_keys_touched`), their bytes.
-    touched: list[tuple[Collection[int], float]] = field(default_factory=list)
+    # Per kernel walked: its keys (`_Touched`), their bytes.
+    touched: list[tuple[_Touched, float]] = field(default_factory=list)
     used: float = 0.0
     hbm_read: float = 0.0
     hbm_write: float = 0.0
@@ -682,7 +696,7 @@ def _walk(
     if track:
         # Each key's bytes, summed: where every access to a key is of one size, an int, the sum is exact in any order.
         unique_bytes = _unique_bytes(kernel) if varied else sum(sizes.values())
-        touched.append((_keys_touched(sizes, pieces, numbers, wholes), unique_bytes))
+        touched.append((_Touched(sizes, pieces, numbers, wholes), unique_bytes))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
 
@@ -954,7 +968,44 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
             accessed = sum(l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6))
             written = written_bytes[number, tensor] / accessed
             shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
-    return ReplayBytes(state.hbm_read, hbm_write, timed, l2_read, l2_write, shares, state.evicted, state.pushed, states)
+    return ReplayBytes(
+        state.hbm_read, hbm_write, timed, l2_read, l2_write, shares, state.evicted, state.pushed, states, state.numbers
+    )
+
+
+class _Touched:
+    """The keys a kernel's walk touched: those it `reached` (a dict by key, with their first sizes) and the keys of
+    the wholes of the `pieces` among them (a hit on a piece touches them), told by `has`. The wholes' keys are looked
+    up only once a key is asked that the walk did not reach (`_keys_touched`): `_newest_kept` mostly stops at the
+    newest line, which the last kernel reached (standard attention's softmax at 16k tokens: 16,384 whole keys, each a
+    nested tuple looked up cold, a sixth of its walk). Looked up late, among the keys numbered by then: only those
+    numbered by the kernel's end (`count`: numbers count up) are its, as they would be when looked up at its end. A
+    state's copies share it (`ReplayState.copy`): its keys, once looked up, are the same in every copy."""
+
+    __slots__ = ("count", "numbers", "pieces", "reached", "wholes")
+
+    def __init__(
+        self,
+        reached: dict[int, int | float],
+        pieces: list[MemoryKey],
+        numbers: dict[Hashable, int],
+        wholes: dict[int, tuple[int, ...]],
+    ) -> None:
+        self.reached = reached
+        self.pieces = pieces  # (emptied once their wholes' keys are in `reached`)
+        self.numbers = numbers
+        self.wholes = wholes
+        self.count = len(numbers)
+
+    def has(self, key: int) -> bool:
+        """Whether the kernel touched `key`."""
+        if key in self.reached:
+            return True
+        if not self.pieces:
+            return False
+        _keys_touched(self.reached, self.pieces, self.numbers, self.wholes, self.count)
+        self.pieces = []
+        return key in self.reached
 
 
 def _keys_touched(
@@ -962,10 +1013,11 @@ def _keys_touched(
     pieces: Iterable[MemoryKey],
     numbers: dict[Hashable, int],
     wholes: dict[int, tuple[int, ...]],
-) -> Collection[int]:
-    """The keys `reached` (a dict by key, to which this adds, in place and with a size of 0, the others: made anew as
-    a set, its 65,000 keys cost standard attention's walk at 16k tokens more than all its pieces) and the keys of
-    the wholes of the `pieces` among them (a hit on a piece touches them); `wholes`: the keys of the wholes of
+    count: int,
+) -> None:
+    """Add to the keys `reached` (a dict by key, to which this adds, in place and with a size of 0, the others: made
+    anew as a set, its 65,000 keys cost standard attention's walk at 16k tokens more than all its pieces) the keys,
+    under `count`, of the wholes of the `pieces` (a hit on a piece touches them); `wholes`: the keys of the wholes of
     pieces found whole (`_covered`). (Typed as dicts: compiled, a `Mapping`'s `get` is a method call by name, which
     cost the walk of standard attention's softmax at 16k tokens a sixth of its time.)"""
     # Pieces of one row block share their wholes (standard attention's softmax: a piece per 4 rows, a whole per
@@ -985,20 +1037,20 @@ def _keys_touched(
         known = wholes.get(numbers[memory])
         if known is not None:
             for key in known:
-                reached.setdefault(key, 0)
+                if key < count:
+                    reached.setdefault(key, 0)
             continue
         if (tensor, tile.wholes) not in looked_up:
             looked_up.add((tensor, tile.wholes))
             for whole in tile.wholes:
                 number: Any = numbers.get((tensor, whole))  # (kept boxed, as the walk keeps its keys)
-                if number is not None:  # else never accessed
+                if number is not None and number < count:  # else never accessed by the kernel's end
                     reached.setdefault(number, 0)
-    return reached
 
 
 def _newest_kept(
     lines: OrderedDict[int, float],
-    touched: Sequence[tuple[Collection[int], float]],
+    touched: Sequence[tuple[_Touched, float]],
     capacity_bytes: float,
     later: float,
 ) -> float:
@@ -1008,7 +1060,7 @@ def _newest_kept(
     others = later * touched[kernel][1]
     newer = 0.0
     for key in reversed(lines):
-        while kernel > 0 and key not in touched[kernel][0]:
+        while kernel > 0 and not touched[kernel][0].has(key):
             kernel -= 1
             others += later * touched[kernel][1]
         if newer + lines[key] + others > capacity_bytes:
