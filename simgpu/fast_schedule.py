@@ -9,6 +9,7 @@ Ignored: that an SM's bandwidth share depends on how many CTAs it holds (each bu
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections import deque
@@ -43,11 +44,10 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     table = times.tolist()  # plain lists: indexing numpy arrays element by element is slow
     if times.shape[0] == 1:
         return _uniform_schedule(sms, fit, table[0], len(tile_class), sharers)
-    # Where each run of tiles of one class ends (the class changes), so that the schedule hands out a stretch of
+    # Where the runs of tiles of one class end (the class changes), so that the schedule hands out a stretch of
     # tiles of one class by counts rather than tile by tile.
-    changes = np.flatnonzero(np.diff(tile_class)) + 1
-    run_ends = np.repeat(np.append(changes, len(tile_class)), np.diff(changes, prepend=0, append=len(tile_class)))
-    return _ListSchedule(sms, fit, table, tile_class.tolist(), run_ends.tolist(), sharers).run()
+    run_ends = [*(np.flatnonzero(np.diff(tile_class)) + 1).tolist(), len(tile_class)]
+    return _ListSchedule(sms, fit, table, tile_class.tolist(), run_ends, sharers).run()
 
 
 class _ListSchedule:
@@ -79,7 +79,7 @@ class _ListSchedule:
         self.fit = fit
         self.table = table
         self.classes = classes
-        self.run_ends = run_ends  # per tile, where its run of tiles of one class ends
+        self.run_ends = run_ends  # where each run of tiles of one class ends, in order (`run_end`)
         # (busy SMs - 1) / (SMs - 1) by busy SMs, rounded to a step of `SHARE_STEPS` at most: asked after every event.
         steps = min(sharers, SHARE_STEPS)
         self.weights = [
@@ -183,6 +183,10 @@ class _ListSchedule:
         events[:] = [event for sm in range(self.sms) if (event := self.next_end(sm, now)) is not None]
         heapq.heapify(events)
 
+    def run_end(self, position: int) -> int:
+        """Where the run of tiles of one class that holds the tile at `position` ends."""
+        return self.run_ends[bisect.bisect_right(self.run_ends, position)]
+
     def start_freed(self, ending: list[int], freed: list[int]) -> None:
         """The SMs `ending` take the next tiles in turn, one each, `freed[n]` the n-th, as their slots free one by one
         in a chip. Turns in which the same SMs take tiles of one class are handed out as counts, not tile by tile."""
@@ -192,7 +196,7 @@ class _ListSchedule:
             sm, left = ending[0], freed[0]
             while left and self.position < total:
                 position = self.position
-                count = min(left, self.run_ends[position] - position)
+                count = min(left, self.run_end(position) - position)
                 self.start_many(sm, classes[position], count)
                 self.position = position + count
                 left -= count
@@ -208,7 +212,7 @@ class _ListSchedule:
             position = self.position
             tile_class = classes[position]
             # Whole turns of the same SMs within this run of one class.
-            repeats = min(last - turn, (self.run_ends[position] - position) // len(taking))
+            repeats = min(last - turn, (self.run_end(position) - position) // len(taking))
             if repeats:
                 for n in taking:
                     self.start_many(ending[n], tile_class, repeats)
