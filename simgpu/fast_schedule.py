@@ -189,7 +189,8 @@ class _ListSchedule:
 
     def start_freed(self, ending: list[int], freed: list[int]) -> None:
         """The SMs `ending` take the next tiles in turn, one each, `freed[n]` the n-th, as their slots free one by one
-        in a chip. Turns in which the same SMs take tiles of one class are handed out as counts, not tile by tile."""
+        in a chip. Turns in which the same SMs take tiles are handed out as counts where they can be (`start_turns`),
+        else tile by tile."""
         classes = self.classes
         total = len(classes)
         if len(ending) == 1:  # one SM takes all its tiles, a run of one class at a time
@@ -203,27 +204,54 @@ class _ListSchedule:
             return
         turn = 0
         turns = max(freed, default=0)
-        taking: list[int] = []  # the SMs that take a tile in this turn, in turn
-        last = 0  # the last turn in which they all do
         while turn < turns and self.position < total:
-            if turn >= last:
-                taking = [n for n in range(len(ending)) if freed[n] > turn]
-                last = min(freed[n] for n in taking)
-            position = self.position
-            tile_class = classes[position]
-            # Whole turns of the same SMs within this run of one class.
-            repeats = min(last - turn, (self.run_end(position) - position) // len(taking))
-            if repeats:
-                for n in taking:
-                    self.start_many(ending[n], tile_class, repeats)
-                self.position = position + repeats * len(taking)
-                turn += repeats
+            taking = [ending[n] for n in range(len(ending)) if freed[n] > turn]  # the SMs that take a tile, in turn
+            last = min(freed[n] for n in range(len(ending)) if freed[n] > turn)  # the last turn in which they all do
+            if self.start_turns(taking, last - turn):
+                turn = last
                 continue
-            for n in taking:  # a turn that crosses to another class (or runs out of tiles): tile by tile
+            for sm in taking:  # a turn that runs out of tiles, or some SM's first tile and further ones: tile by tile
                 if self.position < total:
-                    self.start_many(ending[n], classes[self.position], 1)
+                    self.start_many(sm, classes[self.position], 1)
                     self.position += 1
             turn += 1
+
+    def start_turns(self, taking: list[int], turns: int) -> bool:
+        """`turns` turns in which the SMs `taking` take a tile each, where the tiles are all there and each SM's are
+        of one class or all first or all further tiles: SM n of m takes the tiles n, n + m, n + 2m... from here, which
+        start together, so only how many of each class it takes counts. Each takes its count of the most common class
+        less the others' tiles it takes, counted one by one (FlashAttention's backward pre- and post-kernels at 1k
+        tokens: every 13th tile a head's edge). Returns whether it handed them out (False: nothing done)."""
+        width = len(taking)
+        position = self.position
+        end = position + turns * width
+        if end > len(self.classes):
+            return False
+        runs: list[tuple[int, int, int]] = []  # (first tile, end, class) of the runs of one class in these turns
+        tiles: dict[int, int] = {}  # tiles of each class in them
+        index = bisect.bisect_right(self.run_ends, position)
+        first = position
+        while first < end:
+            last = min(self.run_ends[index], end)
+            tile_class = self.classes[first]
+            runs.append((first, last, tile_class))
+            tiles[tile_class] = tiles.get(tile_class, 0) + last - first
+            first, index = last, index + 1
+        fit = self.fit
+        if len(tiles) > 1 and any(self.started[sm] < fit < self.started[sm] + turns for sm in taking):
+            return False  # an SM's first tiles and further ones, of unequal classes: which is which needs the order
+        common = max(tiles, key=tiles.__getitem__)
+        taken = [turns] * width  # tiles of the most common class that each SM takes
+        for first, last, tile_class in runs:
+            if tile_class != common:
+                for tile in range(first, last):
+                    taker = (tile - position) % width
+                    taken[taker] -= 1
+                    self.start_many(taking[taker], tile_class, 1)
+        for taker, sm in enumerate(taking):
+            self.start_many(sm, common, taken[taker])
+        self.position = end
+        return True
 
     def start_many(self, sm: int, tile_class: int, count: int) -> None:
         """Start `count` tiles of `tile_class` on the SM: its slots' first tiles while it has started fewer than
