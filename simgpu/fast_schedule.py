@@ -9,6 +9,7 @@ Ignored: that an SM's bandwidth share depends on how many CTAs it holds (each bu
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections import deque
@@ -43,34 +44,49 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     table = times.tolist()  # plain lists: indexing numpy arrays element by element is slow
     if times.shape[0] == 1:
         return _uniform_schedule(sms, fit, table[0], len(tile_class), sharers)
-    return _ListSchedule(sms, fit, table, tile_class.tolist(), sharers).run()
+    # Where the runs of tiles of one class end (the class changes), so that the schedule hands out a stretch of
+    # tiles of one class by counts rather than tile by tile.
+    run_ends = [*(np.flatnonzero(np.diff(tile_class)) + 1).tolist(), len(tile_class)]
+    return _ListSchedule(sms, fit, table, tile_class.tolist(), run_ends, sharers).run()
 
 
 class _ListSchedule:
-    """`shared_schedule` of tiles of several classes, SM by SM. Per SM, its resident tiles by (class, further):
-    tiles of one group advance at one rate, so a group keeps the work its tiles have done since it formed
-    (`_Group.progress`), when each of its tiles ends on that scale (`ends`, in start order) and its time per tile.
+    """`shared_schedule` of tiles of several classes, SM by SM. Per SM, its resident tiles by group, 2 x class +
+    further (0 or 1): tiles of one group advance at one rate, so a group keeps the work its tiles have done since it
+    formed (`_Group.progress`), when its tiles end on that scale (`ends`, in start order, with the `counts` of tiles
+    that end there: tiles started together end together) and its time per tile. A group that empties goes to `spare`
+    for the next one to form (thousands form and empty over a kernel of long runs of one class).
     The time holds while the SM's tiles and the busy SMs do not change (set by `schedule`, which runs after every
     such change), so `advance` need not work it out again. A class rather than closures over the schedule's state:
     compiled, its methods are native calls, where each call of a closure was a Python call with its arguments boxed
     (the schedule took a third of `run_fast` for v3's backward at 128k tokens on the H100)."""
 
     __slots__ = (
-        "classes", "events", "fit", "groups", "position", "resident", "sms", "started", "table", "times_now",
-        "updated", "version", "weight", "weights",
+        "classes", "events", "fit", "groups", "position", "resident", "run_ends", "sms", "spare", "started",
+        "table", "times_now", "updated", "version", "weight", "weights",
     )  # fmt: skip
 
-    def __init__(self, sms: int, fit: int, table: list[list[list[list[float]]]], classes: list[int], sharers: int):
+    def __init__(
+        self,
+        sms: int,
+        fit: int,
+        table: list[list[list[list[float]]]],
+        classes: list[int],
+        run_ends: list[int],
+        sharers: int,
+    ):
         self.sms = sms
         self.fit = fit
         self.table = table
         self.classes = classes
+        self.run_ends = run_ends  # where each run of tiles of one class ends, in order (`run_end`)
         # (busy SMs - 1) / (SMs - 1) by busy SMs, rounded to a step of `SHARE_STEPS` at most: asked after every event.
         steps = min(sharers, SHARE_STEPS)
         self.weights = [
             round(steps * (busy - 1) / (sharers - 1)) / steps if sharers > 1 else 1.0 for busy in range(sms + 1)
         ]
-        self.groups: list[dict[tuple[int, int], _Group]] = [{} for _ in range(sms)]
+        self.groups: list[dict[int, _Group]] = [{} for _ in range(sms)]
+        self.spare: list[_Group] = []
         self.resident = [0] * sms
         self.started = [0] * sms
         self.updated = [0.0] * sms
@@ -78,7 +94,7 @@ class _ListSchedule:
         self.events: list[tuple[float, int, int]] = []
         self.position = 0
         self.weight = 1.0  # `weights` at the busy SMs now: 1 when all are busy
-        self.times_now: dict[tuple[int, int, int], float] = {}  # `duration`'s answers at the present weight
+        self.times_now: dict[int, float] = {}  # `duration`'s answers at the present weight, by group x (fit + 1) + CTAs
 
     def run(self) -> float:
         """When the last tile ends."""
@@ -86,9 +102,7 @@ class _ListSchedule:
         resident = self.resident
         events = self.events
         version = self.version
-        for _ in range(self.fit):
-            for sm in range(sms):
-                self.start(sm)
+        self.start_freed(list(range(sms)), [self.fit] * sms)
         busy = sum(1 for sm in range(sms) if resident[sm])
         self.weight = self.weights[busy]
         self.schedule_all(0.0)
@@ -111,10 +125,7 @@ class _ListSchedule:
                 freed.append(done)
                 tails.append(longest)
             end = max(end, now)
-            for turn in range(max(freed)):
-                for n, each in enumerate(ending):
-                    if turn < freed[n]:
-                        self.start(each)
+            self.start_freed(ending, freed)
             for n, each in enumerate(ending):
                 if not resident[each]:
                     end = max(end, now + tails[n])
@@ -134,11 +145,11 @@ class _ListSchedule:
     def tail(self, tile_class: int, ctas: int) -> float:
         return _at_weight(self.table[tile_class][ctas - 1], TAIL, self.weight)
 
-    def duration(self, group: tuple[int, int], ctas: int) -> float:
-        key = (group[0], ctas, group[1])
+    def duration(self, group: int, ctas: int) -> float:
+        key = group * (self.fit + 1) + ctas
         time = self.times_now.get(key)
         if time is None:
-            time = self.times_now[key] = _at_weight(self.table[group[0]][ctas - 1], group[1], self.weight)
+            time = self.times_now[key] = _at_weight(self.table[group >> 1][ctas - 1], group & 1, self.weight)
         return time
 
     def advance(self, sm: int, now: float) -> None:
@@ -172,17 +183,98 @@ class _ListSchedule:
         events[:] = [event for sm in range(self.sms) if (event := self.next_end(sm, now)) is not None]
         heapq.heapify(events)
 
-    def start(self, sm: int) -> None:
+    def run_end(self, position: int) -> int:
+        """Where the run of tiles of one class that holds the tile at `position` ends."""
+        return self.run_ends[bisect.bisect_right(self.run_ends, position)]
+
+    def start_freed(self, ending: list[int], freed: list[int]) -> None:
+        """The SMs `ending` take the next tiles in turn, one each, `freed[n]` the n-th, as their slots free one by one
+        in a chip. Turns in which the same SMs take tiles are handed out as counts where they can be (`start_turns`),
+        else tile by tile."""
+        classes = self.classes
+        total = len(classes)
+        if len(ending) == 1:  # one SM takes all its tiles, a run of one class at a time
+            sm, left = ending[0], freed[0]
+            while left and self.position < total:
+                position = self.position
+                count = min(left, self.run_end(position) - position)
+                self.start_many(sm, classes[position], count)
+                self.position = position + count
+                left -= count
+            return
+        turn = 0
+        turns = max(freed, default=0)
+        while turn < turns and self.position < total:
+            taking = [ending[n] for n in range(len(ending)) if freed[n] > turn]  # the SMs that take a tile, in turn
+            last = min(freed[n] for n in range(len(ending)) if freed[n] > turn)  # the last turn in which they all do
+            if self.start_turns(taking, last - turn):
+                turn = last
+                continue
+            for sm in taking:  # a turn that runs out of tiles, or some SM's first tile and further ones: tile by tile
+                if self.position < total:
+                    self.start_many(sm, classes[self.position], 1)
+                    self.position += 1
+            turn += 1
+
+    def start_turns(self, taking: list[int], turns: int) -> bool:
+        """`turns` turns in which the SMs `taking` take a tile each, where the tiles are all there and each SM's are
+        of one class or all first or all further tiles: SM n of m takes the tiles n, n + m, n + 2m... from here, which
+        start together, so only how many of each class it takes counts. Each takes its count of the most common class
+        less the others' tiles it takes, counted one by one (FlashAttention's backward pre- and post-kernels at 1k
+        tokens: every 13th tile a head's edge). Returns whether it handed them out (False: nothing done)."""
+        width = len(taking)
         position = self.position
-        if position < len(self.classes):
-            key = (self.classes[position], 1 if self.started[sm] >= self.fit else 0)
-            group = self.groups[sm].get(key)
-            if group is None:
-                group = self.groups[sm][key] = _Group()
-            group.ends.append(group.progress + 1.0)
-            self.resident[sm] += 1
-            self.started[sm] += 1
-            self.position = position + 1
+        end = position + turns * width
+        if end > len(self.classes):
+            return False
+        runs: list[tuple[int, int, int]] = []  # (first tile, end, class) of the runs of one class in these turns
+        tiles: dict[int, int] = {}  # tiles of each class in them
+        index = bisect.bisect_right(self.run_ends, position)
+        first = position
+        while first < end:
+            last = min(self.run_ends[index], end)
+            tile_class = self.classes[first]
+            runs.append((first, last, tile_class))
+            tiles[tile_class] = tiles.get(tile_class, 0) + last - first
+            first, index = last, index + 1
+        fit = self.fit
+        if len(tiles) > 1 and any(self.started[sm] < fit < self.started[sm] + turns for sm in taking):
+            return False  # an SM's first tiles and further ones, of unequal classes: which is which needs the order
+        common = max(tiles, key=tiles.__getitem__)
+        taken = [turns] * width  # tiles of the most common class that each SM takes
+        for first, last, tile_class in runs:
+            if tile_class != common:
+                for tile in range(first, last):
+                    taker = (tile - position) % width
+                    taken[taker] -= 1
+                    self.start_many(taking[taker], tile_class, 1)
+        for taker, sm in enumerate(taking):
+            self.start_many(sm, common, taken[taker])
+        self.position = end
+        return True
+
+    def start_many(self, sm: int, tile_class: int, count: int) -> None:
+        """Start `count` tiles of `tile_class` on the SM: its slots' first tiles while it has started fewer than
+        `fit`, then further ones."""
+        first = min(count, max(self.fit - self.started[sm], 0))
+        if first:
+            self.add(sm, 2 * tile_class, first)
+        if count > first:
+            self.add(sm, 2 * tile_class + 1, count - first)
+        self.resident[sm] += count
+        self.started[sm] += count
+
+    def add(self, sm: int, key: int, count: int) -> None:
+        groups = self.groups[sm]
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = self.spare.pop() if self.spare else _Group()
+        end = group.progress + 1.0
+        if group.ends and group.ends[-1] == end:
+            group.counts[-1] += count
+        else:
+            group.ends.append(end)
+            group.counts.append(count)
 
     def finish(self, sm: int) -> tuple[int, float]:
         """Remove the SM's tiles that have ended; return how many, and the longest tail of the first tiles among
@@ -190,16 +282,21 @@ class _ListSchedule:
         done = 0
         longest = 0.0
         groups = self.groups[sm]
-        for key, group in list(groups.items()):
+        emptied: list[int] | None = None
+        for key, group in groups.items():
             ends = group.ends
             # A tile of no time (an empty CTA: v1's splits past its query blocks) ends as it starts.
             while ends and (ends[0] - group.progress <= 1e-9 or not group.time):
                 ends.popleft()
-                done += 1
-                if not key[1]:
-                    longest = max(longest, self.tail(key[0], self.resident[sm]))
+                done += group.counts.popleft()
+                if not key & 1:
+                    longest = max(longest, self.tail(key >> 1, self.resident[sm]))
             if not ends:
-                del groups[key]
+                emptied = [key] if emptied is None else [*emptied, key]
+        for key in emptied or ():
+            group = groups.pop(key)
+            group.progress = group.time = 0.0  # as a new group
+            self.spare.append(group)
         self.resident[sm] -= done
         return done, longest
 
@@ -280,9 +377,10 @@ class _Run:
 class _Group:
     """An SM's resident tiles of one class and start (first or further): they advance at one rate."""
 
-    __slots__ = ("ends", "progress", "time")
+    __slots__ = ("counts", "ends", "progress", "time")
 
     def __init__(self) -> None:
         self.progress = 0.0
         self.ends: deque[float] = deque()
+        self.counts: deque[int] = deque()
         self.time = 0.0
