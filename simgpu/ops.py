@@ -52,6 +52,36 @@ class _Frozen:
         return type(self), tuple(getattr(self, each.name) for each in fields(self) if each.init)  # type: ignore[arg-type]
 
 
+class TileKey:
+    """`(tensor, tile)`, the L2's key for a copy's bytes (`Load.key`, `Store.key`), hashed once: as that tuple, and
+    equal to it (and to a `TileKey` of the same), so that it stands for the tuple in any dictionary. A tuple's hash is
+    worked out anew at each lookup (its tile's tuple hashed inside it): an L2 miss hashed its key twice, to insert it
+    and to evict it, some 6% of exact mode's time where every access misses (v1's backward at 4k tokens)."""
+
+    __slots__ = ("_hash", "tensor", "tile")
+
+    def __init__(self, tensor: Hashable, tile: Hashable) -> None:
+        self.tensor = tensor
+        self.tile = tile
+        self._hash = hash((tensor, tile))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TileKey):
+            return self._hash == other._hash and self.tensor == other.tensor and self.tile == other.tile
+        if isinstance(other, tuple) and len(other) == 2:
+            return bool(self.tensor == other[0] and self.tile == other[1])
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr((self.tensor, self.tile))
+
+    def __reduce__(self) -> tuple[type[TileKey], tuple[Hashable, Hashable]]:
+        return TileKey, (self.tensor, self.tile)  # hashed again where unpickled: string hashes differ between processes
+
+
 class PlanMemo:
     """The plan `simgpu.sm` derived for an op (its `memo`; set with `object.__setattr__`, as the op is frozen) for a
     role of `warps` on `arch`. An op's fields never change, so its plan is that of its shape, and every SM built from
@@ -140,11 +170,10 @@ class Load(_Frozen):
     # its elements at a time and uses (and stores) it before it loads the next, as PyTorch's non-vectorized
     # elementwise kernels do one element after another. 1: every load issued before any is waited for.
     rounds: int = 1
-    # `(tensor, tile)`, the L2's key for the bytes, built once with the op: a loop body runs the same op object
-    # again and again, and a tuple built per access cost its allocation, its hash and, where the L2 holds another
-    # tuple of that key, a comparison (the same object compares by identity). Typed as a plain object so that the
-    # compiled op keeps one tuple rather than an unboxed pair boxed anew at each read.
-    key: Hashable = field(init=False, compare=False, repr=False)
+    # The L2's key for the bytes (`TileKey`), built once with the op: a loop body runs the same op object again and
+    # again, and a tuple built per access cost its allocation, its hash at each lookup and, where the L2 holds
+    # another tuple of that key, a comparison (the same object compares by identity).
+    key: TileKey = field(init=False, compare=False, repr=False)
 
     def __init__(
         self,
@@ -165,11 +194,11 @@ class Load(_Frozen):
         self.acquire = acquire  # type: ignore[misc]
         self.address_instructions = address_instructions  # type: ignore[misc]
         self.rounds = rounds  # type: ignore[misc]
-        self.key = (tensor, tile)  # type: ignore[misc]
+        self.key = TileKey(tensor, tile)  # type: ignore[misc]
 
     def __post_init__(self) -> None:
         """The key, where the class runs as Python (`slot_init`'s `__init__` calls this; the compiled one stores it)."""
-        object.__setattr__(self, "key", (self.tensor, self.tile))
+        object.__setattr__(self, "key", TileKey(self.tensor, self.tile))
 
     def with_nbytes(self, nbytes: int | float) -> Load:
         """This load moving `nbytes`: `dataclasses.replace` without its generic walk of the fields (the L2 replay's
@@ -205,7 +234,7 @@ class Store(_Frozen):
     # Rows one such instruction covers: 8 from an MMA accumulator's fragments; 1 where the 32 lanes hold consecutive
     # elements of one row (FA2's dQ accumulator, kept in the fragments' order so that its adds coalesce).
     fragment_rows: int = 8
-    key: Hashable = field(init=False, compare=False, repr=False)  # `(tensor, tile)`, as `Load.key`
+    key: TileKey = field(init=False, compare=False, repr=False)  # as `Load.key`
 
     def __init__(
         self,
@@ -230,11 +259,11 @@ class Store(_Frozen):
         self.release = release  # type: ignore[misc]
         self.fragment_lane_bytes = fragment_lane_bytes  # type: ignore[misc]
         self.fragment_rows = fragment_rows  # type: ignore[misc]
-        self.key = (tensor, tile)  # type: ignore[misc]
+        self.key = TileKey(tensor, tile)  # type: ignore[misc]
 
     def __post_init__(self) -> None:
         """The key, as `Load.__post_init__`."""
-        object.__setattr__(self, "key", (self.tensor, self.tile))
+        object.__setattr__(self, "key", TileKey(self.tensor, self.tile))
 
     def with_nbytes(self, nbytes: int | float) -> Store:
         """This store moving `nbytes` (as `Load.with_nbytes`)."""
