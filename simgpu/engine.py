@@ -777,7 +777,7 @@ class Engine:
         self._wake(join, None)  # SimPy's finished-process event, which the CTA's all-of condition counts
 
     def _semaphore(self, op: Load | Store) -> _Semaphore:
-        key = (op.tensor, op.tile)
+        key = op.key
         semaphore = self._semaphores.get(key)
         if semaphore is None:
             semaphore = self._semaphores[key] = _Semaphore(key)

@@ -52,6 +52,53 @@ class _Frozen:
         return type(self), tuple(getattr(self, each.name) for each in fields(self) if each.init)  # type: ignore[arg-type]
 
 
+class TileKey:
+    """`(tensor, tile)`, the L2's key for a copy's bytes (`Load.key`, `Store.key`), hashed once: as that tuple, and
+    equal to it (and to a `TileKey` of the same), so that it stands for the tuple in any dictionary. A tuple's hash is
+    worked out anew at each lookup (its tile's tuple hashed inside it): an L2 miss hashed its key twice, to insert it
+    and to evict it, some 6% of exact mode's time where every access misses (v1's backward at 4k tokens)."""
+
+    __slots__ = ("_hash", "tensor", "tile")
+
+    def __init__(self, tensor: Hashable, tile: Hashable) -> None:
+        self.tensor = tensor
+        self.tile = tile
+        self._hash = hash((tensor, tile))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TileKey):
+            return self._hash == other._hash and self.tensor == other.tensor and self.tile == other.tile
+        if isinstance(other, tuple) and len(other) == 2:
+            return bool(self.tensor == other[0] and self.tile == other[1])
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr((self.tensor, self.tile))
+
+    def __reduce__(self) -> tuple[type[TileKey], tuple[Hashable, Hashable]]:
+        return TileKey, (self.tensor, self.tile)  # hashed again where unpickled: string hashes differ between processes
+
+
+class PlanMemo:
+    """The plan `simgpu.sm` derived for an op (its `memo`; set with `object.__setattr__`, as the op is frozen) for a
+    role of `warps` on `arch`. An op's fields never change, so its plan is that of its shape, and every SM built from
+    one arch derives the same plans: the SMs that run an op share its memo. Why on the op: a loop body runs the same
+    few op objects again and again (v1's forward at 4k tokens on the H100: 6696 elementwise ops of 4 objects, 4464
+    MMAs of 2; v4's at 64k on the B200: 10944 of 372), and a table by op identity cost a boxed id, its hash and a
+    lookup per op. An op that roles of different sizes run, or arches in turn, gets its plan anew at each change
+    (from the SM's plans by shape)."""
+
+    __slots__ = ("arch", "plan", "warps")
+
+    def __init__(self, arch: object, warps: int, plan: object) -> None:
+        self.arch = arch
+        self.warps = warps
+        self.plan = plan
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class Chain(_Frozen):
     """The longest chain of dependent instructions one warp runs through an op, counted by kind.
@@ -123,6 +170,10 @@ class Load(_Frozen):
     # its elements at a time and uses (and stores) it before it loads the next, as PyTorch's non-vectorized
     # elementwise kernels do one element after another. 1: every load issued before any is waited for.
     rounds: int = 1
+    # The L2's key for the bytes (`TileKey`), built once with the op: a loop body runs the same op object again and
+    # again, and a tuple built per access cost its allocation, its hash at each lookup and, where the L2 holds
+    # another tuple of that key, a comparison (the same object compares by identity).
+    key: TileKey = field(init=False, compare=False, repr=False)
 
     def __init__(
         self,
@@ -143,6 +194,11 @@ class Load(_Frozen):
         self.acquire = acquire  # type: ignore[misc]
         self.address_instructions = address_instructions  # type: ignore[misc]
         self.rounds = rounds  # type: ignore[misc]
+        self.key = TileKey(tensor, tile)  # type: ignore[misc]
+
+    def __post_init__(self) -> None:
+        """The key, where the class runs as Python (`slot_init`'s `__init__` calls this; the compiled one stores it)."""
+        object.__setattr__(self, "key", TileKey(self.tensor, self.tile))
 
     def with_nbytes(self, nbytes: int | float) -> Load:
         """This load moving `nbytes`: `dataclasses.replace` without its generic walk of the fields (the L2 replay's
@@ -178,6 +234,7 @@ class Store(_Frozen):
     # Rows one such instruction covers: 8 from an MMA accumulator's fragments; 1 where the 32 lanes hold consecutive
     # elements of one row (FA2's dQ accumulator, kept in the fragments' order so that its adds coalesce).
     fragment_rows: int = 8
+    key: TileKey = field(init=False, compare=False, repr=False)  # as `Load.key`
 
     def __init__(
         self,
@@ -202,6 +259,11 @@ class Store(_Frozen):
         self.release = release  # type: ignore[misc]
         self.fragment_lane_bytes = fragment_lane_bytes  # type: ignore[misc]
         self.fragment_rows = fragment_rows  # type: ignore[misc]
+        self.key = TileKey(tensor, tile)  # type: ignore[misc]
+
+    def __post_init__(self) -> None:
+        """The key, as `Load.__post_init__`."""
+        object.__setattr__(self, "key", TileKey(self.tensor, self.tile))
 
     def with_nbytes(self, nbytes: int | float) -> Store:
         """This store moving `nbytes` (as `Load.with_nbytes`)."""
@@ -237,6 +299,9 @@ class Mma(_Frozen):
     operand_smem_bytes: float = 0.0
     # A 2-CTA tcgen05 MMA (cta_group::2): B is split across this many CTAs' smem, so this SM reads 1/b_share of it.
     b_share: int = 1
+    # The SM's plan of this op (`PlanMemo`). Not a field of the op's value: no part of its equality, hash, repr or
+    # pickle.
+    memo: PlanMemo | None = field(default=None, init=False, compare=False, repr=False)
 
     def __init__(
         self,
@@ -263,6 +328,7 @@ class Mma(_Frozen):
         self.instruction = instruction  # type: ignore[misc]
         self.operand_smem_bytes = operand_smem_bytes  # type: ignore[misc]
         self.b_share = b_share  # type: ignore[misc]
+        self.memo = None  # type: ignore[misc]
 
     @property
     def flops(self) -> float:
@@ -282,6 +348,7 @@ class Exp(_Frozen):
     fma_per_emulated: float = 0.0
     arrive: BarrierRef | None = None
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
+    memo: PlanMemo | None = field(default=None, init=False, compare=False, repr=False)  # as `Mma.memo`
 
     def __init__(
         self,
@@ -296,6 +363,7 @@ class Exp(_Frozen):
         self.fma_per_emulated = fma_per_emulated  # type: ignore[misc]
         self.arrive = arrive  # type: ignore[misc]
         self.chain = chain  # type: ignore[misc]
+        self.memo = None  # type: ignore[misc]
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -305,11 +373,13 @@ class Fma(_Frozen):
     count: float
     arrive: BarrierRef | None = None
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
+    memo: PlanMemo | None = field(default=None, init=False, compare=False, repr=False)  # as `Mma.memo`
 
     def __init__(self, count: float, arrive: BarrierRef | None = None, chain: Chain | None = None) -> None:
         self.count = count  # type: ignore[misc]
         self.arrive = arrive  # type: ignore[misc]
         self.chain = chain  # type: ignore[misc]
+        self.memo = None  # type: ignore[misc]
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -319,11 +389,13 @@ class Alu(_Frozen):
     count: float
     arrive: BarrierRef | None = None
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
+    memo: PlanMemo | None = field(default=None, init=False, compare=False, repr=False)  # as `Mma.memo`
 
     def __init__(self, count: float, arrive: BarrierRef | None = None, chain: Chain | None = None) -> None:
         self.count = count  # type: ignore[misc]
         self.arrive = arrive  # type: ignore[misc]
         self.chain = chain  # type: ignore[misc]
+        self.memo = None  # type: ignore[misc]
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -345,6 +417,7 @@ class Vector(_Frozen):
     arrive: BarrierRef | None = None
     chain: Chain | None = None  # None: every lane op independent (one latency per kind used)
     issue: float = 0.0
+    memo: PlanMemo | None = field(default=None, init=False, compare=False, repr=False)  # as `Mma.memo`
 
     def __init__(
         self,
@@ -365,6 +438,7 @@ class Vector(_Frozen):
         self.arrive = arrive  # type: ignore[misc]
         self.chain = chain  # type: ignore[misc]
         self.issue = issue  # type: ignore[misc]
+        self.memo = None  # type: ignore[misc]
 
 
 @dataclass(frozen=True, slots=True, init=False)

@@ -51,12 +51,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Generic, TypeVar
+from typing import Final, cast
 
 from simgpu.arch import DTYPE_BYTES, Arch, ContentionRates
 from simgpu.errors import ScheduleError
 from simgpu.latency import elementwise_floor, mma_sync_floor
-from simgpu.ops import Alu, Chain, Exp, Fma, Load, Mma, Smem, Store, Tmem, UnitOp, Vector
+from simgpu.ops import Alu, Chain, Exp, Fma, Load, Mma, PlanMemo, Smem, Store, Tmem, UnitOp, Vector
 from simgpu.units.contention import Contention
 from simgpu.units.fluid_l2 import FluidL2
 from simgpu.units.fma import LanePipe
@@ -75,7 +75,6 @@ VECTOR_BYTES_PER_LANE: Final = 16  # 128-bit ld/st.shared, cp.async and ld.globa
 TMEM_BYTES_PER_INSTRUCTION: Final = 4096  # tcgen05.ld/st 32x32b.x32: 32 lanes x 32 columns x 4 B per warp instruction
 FRAGMENT_ROWS: Final = 8  # rows of an MMA accumulator's fragments one warp-level store covers (m16n8: 8 per half)
 SECTOR_BYTES: Final = 32  # the L2's unit of access
-MEMO_LIMIT: Final = 4096  # entries of an `_OpMemo`: many more than the op objects a loop body runs
 
 # mma.sync's shape is fixed by the PTX ISA (m16n8k16 for 16-bit inputs: K is 32 bytes), whatever the chip.
 MMA_SYNC_SHAPE = (16, 8, 32)
@@ -143,12 +142,10 @@ class Sm:
         self._single_warp_serial = arch.sm.single_warp_serial_fraction  # read once: `_elementwise` is a hot path
         self._schedulers = arch.sm.warp_schedulers
         self._parts = parts  # the lane pipes' processing blocks: a role of w warps reaches min(w, parts) / parts
-        # Derived constants of ops already seen (validated once): ops repeat every loop iteration.
+        # Derived constants of ops already seen (validated once), by shape: ops repeat every loop iteration. (Asked
+        # where an op's own `memo` holds no plan for the role and arch: `PlanMemo`.)
         self._elementwise_plans: dict[_ElementwiseKey, _ElementwisePlan] = {}
         self._mma_plans: dict[tuple[object, ...], _MmaPlan] = {}
-        # And by op object, asked first (`_OpMemo`).
-        self._elementwise_memo: _OpMemo[_ElementwisePlan] = _OpMemo()
-        self._mma_memo: _OpMemo[_MmaPlan] = _OpMemo()
 
     def servers(self) -> dict[str, Server]:
         units = {
@@ -213,9 +210,12 @@ class Sm:
         """FMA, ALU and exp2 lane ops issued together (and a `Vector`'s `issue` lane instructions that only take issue
         slots): the pipes run concurrently, issue slots are shared; the op ends no sooner than its dependency chain
         allows."""
-        plan = self._elementwise_memo.get(op, warps)
-        if plan is None:
-            plan = self._elementwise_memo.put(op, warps, self._elementwise_plan_of(op, warps))
+        memo = op.memo
+        if memo is not None and memo.arch is self.arch and memo.warps == warps:
+            plan = cast(_ElementwisePlan, memo.plan)
+        else:
+            plan = self._elementwise_plan_of(op, warps)
+            object.__setattr__(op, "memo", PlanMemo(self.arch, warps, plan))
         issue_slots, issue_share, floor, fma_total, alu, hardware, share, serial = plan
         base = self._issue_server.reserve(now, issue_slots, issue_share)  # `_lanes`
         floored = now + floor
@@ -330,7 +330,7 @@ class Sm:
         issued = self._copy_issue(now, engine, nbytes, warps, op.address_instructions)
         # The role that issues a cp.async goes on once its warps have issued it (the engine holds it until then).
         self.copy_issued = issued if engine == "cp_async" else now
-        access = self.l2.load(issued, (op.tensor, op.tile), nbytes)
+        access = self.l2.load(issued, op.key, nbytes)
         if engine == "ldg":
             if rounds == 1:
                 return access.ready
@@ -354,7 +354,7 @@ class Sm:
         return self.l2.hit_latency if access.hit else self.l2.hbm.latency(issued)
 
     def _store(self, op: Store, now: float, warps: int) -> float:
-        key = (op.tensor, op.tile)
+        key = op.key
         if op.fragment_lane_bytes:
             issued = self._fragment_store_issue(now, op, warps)
             # L2 and HBM are booked when the stores start: they serve every SM first come, first served in booking
@@ -412,9 +412,12 @@ class Sm:
         return issued
 
     def _mma(self, op: Mma, now: float, warps: int) -> float:
-        plan = self._mma_memo.get(op, warps)
-        if plan is None:
-            plan = self._mma_memo.put(op, warps, self._mma_plan_of(op, warps))
+        memo = op.memo
+        if memo is not None and memo.arch is self.arch and memo.warps == warps:
+            plan = cast(_MmaPlan, memo.plan)
+        else:
+            plan = self._mma_plan_of(op, warps)
+            object.__setattr__(op, "memo", PlanMemo(self.arch, warps, plan))
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
         queued_until = self.tensor.server.busy_until
         tensor_done = self.tensor.mma(now, plan.flops, plan.tensor_share, plan.native_cycles, plan.instruction)
@@ -562,38 +565,6 @@ def _elementwise_key(op: Fma | Alu | Exp | Vector, warps: int) -> _ElementwiseKe
     if kind is Fma:
         return (op.count, 0.0, 0.0, 0.0, 0.0, op.chain, warps, 0.0)  # type: ignore[union-attr]
     return (0.0, op.count, 0.0, 0.0, 0.0, op.chain, warps, 0.0)  # type: ignore[union-attr]
-
-
-_P = TypeVar("_P")
-
-
-class _OpMemo(Generic[_P]):
-    """Plans by op object (its identity) and role size. An op's fields never change (frozen), so its plan is that of
-    its shape; an entry holds its op, so no other object can take its identity meanwhile. At `MEMO_LIMIT` entries
-    it starts again (ops built anew for every iteration, as some of exact mode's loops do, would fill it). Why: the
-    plans by shape are keyed by a tuple of the op's fields, built, hashed and compared per op (a `Chain`'s hash a
-    Python call), while a loop body runs the same few op objects again and again (v1's forward at 4k tokens on the
-    H100: 6696 elementwise ops of 4 objects, 4464 MMAs of 2; v4's at 64k on the B200: 10944 of 372)."""
-
-    __slots__ = ("entries",)
-
-    def __init__(self) -> None:
-        self.entries: dict[int, tuple[object, int, _P]] = {}
-
-    def get(self, op: object, warps: int) -> _P | None:
-        """`op`'s plan for a role of `warps`, or None."""
-        entry = self.entries.get(id(op))
-        if entry is not None and entry[0] is op and entry[1] == warps:
-            return entry[2]
-        return None
-
-    def put(self, op: object, warps: int, plan: _P) -> _P:
-        """Keep `plan` as `op`'s for a role of `warps`; return it."""
-        entries = self.entries
-        if len(entries) >= MEMO_LIMIT:
-            entries.clear()
-        entries[id(op)] = (op, warps, plan)
-        return plan
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from simgpu.ops import TileKey
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import Access
 from simgpu.units.server import Server, SpanRecorder
@@ -110,7 +111,10 @@ class FluidL2:
         and the HBM latency; a store or an atomic no sooner than the write-backs it causes have been served (a load's
         load HBM but are not waited for), as in the L2 model. Only the time is charged here: the bytes a run reports
         come from the replay."""
-        tensor, tile = key if isinstance(key, tuple) else (key, None)
+        if type(key) is TileKey:
+            tensor, tile = key.tensor, key.tile
+        else:
+            tensor, tile = key if isinstance(key, tuple) else (key, None)
         again = isinstance(tile, Retouch)
         counter = (str(tensor), kind, again)
         state = self._counters.get(counter)

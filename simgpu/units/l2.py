@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from simgpu.ops import Piece
+from simgpu.ops import Piece, TileKey
 from simgpu.units.hbm import Hbm
 from simgpu.units.server import Server, SpanRecorder
 
@@ -183,10 +183,16 @@ class L2:
         return Access(max(l2_done, self.hbm.read(now, nbytes)) + self.hbm.latency(now), False)
 
     def _covered(self, key: Hashable) -> bool:
-        """Whether `key` is (tensor, `Piece`) with every one of the piece's wholes resident; if so they are used."""
-        if type(key) is not tuple or len(key) != 2 or type(key[1]) is not Piece:
+        """Whether `key` is (tensor, `Piece`) (a `TileKey` or a tuple) with every one of the piece's wholes resident;
+        if so they are used."""
+        if type(key) is TileKey:
+            tensor, piece = key.tensor, key.tile
+        elif type(key) is tuple and len(key) == 2:
+            tensor, piece = key
+        else:
             return False
-        tensor, piece = key
+        if type(piece) is not Piece:
+            return False
         wholes = []
         for whole in piece.wholes:
             line = self._by_key.get((tensor, whole))

@@ -1,31 +1,39 @@
-"""The SM's plans by op object (`simgpu.sm._OpMemo`): an op object's plan is that of its shape, so an op met again
-by identity ends where an equal op built anew ends."""
+"""The SM's plans kept on the op object (`simgpu.ops.PlanMemo`): an op object's plan is that of its shape, so an op
+met again by identity ends where an equal op built anew ends."""
 
 from __future__ import annotations
+
+import pickle
 
 from simgpu.arch import load_arch
 from simgpu.engine import Engine
 from simgpu.ops import Chain, Exp, Fma, Mma, Op, Vector
-from simgpu.sm import MEMO_LIMIT, _OpMemo
 
 
-def test_a_plan_is_found_by_the_same_op_and_role_size_only() -> None:
-    memo: _OpMemo[str] = _OpMemo()
+def test_a_plan_is_kept_for_the_same_op_role_size_and_arch_only() -> None:
+    h100, h200 = load_arch("h100"), load_arch("h200")
+    sm = Engine(h100, sms=1).sms[0]
     op, twin = Fma(64.0), Fma(64.0)
-    assert memo.get(op, 4) is None
-    assert memo.put(op, 4, "plan") == "plan"
-    assert memo.get(op, 4) == "plan"
-    assert memo.get(twin, 4) is None  # equal, but another object: found by its shape instead
-    assert memo.get(op, 8) is None
+    assert op.memo is None
+    sm.execute(op, 0.0, 4)
+    memo = op.memo
+    assert memo is not None and memo.arch is h100 and memo.warps == 4
+    sm.execute(op, 0.0, 4)
+    assert op.memo is memo  # found again: not derived anew
+    assert twin.memo is None  # equal, but another object: found by its shape instead
+    sm.execute(op, 0.0, 8)
+    assert op.memo is not memo and op.memo is not None and op.memo.warps == 8
+    Engine(h200, sms=1).sms[0].execute(op, 0.0, 8)
+    assert op.memo is not None and op.memo.arch is h200
 
 
-def test_the_memo_starts_again_at_its_limit() -> None:
-    memo: _OpMemo[int] = _OpMemo()
-    ops = [Fma(float(n)) for n in range(MEMO_LIMIT + 1)]
-    for n, op in enumerate(ops):
-        memo.put(op, 4, n)
-    assert len(memo.entries) == 1
-    assert memo.get(ops[-1], 4) == MEMO_LIMIT
+def test_the_memo_is_no_part_of_the_ops_value() -> None:
+    sm = Engine(load_arch("h100"), sms=1).sms[0]
+    op, twin = Mma(64, 128, 64, "bf16"), Mma(64, 128, 64, "bf16")
+    sm.execute(op, 0.0, 4)
+    assert op.memo is not None
+    assert op == twin and hash(op) == hash(twin) and repr(op) == repr(twin)
+    assert pickle.loads(pickle.dumps(op)).memo is None
 
 
 def _ends(ops: list[Op]) -> list[float]:
