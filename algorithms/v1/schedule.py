@@ -25,25 +25,29 @@ i that sees j (causal: blocks wholly above the diagonal are skipped), the kernel
                        the only statistic in HBM: m and l are recovered from it on chip) after lse_i, loaded one
                        step ahead, has seeded the row max,
   softmax              per score: 1 FFMA (scale, subtract max), 1 MUFU.EX2, 1 FMNMX (max), 1 FADD (sum), half a
-                       pack to 16 bits; a compare and a select per score on tiles crossing the diagonal or the
-                       sequence end; each warp's partial row max is combined through smem before the exps,
+                       pack to 16 bits, and a compare and a select (the kernel masks every tile, `apply_mask`,
+                       whatever its place: its SASS has one FSEL per score); each warp's partial row max is
+                       combined through smem before the exps,
   P~ V_j               mma.sync, P~ and V from registers,
   merge                the warps' partial P~ V_j (r x d fp32) and row sums combined through smem ((warps - 1)
                        FADD per element); per row 2 ex2, 1 lg2, 1 rcp, 4 FMA; per O element 1 FMUL + 1 FFMA
                        (1 FMUL on the first key block), with o_tmp_i,
-and writes lse_i and O_i (fp32 `o_tmp`, or the output dtype on the last key block the step sees).
+and writes lse_i and O_i (fp32 `o_tmp`, or the output dtype on the last key block the step sees). Beside these,
+each step issues, with the merge, the address arithmetic, loop control and uniform instructions its SASS has
+(`algorithms.v1.sass_counts`, per warp and step: 87 in the first key block and 123 after it at d = 64, 145 and 214
+at d = 128). The backward's are not counted (its SASS was not profiled).
 There is no initialization pass and no epilogue: the first key block starts from nothing and the last one
 writes the outputs.
 
 Backward, per key block j: K_j, V_j, and the first step's Q_i, dO_i (O_i in the first key block), lse_i loaded and
 committed; in the first key block D_i = rowsum(dO_i * O_i) computed and written; D_i loaded. dK_j, dV_j accumulate
-in registers. Per 16-row query step i that sees j: S = Q_i K_j^T; P = exp(S - lse_i), staged in smem; the next Q
-loaded; dP = dO_i V_j^T from -D_i; dS = P * (dP - D_i); the next dO (and O) loaded; dS staged in smem;
-dQ_i = dS K_j, the warps' split-K partials to smem; dV_j += P^T dO_i; the next Q committed (its load waited for);
-from the second key block on the fp32 `dq_tmp` dQ_i loaded; the next dO committed (its load waited for; in the
-first key block the next D computed and written); the next lse loaded; dK_j += dS^T Q_i; the next D loaded; the
-partials summed with dq_tmp (its load waited for) and written back until the last key block, which writes dQ_i in
-the output dtype. dK_j, dV_j are written once per key block, through smem.
+in registers. Per 16-row query step i that sees j: S = Q_i K_j^T; P = exp(S - lse_i) (every tile masked, as in the
+forward), staged in smem; the next Q loaded; dP = dO_i V_j^T from -D_i; dS = P * (dP - D_i); the next dO (and O)
+loaded; dS staged in smem; dQ_i = dS K_j, the warps' split-K partials to smem; dV_j += P^T dO_i; the next Q
+committed (its load waited for); from the second key block on the fp32 `dq_tmp` dQ_i loaded; the next dO committed
+(its load waited for; in the first key block the next D computed and written); the next lse loaded; dK_j += dS^T
+Q_i; the next D loaded; the partials summed with dq_tmp (its load waited for) and written back until the last key
+block, which writes dQ_i in the output dtype. dK_j, dV_j are written once per key block, through smem.
 
 Block sizes: the released kernel's by default (`algorithms.v1.tiles.kernel_tiles`: block_m = 16 query rows,
 block_n = 256 or 128 keys); with the option `sram_bytes` (on-chip memory M) Algorithm 1's B_c = ceil(M / 4d),
@@ -80,6 +84,7 @@ from typing import Any, NamedTuple, cast
 from algorithms._schedule.memory import check_footprint
 from algorithms._schedule.tiling import HEAD_AXES, ceil_div, key_blocks, round_up, rows_in_block
 from algorithms.v1 import algorithm1
+from algorithms.v1.sass_counts import MASK_PER_SCORE, step_instructions
 from algorithms.v1.tiles import tile_sizes
 from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
@@ -393,18 +398,17 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         return Smem(write_bytes=r * d * eb)
 
     @functools.cache
-    def softmax_pv(r: int, cols: int, masked: bool) -> tuple[Op, ...]:
+    def softmax_pv(r: int, cols: int) -> tuple[Op, ...]:
         scores = r * cols
         # Two passes, as the kernel's reduce_max then scale_apply_exp / reduce_sum. Row max, per score: FMNMX
-        # (+ compare and select on masked tiles); per row and warp quad shuffles (8). Exps, per score: FFMA
-        # scale-subtract, MUFU.EX2, FADD row sum, half an F2FP; per row the warps' partial maxes combined
-        # (w - 1 FMNMX after an smem round trip). Chains (per warp, `simgpu.ops.Chain`): a row's scores of
-        # the warp's key slice sit in a quad of lanes, `per_thread` per lane.
+        # and the mask's compare and select (the kernel masks every tile, `apply_mask`); per row and warp quad
+        # shuffles (8). Exps, per score: FFMA scale-subtract, MUFU.EX2, FADD row sum, half an F2FP; per row the
+        # warps' partial maxes combined (w - 1 FMNMX after an smem round trip). Chains (per warp,
+        # `simgpu.ops.Chain`): a row's scores of the warp's key slice sit in a quad of lanes, `per_thread` per lane.
         per_thread = cols / w / QUAD
-        mask = 2 * scores if masked else 0
         row_max = Vector(
-            alu=scores + 8 * w * r + mask,
-            chain=Chain(alu=per_thread / 2 + 2 + (2 if masked else 0), shuffle=2),
+            alu=scores + 8 * w * r + MASK_PER_SCORE * scores,
+            chain=Chain(alu=per_thread / 2 + 2 + MASK_PER_SCORE, shuffle=2),
         )
         exps = Vector(
             fma=2 * scores,
@@ -425,13 +429,17 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
     @functools.cache
     def rescale(r: int, first: bool) -> Vector:
         # Split-K adds; per row 2 ex2 + lg2 + rcp, 4 FMA; per O element FMUL (+ FFMA with an old O). Chain:
-        # the partials' smem round trip, w - 1 adds, the rescale factor's ex2, the reciprocal, the scaling.
+        # the partials' smem round trip, w - 1 adds, the rescale factor's ex2, the reciprocal, the scaling. With
+        # them the step's address, loop-control and uniform instructions, counted from the kernel's SASS.
         per_element = 1 if first else 2
+        extra = step_instructions(d, first)
+        lanes = w * 32  # the CTA's threads
         return Vector(
-            fma=(w - 1) * r * d + 4 * r + per_element * r * d,
-            alu=r,
+            fma=(w - 1) * r * d + 4 * r + per_element * r * d + lanes * extra.imad,
+            alu=r + lanes * extra.integer,
             ex2=4 * r,
             chain=Chain(smem=2, fma=w - 1 + 2, mufu=2),
+            issue=lanes * extra.issue_only,
         )
 
     # A tile's program, and each key block's body in it, built once: fast mode folds a tile some five times (the
@@ -472,7 +480,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                     ops.append(Wait("lse"))
                     if nxt is not None:
                         ops.append(load("LSE", nxt.i, nxt.rows * ACC_BYTES, "lse"))
-                ops += softmax_pv(r, cols, s.masked)
+                ops += softmax_pv(r, cols)
                 ops += [
                     rescale(r, first),
                     store("LSE", i, r * ACC_BYTES),  # HBM: lse_i, every step
@@ -545,17 +553,18 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     dk = Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag)
 
     @functools.cache
-    def probabilities(r: int, cols: int, masked: bool) -> tuple[Op, ...]:
+    def probabilities(r: int, cols: int) -> tuple[Op, ...]:
         scores = r * cols
         return (
             nt,
             Wait("lse"),
-            # P = exp(S * scale - lse) per score: FFMA, ex2, half an F2FP.
+            # P = exp(S * scale - lse) per score: FFMA, ex2, half an F2FP, and the mask's compare and select (the
+            # kernel masks every tile, `apply_mask`).
             Vector(
                 fma=scores,
-                alu=0.5 * scores + (2 * scores if masked else 0),
+                alu=0.5 * scores + MASK_PER_SCORE * scores,
                 ex2=scores,
-                chain=Chain(fma=1, mufu=1, alu=2 if masked else 0),
+                chain=Chain(fma=1, mufu=1, alu=MASK_PER_SCORE),
             ),
             Smem(write_bytes=scores * eb),  # P staged for the transposed product
         )
@@ -638,7 +647,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                 nxt = inner[k + 1] if k + 1 < len(inner) else None
                 # Q_i, dO_i are in smem (committed by the previous step or the block's head); lse_i, D_i load into
                 # registers one step ahead.
-                ops: list[Op] = [*probabilities(r, cols, s.masked)]
+                ops: list[Op] = [*probabilities(r, cols)]
                 if nxt is not None:  # HBM: the next Q, into registers
                     ops.append(q_load(nxt))
                 ops += score_gradients(r, cols)
