@@ -58,7 +58,7 @@ def _rescales(problem: Problem) -> list[Vector]:
 
 
 def test_each_step_issues_its_key_blocks_counts() -> None:
-    """Two key blocks of 256 at d = 64, 8 query steps each: the first block's steps carry the first loop's counts,
+    """Two key blocks of 256 at d = 64, 32 query steps each: the first block's steps carry the first loop's counts,
     the second's the later loop's, over the CTA's 128 threads."""
     problem = Problem(1, 1, 512, 64)
     vectors = _rescales(problem)

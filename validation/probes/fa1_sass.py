@@ -3,13 +3,13 @@ query-step loops of its non-causal bf16 kernel, for `docs/results/fa1_sass_count
 SASS Nsight Compute recorded on an H100 (`validation/h200/fa1_release/ncu/`).
 
 Three steps, on two machines:
-1. here: `python validation/probes/fa1_sass.py build FA1 CUBINS` compiles `fmha_fwd_hdim{64,128}.cu` (the sources
+1. here: `python -m validation.probes.fa1_sass build FA1 CUBINS` compiles `fmha_fwd_hdim{64,128}.cu` (the sources
    `python validation/probes/fa1_release.py --sources FA1` writes) to one cubin per head dim and arch with the
    release's device flags. `fmha.h` includes three PyTorch headers for its launch code and the dropout seeds: stand-ins
    that declare only what it names (the kernels are never launched from these builds) are written beside the cubins.
 2. on a machine with the CUDA toolkit's `cuobjdump` (the GPU machine): `for f in CUBINS/*.cubin; do cuobjdump -sass
    $f | gzip > OUT/$(basename $f .cubin).sass.gz; done`.
-3. here: `python validation/probes/fa1_sass.py extract SASS_DIR validation/h200/fa1_release/sass` keeps each
+3. here: `python -m validation.probes.fa1_sass extract SASS_DIR validation/h200/fa1_release/sass` keeps each
    dump's kernel `fmha_fwd_loop_kernel<..., bf16>, false, false, false>` (no dropout, not causal, no softmax
    output) with the head dim's launch tile, and of it the instructions of the first and the middle key blocks'
    query-step loops (`first_loop`, `middle_loop`: the first two loops that hold no other, in address order, as
@@ -24,21 +24,18 @@ import re
 import subprocess
 from pathlib import Path
 
+from validation.probes.fa1_release import NVCC_FLAGS as RELEASE_FLAGS
+
 HEADDIMS = (64, 128)
 ARCHS = (80, 90)
 # The launch files' key tile: 256 keys at d = 64 (seqlen_k > 128), 128 at d = 128.
 KEY_TILE = {64: 256, 128: 128}
-# The release's device flags (its setup.py), C++17 as it had it.
+# The release's device flags (its setup.py, as `fa1_release.py` builds it), C++17 as it had it, without the target,
+# ptxas's report and line info (which change no instruction).
 NVCC_FLAGS = [
-    "-O3",
-    "-std=c++17",
-    "-U__CUDA_NO_HALF_OPERATORS__",
-    "-U__CUDA_NO_HALF_CONVERSIONS__",
-    "-U__CUDA_NO_HALF2_OPERATORS__",
-    "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",
-    "--expt-relaxed-constexpr",
-    "--expt-extended-lambda",
-    "--use_fast_math",
+    "-std=c++17" if flag == "-std=c++20" else flag
+    for flag in RELEASE_FLAGS
+    if not flag.startswith(("-gencode", "--ptxas-options")) and flag != "-lineinfo"
 ]
 STAND_INS = {
     "ATen/cuda/CUDAGeneratorImpl.h": (
