@@ -19,8 +19,8 @@ the same loops) has the Hopper build's loops within two instructions of the prof
 build 0-3% smaller (mostly fewer uniform instructions): one table serves both. Between and beyond the two head
 dimensions the counts are taken linear in d (FA1's d = 32 build is not counted).
 Ignored: that the kernel issues its smem traffic in narrower instructions than the schedule's 16 bytes per lane
-(STS and LDS 39 per warp and step at d = 64 against the schedule's 18), and the FADD/FMNMX/SHFL counts' own
-differences from the schedule's softmax; the backward (its SASS was not profiled).
+(STS and LDS 39 per warp and step at d = 64 against the schedule's 18, `docs/results/v1_step_issue.txt`), and the
+FADD/FMNMX/SHFL counts' own differences from the schedule's softmax; the backward (its SASS was not profiled).
 """
 
 from __future__ import annotations
