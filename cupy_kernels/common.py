@@ -39,7 +39,7 @@ NVRTC_OPTIONS = ("-std=c++17",)
 SUPPORTED_HEADDIMS = (64, 128)
 MAX_SMEM_PER_BLOCK = 232448  # bytes, sm_90 opt-in limit (227 KiB)
 BF16_NAN_BITS = 0x7FC0
-_INCLUDE = re.compile(r'^\s*#include\s+"([^"]+)"\s*$', re.MULTILINE)
+_INCLUDE = re.compile(r'^\s*#include\s+"([^"]+)"\s*(?://.*)?$', re.MULTILINE)  # a trailing // comment allowed
 
 
 # --------------------------------------------------------------------------------------------------------

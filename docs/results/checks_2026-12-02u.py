@@ -6,17 +6,24 @@
    the extra rises again, +600..+950 at 67-90%, and from 96% it is the saturated queue the HBM server models).
 2. Every validated kernel in fast mode (the committed measurements, each kernel's `simgpu validate` options and
    clocks), as the arch files stand, without the loaded latency, and with half and twice its window.
-Run from the repository root: `python docs/results/checks_2026-12-02u.py > docs/results/checks_2026-12-02u.txt`."""
+Run from the repository root: `python docs/results/checks_2026-12-02u.py > docs/results/checks_2026-12-02u.txt`.
+With `--chip h100`, part 1 alone on the H100's run of the probe (forty-fifth session,
+`validation/h200/memory_on_h100/loaded_latency_h100.csv`), output `docs/results/loaded_latency_fit_h100.txt`."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 from collections.abc import Mapping
 
 from simgpu import load_arch
 from simgpu.validation import KERNEL_OPTIONS, read_cases, what_if_table
 
-PROBE_CLOCK_HZ = 1.98e9
+PROBE_CLOCK_HZ = 1.98e9  # both chips ran the probe at 1980 MHz
+PROBE_RUNS = {
+    "h200": "validation/h200/loaded_latency_h200.csv",
+    "h100": "validation/h200/memory_on_h100/loaded_latency_h100.csv",
+}
 FIT_UP_TO = 0.70
 
 WHAT_IFS: dict[str, Mapping[str, object]] = {
@@ -27,10 +34,10 @@ WHAT_IFS: dict[str, Mapping[str, object]] = {
 }
 
 
-def fit() -> None:
-    hbm = load_arch("h200").hbm
+def fit(chip: str) -> None:
+    hbm = load_arch(chip).hbm
     sustained_per_clk = hbm.sustained_bytes_per_s / PROBE_CLOCK_HZ
-    with open("validation/h200/loaded_latency_h200.csv") as f:
+    with open(PROBE_RUNS[chip]) as f:
         rows = list(csv.DictReader(f))
     idle = next(float(r["probe_latency_median_cycles"]) for r in rows if r["streamers_source"] == "idle")
     points = sorted(
@@ -58,7 +65,12 @@ def fit() -> None:
 
 
 if __name__ == "__main__":
-    fit()
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--chip", choices=sorted(PROBE_RUNS), default="h200")
+    chip = parser.parse_args().chip
+    fit(chip)
+    if chip != "h200":
+        raise SystemExit(0)
     assert KERNEL_OPTIONS["v1"] == {"variant": "algorithm1"}  # v1 is predicted as our kernel's loop
     cases = read_cases("validation/h200/kernels_h200.csv", "h200")
     cases += read_cases("validation/h200/v3_kernels_h200.csv", "h200", ["v3"])

@@ -8,7 +8,8 @@ writes, and back-to-back runs write back the ones before), for mixes from read-o
 of 256 threads per SM (the stream saturates if both give the same rate). Rate = (R + W) x 2 GiB / median time
 (CUDA events, `common.time_gpu`, back to back, no flush). Writes `hbm_mix_h200.csv` and the GPU facts to
 `hbm_mix_gpu.txt`. Run on the GPU machine from the repository root: `PYTHONPATH=. python3 validation/probes/hbm_mix.py
-OUT`.
+OUT [ARRAY_MIB]`: ARRAY_MIB (default 2048) sizes each array; the mixes hold 38 of them at once, so an 80 GB H100 takes
+1024 (still 20x its L2).
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ CTAS_PER_SM = (2, 4)
 THREADS = 256
 
 
-def main(out: Path) -> None:
+def main(out: Path, array_bytes: int = ARRAY_BYTES) -> None:
     out.mkdir(parents=True, exist_ok=True)
     facts = common.gpu_facts()
     (out / "hbm_mix_gpu.txt").write_text(f"{facts}\n", encoding="utf-8")
     names = [f"hbm_mix_{r}_{w}" for r, w in MIXES]
     module = cp.RawModule(code=common.load_source(SOURCE), options=common.NVRTC_OPTIONS)
-    n4 = ARRAY_BYTES // 16
+    n4 = array_bytes // 16
     most_r = max(r for r, _ in MIXES)
     most_w = max(w for _, w in MIXES)
     src = cp.ones(most_r * n4 * 4, dtype=cp.float32)
@@ -47,9 +48,10 @@ def main(out: Path) -> None:
         for per_sm in CTAS_PER_SM:
             grid = (per_sm * facts["sm_count"],)
             timing = common.time_gpu(lambda k=kernel, g=grid: k(g, (THREADS,), (src, dst, cp.uint64(n4))), target_s=1.0)
-            nbytes = (reads + writes) * ARRAY_BYTES
+            nbytes = (reads + writes) * array_bytes
             rows.append(
                 {
+                    "array_bytes": array_bytes,
                     "reads": reads,
                     "writes": writes,
                     "write_fraction": writes / (reads + writes),
@@ -71,4 +73,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), int(sys.argv[2]) << 20 if len(sys.argv) > 2 else ARRAY_BYTES)
