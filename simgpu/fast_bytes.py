@@ -145,23 +145,15 @@ def replayed_bytes(
         if alone.pushed and replayed < total and total * _accesses_of(accesses) <= ALL_HEADS_ACCESSES:
             return _all_heads(arch, plans, total, known, fitted, (accesses, alone))
         folded = [_head_copies(plan, ts, k) for plan, ts, k in zip(plans, tiles, known, strict=True)]
-
-        def first(count: int) -> tuple[Shares, np.ndarray]:
-            """The bytes of the first `count` replayed heads, in their share of L2."""
-            chosen = [_first_tiles(plan, ts, count) for plan, ts in zip(plans, tiles, strict=True)]
-            subset = [[copies[n] for n in numbers] for copies, numbers in zip(folded, chosen, strict=True)]
-            kept = [[ts[n] for n in numbers] for ts, numbers in zip(tiles, chosen, strict=True)]
-            share = tuple(min(1.0, count / each) for each in concurrent)
-            return _fold_replay(arch, plans, _Replayed(kept, subset, share, count / total), fitted, (accesses, alone))
-
-        shares, some = first(replayed)
+        replays = _HeadsReplays(arch, plans, tiles, folded, concurrent, total, fitted, (accesses, alone))
+        shares, some = replays.first(replayed)
         if own or replayed == total:
             return shares, some * total / replayed
         # The heads share memory (PyTorch's causal mask, which every head reads): what stays in L2 from one head to
         # the next is read once, not once per head. The bytes extrapolate linearly in heads from the first half of
         # the replayed heads to all of them: each further head adds what the later half's did.
         fewer = replayed // 2
-        _, less = first(fewer)
+        _, less = replays.first(fewer)
         return shares, some + (total - replayed) * (some - less) / (replayed - fewer)
     total_tiles = sum(len(plan.kernel.tiles) for plan in plans)
     if total_tiles <= REPLAY_TILES:
@@ -172,6 +164,47 @@ def replayed_bytes(
     _, small = _prefix_bytes(arch, plans, counts[0], covered[0])
     shares, large = _prefix_bytes(arch, plans, counts[1], covered[1])
     return shares, large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])
+
+
+class _HeadsReplays:
+    """The replays of the first heads of `tiles`, whose folded shapes are `folded`, beside the first head's fit
+    (`fitted`, `fit_done`). A class, not a function nested in `replayed_bytes`: compiled, a nested function and the
+    environment holding its variables refer to each other, a cycle that kept every prediction's plans, replays and
+    programs alive until a full collection of the oldest generation, which the engine's runs, moving their
+    survivors there (`simgpu.engine`), made rare: some 11 MB a prediction at 128k tokens (v1's backward) until the
+    forty-fifth session, a process's memory growing without bound."""
+
+    __slots__ = ("arch", "concurrent", "fit_done", "fitted", "folded", "plans", "tiles", "total")
+
+    def __init__(
+        self,
+        arch: Arch,
+        plans: Sequence[KernelPlan],
+        tiles: Sequence[Sequence[Hashable]],
+        folded: Sequence[Sequence[Shape | _HeadCopy]],
+        concurrent: Sequence[int],
+        total: int,
+        fitted: _Replayed,
+        fit_done: tuple[list[KernelAccesses], ReplayBytes],
+    ) -> None:
+        self.arch = arch
+        self.plans = plans
+        self.tiles = tiles
+        self.folded = folded
+        self.concurrent = concurrent
+        self.total = total
+        self.fitted = fitted
+        self.fit_done = fit_done
+
+    def first(self, count: int) -> tuple[Shares, np.ndarray]:
+        """The bytes of the first `count` replayed heads, in their share of L2."""
+        plans, tiles = self.plans, self.tiles
+        chosen = [_first_tiles(plan, ts, count) for plan, ts in zip(plans, tiles, strict=True)]
+        subset = [[copies[n] for n in numbers] for copies, numbers in zip(self.folded, chosen, strict=True)]
+        kept = [[ts[n] for n in numbers] for ts, numbers in zip(tiles, chosen, strict=True)]
+        share = tuple(min(1.0, count / each) for each in self.concurrent)
+        replayed = _Replayed(kept, subset, share, count / self.total)
+        return _fold_replay(self.arch, plans, replayed, self.fitted, self.fit_done)
 
 
 class _HeadCopy:
