@@ -35,7 +35,8 @@ def spans_to_rows(algo: str, spans: tuple[Span, ...], clock_hz: float, window_us
             "track": s.track,
             "name": s.name,
             "start_us": (s.start_cycles - start) / clock_hz * 1e6,
-            "end_us": (min(s.end_cycles, end) - start) / clock_hz * 1e6,
+            # Clipped in microseconds: clipped in cycles, the window's end came out 4.000000000000001 us.
+            "end_us": min((s.end_cycles - start) / clock_hz * 1e6, window_us),
         }
         for s in sm_spans
         if s.start_cycles < end and s.end_cycles > s.start_cycles
