@@ -4,10 +4,12 @@ validate` does): the forward with both K/V layouts (`kv_layout`: "ring", our CUD
 FA2's one K and one V buffer), the backward with both main kernels (`bwd_layout`: "fa2", FA2's own and the default;
 "ring", our CUDA kernel's). Measured by `validation/probes/torch_fa2.py`
 (`validation/h200/torch_fa2_h200.csv`, `torch_fa2_bwd_h200.csv`). Errors are predicted time over measured, minus 1.
-Run: `python docs/results/torch_fa2_vs_model.py`."""
+Run: `python docs/results/torch_fa2_vs_model.py`; with `--chip h100`, the H100's run on the H100 file
+(`validation/h200/production_on_h100/`, forty-fifth session), output `torch_fa2_vs_model_h100.txt`."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import statistics
 from collections import defaultdict
@@ -15,17 +17,20 @@ from pathlib import Path
 
 from simgpu import Problem, load_arch, simulate
 
-MEASURED = Path("validation/h200")
+MEASURED = {"h200": Path("validation/h200"), "h100": Path("validation/h200/production_on_h100")}
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--chip", choices=sorted(MEASURED), default="h200")
+    chip = parser.parse_args().chip
     errors: dict[tuple[str, str, int], list[float]] = defaultdict(list)
-    for name in ("torch_fa2_h200.csv", "torch_fa2_bwd_h200.csv"):
-        for row in csv.DictReader((MEASURED / name).open()):
+    for name in (f"torch_fa2_{chip}.csv", f"torch_fa2_bwd_{chip}.csv"):
+        for row in csv.DictReader((MEASURED[chip] / name).open()):
             pass_, headdim, causal = row["pass"], int(row["headdim"]), row["causal"] == "True"
             problem = Problem(int(row["batch"]), int(row["heads"]), int(row["seqlen"]), headdim, causal=causal,
                               pass_=pass_)  # fmt: skip
-            arch = load_arch("h200", {"clock_hz": float(row["sm_clock_mhz_counted"]) * 1e6, "power": None})
+            arch = load_arch(chip, {"clock_hz": float(row["sm_clock_mhz_counted"]) * 1e6, "power": None})
             measured_ms = float(row["median_ms"])
             option, layouts = ("kv_layout", ("ring", "split")) if pass_ == "fwd" else ("bwd_layout", ("fa2", "ring"))
             cells = []
