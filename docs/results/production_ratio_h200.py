@@ -4,8 +4,7 @@ forward and backward, on FA2's sweep (`validation/probes/torch_fa2.py`,
 FA2; and the v3 schedule (fast mode, the H200 file at each cuDNN run's counted SM clock, the power model off as
 `simgpu validate` does for a known clock) against cuDNN's times. Errors are predicted time over measured, minus 1.
 Run: `python docs/results/production_ratio_h200.py`; with `--chip h100`, the H100's run on the H100 file
-(`validation/h200/production_on_h100/`, forty-fifth session: cuDNN's forward only, its backward did not fit the
-device call), output `production_ratio_h100.txt`."""
+(`validation/h200/production_on_h100/`, forty-fifth session), output `production_ratio_h100.txt`."""
 
 from __future__ import annotations
 
