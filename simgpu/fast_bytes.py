@@ -166,6 +166,7 @@ def replayed_bytes(
     return shares, large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])
 
 
+@dataclass(frozen=True)
 class _HeadsReplays:
     """The replays of the first heads of `tiles`, whose folded shapes are `folded`, beside the first head's fit
     (`fitted`, `fit_done`). A class, not a function nested in `replayed_bytes`: compiled, a nested function and the
@@ -174,27 +175,14 @@ class _HeadsReplays:
     survivors there (`simgpu.engine`), made rare: some 11 MB a prediction at 128k tokens (v1's backward) until the
     forty-fifth session, a process's memory growing without bound."""
 
-    __slots__ = ("arch", "concurrent", "fit_done", "fitted", "folded", "plans", "tiles", "total")
-
-    def __init__(
-        self,
-        arch: Arch,
-        plans: Sequence[KernelPlan],
-        tiles: Sequence[Sequence[Hashable]],
-        folded: Sequence[Sequence[Shape | _HeadCopy]],
-        concurrent: Sequence[int],
-        total: int,
-        fitted: _Replayed,
-        fit_done: tuple[list[KernelAccesses], ReplayBytes],
-    ) -> None:
-        self.arch = arch
-        self.plans = plans
-        self.tiles = tiles
-        self.folded = folded
-        self.concurrent = concurrent
-        self.total = total
-        self.fitted = fitted
-        self.fit_done = fit_done
+    arch: Arch
+    plans: Sequence[KernelPlan]
+    tiles: Sequence[Sequence[Hashable]]
+    folded: Sequence[Sequence[Shape | _HeadCopy]]
+    concurrent: Sequence[int]
+    total: int
+    fitted: _Replayed
+    fit_done: tuple[list[KernelAccesses], ReplayBytes]
 
     def first(self, count: int) -> tuple[Shares, np.ndarray]:
         """The bytes of the first `count` replayed heads, in their share of L2."""
