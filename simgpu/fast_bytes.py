@@ -172,7 +172,7 @@ class _HeadsReplays:
     (`fitted`, `fit_done`). A class, not a function nested in `replayed_bytes`: compiled, a nested function and the
     environment holding its variables refer to each other, a cycle that kept every prediction's plans, replays and
     programs alive until a full collection of the oldest generation, which the engine's runs, moving their
-    survivors there (`simgpu.engine`), made rare: some 11 MB a prediction at 128k tokens (v1's backward) until the
+    survivors there (`simgpu.engine`), made rare: some 12 MiB a prediction at 128k tokens (v1's backward) until the
     forty-fifth session, a process's memory growing without bound."""
 
     arch: Arch

@@ -3,7 +3,7 @@
 Why: the engine's runs move their survivors to the oldest generation (`simgpu.engine`), which Python collects
 rarely, so garbage caught in a cycle stays: until the forty-fifth session a compiled function nested in
 `simgpu.fast_bytes.replayed_bytes` and its environment referred to each other, and with them every fast-mode
-prediction that replayed several heads kept its plans, replays and programs, some 11 MB a prediction at 128k tokens
+prediction that replayed several heads kept its plans, replays and programs, some 12 MiB a prediction at 128k tokens
 (v1's backward), a sweep's or a notebook's memory growing without bound."""
 
 from __future__ import annotations
