@@ -12,9 +12,10 @@ backward, causal, on an H100 cut to 8 SMs and 2 MB of L2 at 8k tokens: HBM reads
 the replay walks a wave's CTAs in step, where the run's drift apart and reach further back, so near L2's capacity
 exact mode misses more (v2's backward at 16k tokens on the A100 and 32k on the H100: HBM reads 11% and 42% under
 exact mode's; `docs/results/bwd_bytes_full_chip.txt`). A head too large to replay
-whole (long sequences) replays two prefixes of its tiles, extrapolated linearly (`_shared_prefixes`: all kernels
-looped, a share of each; `_wave_prefixes`: FlashAttention's backward, whole waves of its main kernel beside its
-loop-free kernels whole, where the smaller prefix turns L2 over); what each ignores is said there.
+whole (long sequences) replays two prefixes of its tiles, extrapolated linearly (`_wave_prefixes`: a forward's
+kernel or FlashAttention's backward, whole waves of its one looped kernel beside its loop-free kernels whole;
+`_overflow_prefixes`: standard attention, a share of every kernel's tiles; both where the smaller prefix turns L2
+over); what each ignores is said there.
 
 Where the later heads' bytes push the replayed first heads' lines out (`simgpu.replay.ReplayBytes.pushed`) and every
 head replays within `ALL_HEADS_ACCESSES`, the miss shares (what times the representatives) and the bytes come from
@@ -52,6 +53,7 @@ from simgpu.replay import (
     ReplayBytes,
     ReplayState,
     TileTotals,
+    extrapolated_shares,
     head_template,
     keys_of_head,
     memory_of_head,
@@ -499,33 +501,11 @@ def _head_prefixes(
     known: Sequence[dict[int, Shape]],
     head_share: Sequence[float],
 ) -> _Prefixes | None:
-    """The prefix replays of a head too large to replay whole (`_shared_prefixes`, `_wave_prefixes`); None where
+    """The prefix replays of a head too large to replay whole (`_wave_prefixes`, `_overflow_prefixes`); None where
     neither applies. `head_share`: per kernel, one head's share of L2."""
-    return _shared_prefixes(arch, plans, tiles, prefix_tiles) or _wave_prefixes(
+    return _wave_prefixes(arch, plans, tiles, prefix_tiles, known, head_share) or _overflow_prefixes(
         arch, plans, tiles, prefix_tiles, known, head_share
     )
-
-
-def _shared_prefixes(
-    arch: Arch, plans: Sequence[KernelPlan], tiles: Sequence[Sequence[Hashable]], prefix_tiles: int
-) -> _Prefixes | None:
-    """Where every kernel is of uniform tiles with folded loops: a share of every kernel's tiles and half that
-    share, the share covering `prefix_tiles` tiles or more and a wave of the chip's CTA slots in every kernel
-    (tiles reuse one another's data: the first wave brings it into L2); the bytes extrapolate in the share of the
-    head's tiles replayed (past the first wave, further tiles of a head reuse what it brought into L2 alike).
-    None unless the share is under `HEAD_PREFIX_SHARE`. The bytes of standard attention's score tiles, which
-    overflow L2, are far from linear in a prefix of them, so are those of causal tiles (a prefix holds the longest
-    or the shortest rows)."""
-    per_head = [len(ts) for ts in tiles]
-    if not all(plan.looped and _uniform(plan) for plan in plans):
-        return None
-    waves = [arch.sms * plan.fit / n for plan, n in zip(plans, per_head, strict=True)]
-    share = max(prefix_tiles / sum(per_head), *waves)
-    if share >= HEAD_PREFIX_SHARE:
-        return None
-    small, large = ([max(1, round(part * n)) for n in per_head] for part in (share / 2, share))
-    covered = (sum(small) / sum(per_head), sum(large) / sum(per_head))
-    return _Prefixes((tuple(small), tuple(large)), covered)
 
 
 def _wave_prefixes(
@@ -536,8 +516,9 @@ def _wave_prefixes(
     known: Sequence[dict[int, Shape]],
     head_share: Sequence[float],
 ) -> _Prefixes | None:
-    """Where one kernel of uniform tiles folds loops and the others fold none (FlashAttention's backward: the
-    main kernel between the loop-free preprocessing and dQ conversion): the looped kernel replays its first
+    """Where one kernel of uniform tiles folds loops and the others, if any, fold none (a forward's one kernel;
+    FlashAttention's backward: the main kernel between the loop-free preprocessing and dQ conversion): the looped
+    kernel replays its first
     r + m W and r + 2 m W tiles of the head (W: the chip's CTA slots for it; r: the head's tiles past its last
     whole wave; m: the fewest waves that make the larger prefix `prefix_tiles` tiles), the others replay whole in
     both, and the bytes extrapolate linearly in the looped kernel's tiles, which is by whole waves.
@@ -551,7 +532,10 @@ def _wave_prefixes(
     looped kernel through L2 does not depend on how many of its tiles ran: in the backward every key block reads
     all of the head's Delta and LSE and adds into all of its dQacc, and the looped kernel ends on a wave of r
     tiles in both. Extrapolating a share of their tiles would not do: at the run's end what stays dirty in L2
-    (written back untimed) depends on how much the last kernel walked.
+    (written back untimed) depends on how much the last kernel walked. Nor would prefixes of less than a wave past
+    the first: until the forty-sixth session a forward replayed a wave and half a wave, which never showed K and V
+    read again by the next wave where a head's K and V overflow L2 (v2's forward at 128k tokens on the H100: HBM
+    reads a third of the whole head's replay; v3's 0.18x, v2's on the A100 0.14x).
 
     That needs the waves past the smaller prefix to meet L2 in one state: it applies only where the smaller
     prefix's tiles of the looped kernel, at the base fold, touch more distinct bytes than the head's share of L2
@@ -560,10 +544,10 @@ def _wave_prefixes(
     tokens on an H100 cut to 3 SMs and a 2 MB L2, its loops folded: HBM reads 77% under the whole head's replay):
     the head replays whole. Ignored: that the condition is one of the base fold (the fitted removed iterations
     touch more), and that a removed iteration's data re-read by later waves makes waves differ in ways the two
-    prefixes do not show. Miss shares are the larger prefix's (`_head_prefix_bytes`). None also unless the
+    prefixes do not show. Miss shares extrapolate too (`_head_prefix_bytes`). None also unless the
     larger prefix is under `HEAD_PREFIX_SHARE` of the looped kernel's tiles; causal tiles are not uniform."""
     looped = [k for k, plan in enumerate(plans) if plan.looped]
-    if len(looped) != 1 or len(plans) < 2 or not _uniform(plans[looped[0]]):
+    if len(looped) != 1 or not _uniform(plans[looped[0]]):
         return None
     number = looped[0]
     head, slots = len(tiles[number]), arch.sms * plans[number].fit
@@ -573,11 +557,74 @@ def _wave_prefixes(
     if sizes[1] >= HEAD_PREFIX_SHARE * head:
         return None
     firsts = _head_copies(plans[number], tiles[number][: sizes[0]], known[number])
-    distinct = {key: nbytes for tile in firsts for _, _, key, nbytes in tile.records}
-    if sum(distinct.values()) <= arch.l2.capacity_bytes * head_share[number]:
+    if _distinct_bytes(firsts) <= arch.l2.capacity_bytes * head_share[number]:
         return None
     small, large = ([size if k == number else len(ts) for k, ts in enumerate(tiles)] for size in sizes)
     return _Prefixes((tuple(small), tuple(large)), (sizes[0] / head, sizes[1] / head))
+
+
+def _overflow_prefixes(
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    tiles: Sequence[Sequence[Hashable]],
+    prefix_tiles: int,
+    known: Sequence[dict[int, Shape]],
+    head_share: Sequence[float],
+) -> _Prefixes | None:
+    """Where every kernel is of uniform tiles (standard attention: its score and softmax kernels loop over
+    nothing, its products' tiles are fewer than a wave): a share of every kernel's tiles and half that share, the
+    least (doubling from half `prefix_tiles` tiles) at which the smaller prefix's tiles of every kernel touch more
+    distinct bytes than the head's share of L2 in it holds, and show what a later wave reads again (`_turns_over`);
+    the bytes extrapolate in the share of the head's tiles replayed.
+
+    Why this is sound: with the smaller prefix already turning each kernel's share of L2 over, L2 holds, as each
+    kernel starts and as it walks, the newest bytes of the prefix in both replays and in the whole head alike, and
+    a re-read (the two-pass softmax) that misses in the smaller prefix's wave misses in the larger's and in the
+    head's wider ones: each further tile adds the bytes of its own accesses, and what a kernel finds left by the one
+    before is the same newest slice in all three. Ignored: that a wave narrower than the chip's (the smaller
+    prefix's softmax rows are a third of a wave at 16k tokens) interleaves fewer tiles, which moves bytes only
+    through the reuse distance this condition bounds; and that a prefix of a kernel over key blocks (the
+    backward's dK and dV) and one over query blocks (its dS) are different slices of the head, which meet in L2
+    only through its newest bytes. None unless the larger prefix is under `HEAD_PREFIX_SHARE` of the head's tiles."""
+    if not all(_uniform(plan) for plan in plans):
+        return None
+    per_head = [len(ts) for ts in tiles]
+    # Prefixes of whole parts of every kernel's tiles (of a common divisor's): a rounded count would weigh a kernel
+    # of few, large tiles (standard attention's products: 128 at 16k tokens, each a 128-row block of P) off its share.
+    parts = math.gcd(*per_head)
+    smaller = max(1, math.ceil(prefix_tiles * parts / (2 * sum(per_head))))
+    while 2 * smaller < HEAD_PREFIX_SHARE * parts:
+        small, large = ([n * share // parts for n in per_head] for share in (smaller, 2 * smaller))
+        if all(
+            _turns_over(arch, plan, ts, count, known_shapes, part)
+            for plan, ts, count, known_shapes, part in zip(plans, tiles, small, known, head_share, strict=True)
+        ):
+            return _Prefixes((tuple(small), tuple(large)), (smaller / parts, 2 * smaller / parts))
+        smaller *= 2
+    return None
+
+
+def _turns_over(
+    arch: Arch, plan: KernelPlan, tiles: Sequence[Hashable], count: int, known: dict[int, Shape], share: float
+) -> bool:
+    """Whether the first `count` of a head's `tiles` (of `plan`'s kernel) touch more distinct bytes than `share`
+    of L2 holds, and what a later wave of the head's tiles reads again of an earlier's shows in them: the head's
+    tiles fit one wave, or the first `count` span two waves (the second meets L2 as the first left it), or no two
+    of its tiles touch the same key (standard attention's softmax rows)."""
+    prefix = _head_copies(plan, tiles[:count], known)
+    distinct = {key: nbytes for tile in prefix for _, _, key, nbytes in tile.records}
+    if sum(distinct.values()) <= arch.l2.capacity_bytes * share:
+        return False
+    slots = arch.sms * plan.fit
+    if len(tiles) <= slots or count >= 2 * slots:
+        return True
+    return len(distinct) == sum(len({key for _, _, key, _ in tile.records}) for tile in prefix)
+
+
+def _distinct_bytes(shapes: Sequence[Shape | _HeadCopy]) -> float:
+    """The bytes of the distinct keys that the tiles' records access."""
+    distinct = {key: nbytes for tile in shapes for _, _, key, nbytes in tile.records}
+    return float(sum(distinct.values()))
 
 
 def _uniform(plan: KernelPlan) -> bool:
@@ -597,7 +644,8 @@ def _head_prefix_bytes(
     """The bytes of a run whose one head has too many tiles to replay whole (long sequences): the head's
     `prefixes` replay, each with its removed iterations added back (`_fold_replay`); the bytes extrapolate
     linearly in the share of the head that they stand for (`_Prefixes.covered`) and scale by the number of heads.
-    The miss shares are the larger prefix's (its first wave weighs more than in the whole head).
+    The miss shares extrapolate likewise (`simgpu.replay.extrapolated_shares`): the larger prefix's own weigh its
+    first wave more than the whole head does.
 
     The smaller prefix's tiles are the larger's first ones: they are folded once (`known`: the shapes folded so
     far), and the kernels before the first whose prefixes differ (FlashAttention's backward: the preprocessing,
@@ -626,8 +674,9 @@ def _head_prefix_bytes(
     start = (shared, small_replay.states[shared]) if shared else None
     large_replay = largest.replay(arch, large_accesses, start=start, keep=varied)
     _, small = _fold_replay(arch, plans, smaller, fit_done=(small_accesses, small_replay))
-    shares, large = _fold_replay(arch, plans, largest, fit_done=(large_accesses, large_replay))
+    _, large = _fold_replay(arch, plans, largest, fit_done=(large_accesses, large_replay))
     covered = prefixes.covered
+    shares = extrapolated_shares(small_replay, large_replay, covered)
     return shares, (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
 
 

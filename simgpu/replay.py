@@ -51,6 +51,7 @@ class ReplayBytes:
     l2_write_bytes: float
     shares: tuple[dict[str, MissShares], ...]  # per kernel
     evicted: bool  # whether L2 ran out of room: a line was evicted (or kept from the next kernel) or bypassed it
+    counts: MissCounts = field(compare=False, repr=False)  # the bytes that `shares` are ratios of
     # Whether the later heads' bytes (`replay`'s `later_heads`) pushed a replayed head's line out of L2 before a later
     # kernel could hit it, or before the run's end.
     pushed: bool = False
@@ -67,6 +68,58 @@ class ReplayBytes:
             self.l2_read_bytes,
             self.l2_write_bytes,
         )
+
+
+@dataclass(frozen=True)
+class MissCounts:
+    """The bytes behind a replay's miss shares: per (kernel, tensor, kind of access) the bytes accessed in L2 and
+    read from HBM (the misses), per (kernel, tensor) the dirty bytes its accesses wrote back."""
+
+    accessed: Mapping[_Key, float]
+    read: Mapping[_Key, float]
+    written: Mapping[tuple[int, str], float]
+
+
+def extrapolated_shares(
+    smaller: ReplayBytes, larger: ReplayBytes, covered: tuple[float, float]
+) -> tuple[dict[str, MissShares], ...]:
+    """The miss shares of the whole that two prefix replays stand for (`covered`: the share of the whole each
+    replayed, the smaller first): every byte count behind the shares extrapolated linearly to share 1, as the
+    replays' bytes are (`simgpu.fast_bytes`). The larger prefix's own shares weigh its first touches and its start
+    (what the kernel before left it in L2) as much more than the whole does as the whole is larger
+    (`docs/results/prefix_46/shares_quarter_h100.txt`: standard attention's forward on the H100 at 16k tokens, a
+    quarter of its rows replayed, missed 1/32 of K's loads in its score kernel, the whole head and the extrapolation
+    1/128; its softmax wrote back 0.151 bytes per byte of LSE stored, the whole head and the extrapolation 0.038).
+    Each share is held to its range, a share of bytes missed to 0..1 and the bytes written back per byte accessed
+    to 0 or more: counts that are not linear in the prefixes (write-backs that start once a kernel's stores pass
+    L2's dirty capacity) can extrapolate past them."""
+    small, large = smaller.counts, larger.counts
+    step = (1.0 - covered[1]) / (covered[1] - covered[0])
+
+    def line(mapping_small: Mapping[Any, float], mapping_large: Mapping[Any, float]) -> dict[Any, float]:
+        return {key: value + step * (value - mapping_small.get(key, 0.0)) for key, value in mapping_large.items()}
+
+    whole = MissCounts(
+        line(small.accessed, large.accessed), line(small.read, large.read), line(small.written, large.written)
+    )
+    shares = _shares(whole, len(larger.shares))
+    for by_tensor in shares:
+        for tensor, share in by_tensor.items():
+            by_tensor[tensor] = MissShares(
+                _share(share.load),
+                _share(share.store),
+                _share(share.atomic),
+                _share(share.load_again),
+                _share(share.store_again),
+                _share(share.atomic_again),
+                max(0.0, share.written),
+            )
+    return shares
+
+
+def _share(value: float) -> float:
+    """`value` held to 0..1."""
+    return min(1.0, max(0.0, value))
 
 
 # An access's L2 key: (tensor, tile). Typed as any hashable rather than as a pair: compiled (mypyc), a value typed
@@ -963,6 +1016,25 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
             l2_write += accessed
     timed = state.hbm_read + write_cost * state.hbm_write
     hbm_write = state.hbm_write + sum(lines[key] for key in state.dirty)  # the final write-back: after the run, untimed
+    counts = MissCounts(l2_bytes, read_bytes, written_bytes)
+    return ReplayBytes(
+        state.hbm_read,
+        hbm_write,
+        timed,
+        l2_read,
+        l2_write,
+        _shares(counts, kernels),
+        state.evicted,
+        counts,
+        state.pushed,
+        states,
+        state.numbers,
+    )
+
+
+def _shares(counts: MissCounts, kernels: int) -> tuple[dict[str, MissShares], ...]:
+    """Per kernel of `kernels`, the miss shares of each tensor it accessed, from the bytes behind them."""
+    l2_bytes, read_bytes, written_bytes = counts.accessed, counts.read, counts.written
     shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in range(kernels))
     for number, tensor, _ in l2_bytes:
         if tensor not in shares[number]:
@@ -970,11 +1042,9 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
                 _ratio(read_bytes, l2_bytes, (number, tensor, kind)) for kind in range(6)
             )
             accessed = sum(l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6))
-            written = written_bytes[number, tensor] / accessed
+            written = written_bytes.get((number, tensor), 0.0) / accessed if accessed else 0.0
             shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
-    return ReplayBytes(
-        state.hbm_read, hbm_write, timed, l2_read, l2_write, shares, state.evicted, state.pushed, states, state.numbers
-    )
+    return shares
 
 
 class _Touched:

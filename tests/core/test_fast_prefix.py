@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from simgpu import Problem, load_arch
+from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.fast_plan import plan_kernel
 
@@ -72,4 +72,60 @@ def test_a_head_whose_prefix_leaves_room_in_l2_replays_whole(
     taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
     replayed_bytes = fast_bytes_source.replayed_bytes
     replayed_bytes(arch, plans, prefix_tiles=8)
+    assert taken == []
+
+
+def test_a_forward_prefix_replay_sees_k_and_v_read_again_by_each_wave(
+    monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+) -> None:
+    # v2's forward on 8 SMs with a 4 MB L2: a head's K and V (8 MiB) overflow it, so each of the head's 8 waves of
+    # query blocks reads them again. The prefixes are whole waves (one and two), whose difference is a wave that
+    # reads them again; exact mode's bytes come out. (A wave and half a wave, as before the forty-sixth session,
+    # read them once: HBM reads 18% of exact mode's, `docs/results/prefix_46/`.)
+    arch = load_arch("h100", {"sms": 8, "l2.capacity_bytes": 4_000_000})
+    problem = Problem(1, 2, 16384, 128, pass_="fwd")
+    kernels = schedule(arch, "v2", problem, {})
+    plans = [plan_kernel(arch, kernel) for kernel in kernels]
+    taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
+    _, prefix = fast_bytes_source.replayed_bytes(arch, plans, prefix_tiles=8)
+    slots = arch.sms * plans[0].fit
+    assert [counts[0] for counts in taken[0].counts] == [slots, 2 * slots]
+    exact = simulate(arch, "v2", problem, mode="exact")
+    assert prefix[:2].tolist() == [exact.hbm_read_bytes, exact.hbm_write_bytes]
+
+
+STANDARD_ARCH = {"sms": 32, "l2.capacity_bytes": 2_000_000}  # a 128-row block of S is 1 MiB at N = 4096
+
+
+@pytest.mark.parametrize(("pass_", "product", "tensor"), [("fwd", "std_pv", "V"), ("bwd", "std_dq", "K")])
+def test_standard_attentions_prefix_replay_extrapolates_to_the_whole_heads_bytes(
+    pass_: str, product: str, tensor: str, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+) -> None:
+    # Its score and softmax kernels loop over nothing; its products' 32 tiles of a head fit one wave of 32 SMs.
+    # The least prefixes whose smaller turns the 2 MB L2 over in every kernel are an eighth and a quarter of each
+    # kernel's tiles (4 and 8 of the products' 32).
+    arch = load_arch("h100", STANDARD_ARCH)
+    problem = Problem(1, 2, 4096, 128, pass_=pass_)
+    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "standard", problem, {})]
+    taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
+    replayed_bytes = fast_bytes_source.replayed_bytes
+    shares, prefix = replayed_bytes(arch, plans, prefix_tiles=8)
+    whole_shares, whole = replayed_bytes(arch, plans, prefix_tiles=WHOLE)
+    assert len(taken) == 1 and taken[0].covered == (0.125, 0.25)
+    np.testing.assert_allclose(prefix, whole, rtol=1e-12)
+    # The product reads V (P V) or K (dS K) from HBM once for the head's 32 row blocks: the share extrapolated is
+    # the whole head's, where the larger prefix's own (8 row blocks) was 1/8.
+    reader = next(k for k, plan in enumerate(plans) if plan.kernel.name == product)
+    assert shares[reader][tensor].load == whole_shares[reader][tensor].load == 1 / 32
+
+
+def test_standard_attention_replays_whole_where_a_later_wave_reads_again_what_prefixes_do_not_show(
+    monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+) -> None:
+    # On 16 SMs the products' 32 tiles of a head take two waves, the second reading V again: prefixes within the
+    # first wave would not show it.
+    arch = load_arch("h100", {**STANDARD_ARCH, "sms": 16})
+    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "standard", Problem(1, 2, 4096, 128), {})]
+    taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
+    fast_bytes_source.replayed_bytes(arch, plans, prefix_tiles=8)
     assert taken == []

@@ -29,7 +29,15 @@ from simgpu.fast_plan import plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fold import FoldSpec, fold_tile, loop_free_accesses, memory_accesses
 from simgpu.ops import Load, Repeat, Store
-from simgpu.replay import KernelAccesses, Record, head_template, keys_of_head, records, replay
+from simgpu.replay import (
+    KernelAccesses,
+    Record,
+    extrapolated_shares,
+    head_template,
+    keys_of_head,
+    records,
+    replay,
+)
 from simgpu.units.hbm import Hbm
 from simgpu.units.l2 import L2
 
@@ -283,8 +291,8 @@ def test_prefix_replays_that_share_folds_and_a_walk_move_the_bytes_of_replays_ma
 ) -> None:
     # A head replayed by two prefixes (`simgpu.fast_bytes._head_prefix_bytes`) folds its tiles once and walks the
     # kernels before the first whose prefixes differ once (FlashAttention's backward: the preprocessing). Each prefix
-    # folded and replayed on its own, from an empty L2, gives the same miss shares and bytes. (The cut chip and L2
-    # of `tests/core/test_fast_prefix.py`, where the prefixes apply from 8 tiles.)
+    # folded and replayed on its own, from an empty L2, gives the same bytes, and the same miss shares extrapolated
+    # from the two. (The cut chip and L2 of `tests/core/test_fast_prefix.py`, where the prefixes apply from 8 tiles.)
     arch = load_arch(arch_name, {"sms": sms, "l2.capacity_bytes": 1_000_000})
     plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, algo, Problem(1, 2, 8192, 128, pass_="bwd"), {})]
     fast_bytes = simgpu.fast_bytes
@@ -296,17 +304,20 @@ def test_prefix_replays_that_share_folds_and_a_walk_move_the_bytes_of_replays_ma
     prefixes = fast_bytes._head_prefixes(arch, plans, tiles, 8, known, share)
     assert prefixes is not None and prefixes.counts[0][0] == prefixes.counts[1][0]  # the first kernel walked once
     shares, shared = fast_bytes._head_prefix_bytes(arch, plans, tiles, prefixes, share, total, known)
-    apart = []
+    apart, walks = [], []
     for count in prefixes.counts:
         firsts = [ts[:c] for ts, c in zip(tiles, count, strict=True)]
         folded = [
             fast_bytes._head_copies(plan, ts, fast_bytes._replay_folded(plan))
             for plan, ts in zip(plans, firsts, strict=True)
         ]
-        apart.append(fast_bytes._fold_replay(arch, plans, fast_bytes._Replayed(firsts, folded, share, 1 / total)))
-    (_, small), (alone, large) = apart
+        replayed = fast_bytes._Replayed(firsts, folded, share, 1 / total)
+        accesses = replayed.accesses(arch, plans)
+        walks.append(replayed.replay(arch, accesses))
+        apart.append(fast_bytes._fold_replay(arch, plans, replayed, fit_done=(accesses, walks[-1])))
+    (_, small), (_, large) = apart
     covered = prefixes.covered
-    assert shares == alone
+    assert shares == extrapolated_shares(*walks, covered)
     extrapolated = (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
     assert shared.tolist() == extrapolated.tolist()
 
