@@ -571,33 +571,44 @@ def _overflow_prefixes(
     known: Sequence[dict[int, Shape]],
     head_share: Sequence[float],
 ) -> _Prefixes | None:
-    """Where every kernel is of uniform tiles (standard attention: its score and softmax kernels loop over
-    nothing, its products' tiles are fewer than a wave): a share of every kernel's tiles and half that share, the
-    least (doubling from half `prefix_tiles` tiles) at which the smaller prefix's tiles of every kernel touch more
-    distinct bytes than the head's share of L2 in it holds, and show what a later wave reads again (`_turns_over`);
-    the bytes extrapolate in the share of the head's tiles replayed.
+    """Where every kernel is of uniform tiles (standard attention, whose score and softmax kernels loop over
+    nothing): a share of the tiles of every kernel with more than two waves of them a head and half that share, the
+    least (doubling from half `prefix_tiles` tiles) at which the smaller prefix's tiles of each of those kernels
+    touch more distinct bytes than the head's share of L2 in it holds, and show what a later wave reads again
+    (`_turns_over`); the kernels of fewer tiles (standard attention's products: 128 of a head at 16k tokens, two
+    waves on the A100, the second reading V again) replay whole in both, as the loop-free kernels of
+    `_wave_prefixes` do. The bytes extrapolate in the share of the head's tiles replayed.
 
     Why this is sound: with the smaller prefix already turning each kernel's share of L2 over, L2 holds, as each
     kernel starts and as it walks, the newest bytes of the prefix in both replays and in the whole head alike, and
     a re-read (the two-pass softmax) that misses in the smaller prefix's wave misses in the larger's and in the
     head's wider ones: each further tile adds the bytes of its own accesses, and what a kernel finds left by the one
-    before is the same newest slice in all three. Ignored: that a wave narrower than the chip's (the smaller
-    prefix's softmax rows are a third of a wave at 16k tokens) interleaves fewer tiles, which moves bytes only
-    through the reuse distance this condition bounds; and that a prefix of a kernel over key blocks (the
-    backward's dK and dV) and one over query blocks (its dS) are different slices of the head, which meet in L2
-    only through its newest bytes. None unless the larger prefix is under `HEAD_PREFIX_SHARE` of the head's tiles."""
+    before is the same newest slice in all three. A kernel replayed whole reads of the others' data the newest
+    slice that they left in L2 in both prefixes and misses the rest (what the prefixes never wrote, the whole head
+    wrote and L2 let go): its bytes are the same in both, as in the whole head. Ignored: that a wave narrower than
+    the chip's (the smaller prefix's softmax rows are a third of a wave at 16k tokens) interleaves fewer tiles,
+    which moves bytes only through the reuse distance this condition bounds. None unless the larger prefix is under
+    `HEAD_PREFIX_SHARE` of the head's tiles of the kernels it takes a share of."""
     if not all(_uniform(plan) for plan in plans):
         return None
     per_head = [len(ts) for ts in tiles]
-    # Prefixes of whole parts of every kernel's tiles (of a common divisor's): a rounded count would weigh a kernel
-    # of few, large tiles (standard attention's products: 128 at 16k tokens, each a 128-row block of P) off its share.
-    parts = math.gcd(*per_head)
-    smaller = max(1, math.ceil(prefix_tiles * parts / (2 * sum(per_head))))
+    whole = [n <= 2 * arch.sms * plan.fit for plan, n in zip(plans, per_head, strict=True)]
+    if all(whole):
+        return None
+    # Prefixes of whole parts of each kernel's tiles (of a common divisor's): the shares are the same in each.
+    parts = math.gcd(*(n for n, replayed in zip(per_head, whole, strict=True) if not replayed))
+    shared = sum(n for n, replayed in zip(per_head, whole, strict=True) if not replayed)
+    smaller = max(1, math.ceil(prefix_tiles * parts / (2 * shared)))
     while 2 * smaller < HEAD_PREFIX_SHARE * parts:
-        small, large = ([n * share // parts for n in per_head] for share in (smaller, 2 * smaller))
+        small, large = (
+            [n if replayed else n * share // parts for n, replayed in zip(per_head, whole, strict=True)]
+            for share in (smaller, 2 * smaller)
+        )
         if all(
-            _turns_over(arch, plan, ts, count, known_shapes, part)
-            for plan, ts, count, known_shapes, part in zip(plans, tiles, small, known, head_share, strict=True)
+            replayed or _turns_over(arch, plan, ts, count, known_shapes, part)
+            for plan, ts, count, known_shapes, part, replayed in zip(
+                plans, tiles, small, known, head_share, whole, strict=True
+            )
         ):
             return _Prefixes((tuple(small), tuple(large)), (smaller / parts, 2 * smaller / parts))
         smaller *= 2
@@ -608,15 +619,14 @@ def _turns_over(
     arch: Arch, plan: KernelPlan, tiles: Sequence[Hashable], count: int, known: dict[int, Shape], share: float
 ) -> bool:
     """Whether the first `count` of a head's `tiles` (of `plan`'s kernel) touch more distinct bytes than `share`
-    of L2 holds, and what a later wave of the head's tiles reads again of an earlier's shows in them: the head's
-    tiles fit one wave, or the first `count` span two waves (the second meets L2 as the first left it), or no two
-    of its tiles touch the same key (standard attention's softmax rows)."""
+    of L2 holds, and what a later wave of the head's tiles reads again of an earlier's shows in them: they span two
+    waves (the second meets L2 as the first left it), or no two of the tiles touch the same key (standard
+    attention's softmax rows)."""
     prefix = _head_copies(plan, tiles[:count], known)
     distinct = {key: nbytes for tile in prefix for _, _, key, nbytes in tile.records}
     if sum(distinct.values()) <= arch.l2.capacity_bytes * share:
         return False
-    slots = arch.sms * plan.fit
-    if len(tiles) <= slots or count >= 2 * slots:
+    if count >= 2 * arch.sms * plan.fit:
         return True
     return len(distinct) == sum(len({key for _, _, key, _ in tile.records}) for tile in prefix)
 

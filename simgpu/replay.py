@@ -88,8 +88,7 @@ def extrapolated_shares(
     replays' bytes are (`simgpu.fast_bytes`). The larger prefix's own shares weigh its first touches and its start
     (what the kernel before left it in L2) as much more than the whole does as the whole is larger
     (`docs/results/prefix_46/shares_quarter_h100.txt`: standard attention's forward on the H100 at 16k tokens, a
-    quarter of its rows replayed, missed 1/32 of K's loads in its score kernel, the whole head and the extrapolation
-    1/128; its softmax wrote back 0.151 bytes per byte of LSE stored, the whole head and the extrapolation 0.038).
+    quarter of its score tiles replayed, missed 1/32 of K's loads there, the whole head and the extrapolation 1/128).
     Each share is held to its range, a share of bytes missed to 0..1 and the bytes written back per byte accessed
     to 0 or more: counts that are not linear in the prefixes (write-backs that start once a kernel's stores pass
     L2's dirty capacity) can extrapolate past them."""

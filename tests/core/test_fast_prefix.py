@@ -94,38 +94,41 @@ def test_a_forward_prefix_replay_sees_k_and_v_read_again_by_each_wave(
     assert prefix[:2].tolist() == [exact.hbm_read_bytes, exact.hbm_write_bytes]
 
 
-STANDARD_ARCH = {"sms": 32, "l2.capacity_bytes": 2_000_000}  # a 128-row block of S is 1 MiB at N = 4096
-
-
-@pytest.mark.parametrize(("pass_", "product", "tensor"), [("fwd", "std_pv", "V"), ("bwd", "std_dq", "K")])
+@pytest.mark.parametrize("sms", [32, 16])
+@pytest.mark.parametrize("pass_", ["fwd", "bwd"])
 def test_standard_attentions_prefix_replay_extrapolates_to_the_whole_heads_bytes(
-    pass_: str, product: str, tensor: str, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+    pass_: str, sms: int, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
-    # Its score and softmax kernels loop over nothing; its products' 32 tiles of a head fit one wave of 32 SMs.
-    # The least prefixes whose smaller turns the 2 MB L2 over in every kernel are an eighth and a quarter of each
-    # kernel's tiles (4 and 8 of the products' 32).
-    arch = load_arch("h100", STANDARD_ARCH)
+    # Its score and softmax kernels loop over nothing. A 128-row block of S is 1 MiB at N = 4096: with a 2 MB L2 the
+    # least prefixes whose smaller turns it over are a sixteenth and an eighth of the score tiles on 16 SMs (and of
+    # the softmax's, 1,024 of a head, more than two waves of 16 SMs' 256 slots), an eighth and a quarter on 32. The
+    # products' 32 tiles of a head (two waves on 16 SMs, the second reading V or K again) replay whole in both.
+    arch = load_arch("h100", {"sms": sms, "l2.capacity_bytes": 2_000_000})
     problem = Problem(1, 2, 4096, 128, pass_=pass_)
     plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "standard", problem, {})]
     taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
     replayed_bytes = fast_bytes_source.replayed_bytes
-    shares, prefix = replayed_bytes(arch, plans, prefix_tiles=8)
-    whole_shares, whole = replayed_bytes(arch, plans, prefix_tiles=WHOLE)
-    assert len(taken) == 1 and taken[0].covered == (0.125, 0.25)
+    _, prefix = replayed_bytes(arch, plans, prefix_tiles=8)
+    _, whole = replayed_bytes(arch, plans, prefix_tiles=WHOLE)
+    assert len(taken) == 1 and taken[0].covered == ((0.0625, 0.125) if sms == 16 else (0.125, 0.25))
+    for small, large, plan in zip(*taken[0].counts, plans, strict=True):
+        if len(plan.kernel.tiles) // 2 == 32:
+            assert small == large == 32
     np.testing.assert_allclose(prefix, whole, rtol=1e-12)
-    # The product reads V (P V) or K (dS K) from HBM once for the head's 32 row blocks: the share extrapolated is
-    # the whole head's, where the larger prefix's own (8 row blocks) was 1/8.
-    reader = next(k for k, plan in enumerate(plans) if plan.kernel.name == product)
-    assert shares[reader][tensor].load == whole_shares[reader][tensor].load == 1 / 32
 
 
-def test_standard_attention_replays_whole_where_a_later_wave_reads_again_what_prefixes_do_not_show(
+def test_the_miss_shares_extrapolate_to_the_whole_heads(
     monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
-    # On 16 SMs the products' 32 tiles of a head take two waves, the second reading V again: prefixes within the
-    # first wave would not show it.
-    arch = load_arch("h100", {**STANDARD_ARCH, "sms": 16})
-    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "standard", Problem(1, 2, 4096, 128), {})]
-    taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
-    fast_bytes_source.replayed_bytes(arch, plans, prefix_tiles=8)
-    assert taken == []
+    # Standard attention's forward on the H100 at 16k tokens replays an eighth and a quarter of a head's score
+    # tiles. K is read from HBM once for all the row blocks a replay walks: the larger prefix's own replay misses
+    # 1/32 of K's loads (its 32 row blocks), the whole head 1/128, and the prefixes' counts extrapolate to that.
+    arch = load_arch("h100")
+    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "standard", Problem(1, 16, 16384, 128), {})]
+    replayed_bytes = fast_bytes_source.replayed_bytes
+    shares, _ = replayed_bytes(arch, plans)
+    whole, _ = replayed_bytes(arch, plans, prefix_tiles=WHOLE)
+    assert shares[0]["K"].load == whole[0]["K"].load == 1 / 128
+    monkeypatch.setattr(fast_bytes_source, "extrapolated_shares", lambda _small, large, _covered: large.shares)
+    own, _ = replayed_bytes(arch, plans)
+    assert own[0]["K"].load == 1 / 32
