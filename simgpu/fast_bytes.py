@@ -72,6 +72,7 @@ REPLAY_ACCESSES = 40_000  # memory accesses a replay walks at most (more only wh
 ALL_HEADS_ACCESSES = 100_000
 HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is too large to replay whole
 HEAD_PREFIX_SHARE = 0.5  # a prefix replay applies while its larger prefix is less than this share of the head
+COMMON_SAMPLE_TILES = 8  # a head's first tiles of a kernel, on which `_overflow_prefixes` tells if tiles share keys
 Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
 
 
@@ -572,12 +573,12 @@ def _overflow_prefixes(
     head_share: Sequence[float],
 ) -> _Prefixes | None:
     """Where every kernel is of uniform tiles (standard attention, whose score and softmax kernels loop over
-    nothing): a share of the tiles of every kernel with more than two waves of them a head and half that share, the
-    least (doubling from half `prefix_tiles` tiles) at which the smaller prefix's tiles of each of those kernels
-    touch more distinct bytes than the head's share of L2 in it holds, and show what a later wave reads again
-    (`_turns_over`); the kernels of fewer tiles (standard attention's products: 128 of a head at 16k tokens, two
-    waves on the A100, the second reading V again) replay whole in both, as the loop-free kernels of
-    `_wave_prefixes` do. The bytes extrapolate in the share of the head's tiles replayed.
+    nothing): a share of each kernel's tiles and half that share, the least (doubling from half `prefix_tiles`
+    tiles) at which the smaller prefix's tiles of each kernel touch more distinct bytes than the head's share of L2
+    in it holds, and show what a later wave reads again (`_turns_over`); but a kernel whose tiles of a head take
+    more than one wave and at most two, and touch keys in common (standard attention's products on the A100: 128
+    tiles of a head at 16k tokens, the second wave reading V again), replays whole in both, as the loop-free kernels
+    of `_wave_prefixes` do. The bytes extrapolate in the share of the head's tiles replayed.
 
     Why this is sound: with the smaller prefix already turning each kernel's share of L2 over, L2 holds, as each
     kernel starts and as it walks, the newest bytes of the prefix in both replays and in the whole head alike, and
@@ -592,7 +593,12 @@ def _overflow_prefixes(
     if not all(_uniform(plan) for plan in plans):
         return None
     per_head = [len(ts) for ts in tiles]
-    whole = [n <= 2 * arch.sms * plan.fit for plan, n in zip(plans, per_head, strict=True)]
+    # (Told on a head's first few tiles: a product's share K or V, a row of score tiles its Q block.)
+    whole = [
+        arch.sms * plan.fit < len(ts) <= 2 * arch.sms * plan.fit
+        and _touch_in_common(_head_copies(plan, ts[:COMMON_SAMPLE_TILES], k))
+        for plan, ts, k in zip(plans, tiles, known, strict=True)
+    ]
     if all(whole):
         return None
     # Prefixes of whole parts of each kernel's tiles (of a common divisor's): the shares are the same in each.
@@ -619,16 +625,20 @@ def _turns_over(
     arch: Arch, plan: KernelPlan, tiles: Sequence[Hashable], count: int, known: dict[int, Shape], share: float
 ) -> bool:
     """Whether the first `count` of a head's `tiles` (of `plan`'s kernel) touch more distinct bytes than `share`
-    of L2 holds, and what a later wave of the head's tiles reads again of an earlier's shows in them: they span two
-    waves (the second meets L2 as the first left it), or no two of the tiles touch the same key (standard
-    attention's softmax rows)."""
+    of L2 holds, and what a later wave of the head's tiles reads again of an earlier's shows in them: the head's
+    tiles fit one wave, or the first `count` span two waves (the second meets L2 as the first left it), or no two
+    of them touch the same key (standard attention's softmax rows)."""
     prefix = _head_copies(plan, tiles[:count], known)
-    distinct = {key: nbytes for tile in prefix for _, _, key, nbytes in tile.records}
-    if sum(distinct.values()) <= arch.l2.capacity_bytes * share:
+    if _distinct_bytes(prefix) <= arch.l2.capacity_bytes * share:
         return False
-    if count >= 2 * arch.sms * plan.fit:
-        return True
-    return len(distinct) == sum(len({key for _, _, key, _ in tile.records}) for tile in prefix)
+    slots = arch.sms * plan.fit
+    return len(tiles) <= slots or count >= 2 * slots or not _touch_in_common(prefix)
+
+
+def _touch_in_common(shapes: Sequence[Shape | _HeadCopy]) -> bool:
+    """Whether two of the tiles access the same key."""
+    keys = [{key for _, _, key, _ in tile.records} for tile in shapes]
+    return len(set().union(*keys)) < sum(len(each) for each in keys)
 
 
 def _distinct_bytes(shapes: Sequence[Shape | _HeadCopy]) -> float:
