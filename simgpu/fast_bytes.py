@@ -502,10 +502,12 @@ def _head_prefixes(
     known: Sequence[dict[int, Shape]],
     head_share: Sequence[float],
 ) -> _Prefixes | None:
-    """The prefix replays of a head too large to replay whole (`_wave_prefixes`, `_overflow_prefixes`); None where
-    neither applies. `head_share`: per kernel, one head's share of L2."""
-    return _wave_prefixes(arch, plans, tiles, prefix_tiles, known, head_share) or _overflow_prefixes(
-        arch, plans, tiles, prefix_tiles, known, head_share
+    """The prefix replays of a head too large to replay whole (`_wave_prefixes`, `_resident_prefixes`,
+    `_overflow_prefixes`); None where none applies. `head_share`: per kernel, one head's share of L2."""
+    return (
+        _wave_prefixes(arch, plans, tiles, prefix_tiles, known, head_share)
+        or _resident_prefixes(arch, plans, tiles, prefix_tiles, known, head_share)
+        or _overflow_prefixes(arch, plans, tiles, prefix_tiles, known, head_share)
     )
 
 
@@ -562,6 +564,45 @@ def _wave_prefixes(
         return None
     small, large = ([size if k == number else len(ts) for k, ts in enumerate(tiles)] for size in sizes)
     return _Prefixes((tuple(small), tuple(large)), (sizes[0] / head, sizes[1] / head))
+
+
+def _resident_prefixes(
+    arch: Arch,
+    plans: Sequence[KernelPlan],
+    tiles: Sequence[Sequence[Hashable]],
+    prefix_tiles: int,
+    known: Sequence[dict[int, Shape]],
+    head_share: Sequence[float],
+) -> _Prefixes | None:
+    """Where the run is one kernel of uniform tiles whose data read by several tiles stays in L2 from one wave to
+    the next (a forward whose head's K and V fit beside two waves' Q and O: v4's on the B200 at 128k tokens): the
+    first W and W / 2 tiles of the head (W: the chip's CTA slots for it, or `prefix_tiles` if more), the bytes
+    extrapolated linearly in tiles.
+
+    Why this is sound: L2 drops its least recently used lines first, and between two touches of a key that several
+    tiles read (a block of K) in consecutive waves the walk touches at most every such key and the own keys (Q and
+    O blocks) of two waves: where those fit the head's share of L2, the shared keys miss once, at their first
+    touch, in any prefix as in the whole head, and each further tile adds the bytes of its own keys. Told on the
+    larger prefix: the bytes of the keys two of its tiles touch, and its tiles' own keys per tile. None unless the
+    larger prefix is under `HEAD_PREFIX_SHARE` of the head's tiles."""
+    if len(plans) != 1 or not _uniform(plans[0]):
+        return None
+    plan, head = plans[0], tiles[0]
+    slots = arch.sms * plan.fit
+    large = max(prefix_tiles, slots)
+    if large >= HEAD_PREFIX_SHARE * len(head):
+        return None
+    readers: dict[Hashable, int] = {}
+    sizes: dict[Hashable, int | float] = {}
+    for tile in _head_copies(plan, head[:large], known[0]):
+        for key in {key for _, _, key, _ in tile.records}:
+            readers[key] = readers.get(key, 0) + 1
+        sizes.update((key, nbytes) for _, _, key, nbytes in tile.records)
+    shared = sum(nbytes for key, nbytes in sizes.items() if readers[key] > 1)
+    own_per_tile = sum(nbytes for key, nbytes in sizes.items() if readers[key] == 1) / large
+    if shared + 2 * slots * own_per_tile > arch.l2.capacity_bytes * head_share[0]:
+        return None
+    return _Prefixes(((large // 2,), (large,)), (large // 2 / len(head), large / len(head)))
 
 
 def _overflow_prefixes(

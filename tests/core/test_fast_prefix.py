@@ -75,21 +75,24 @@ def test_a_head_whose_prefix_leaves_room_in_l2_replays_whole(
     assert taken == []
 
 
-def test_a_forward_prefix_replay_sees_k_and_v_read_again_by_each_wave(
-    monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+@pytest.mark.parametrize(
+    ("l2_bytes", "waves"), [(4_000_000, (1, 2)), (12_000_000, (0.5, 1))], ids=["read-again", "resident"]
+)
+def test_a_forward_prefix_replay_gives_exact_modes_bytes(
+    l2_bytes: int, waves: tuple[float, float], monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
-    # v2's forward on 8 SMs with a 4 MB L2: a head's K and V (8 MiB) overflow it, so each of the head's 8 waves of
-    # query blocks reads them again. The prefixes are whole waves (one and two), whose difference is a wave that
-    # reads them again; exact mode's bytes come out. (A wave and half a wave, as before the forty-sixth session,
-    # read them once: HBM reads 18% of exact mode's, `docs/results/prefix_46/`.)
-    arch = load_arch("h100", {"sms": 8, "l2.capacity_bytes": 4_000_000})
+    # v2's forward on 8 SMs (16 slots), N = 16k, 2 heads: 8 waves of query blocks a head, each reading all of the
+    # head's K and V (8 MiB). With a 4 MB L2 each wave reads them again from HBM: the prefixes are whole waves (one
+    # and two), whose difference is a wave that reads them again. (A wave and half a wave, as before the forty-sixth
+    # session, read them once: HBM reads 18% of exact mode's, `docs/results/prefix_46/`.) With 12 MB they stay in L2
+    # beside two waves' Q and O blocks (2 MiB), read once a head: half a wave and a wave do.
+    arch = load_arch("h100", {"sms": 8, "l2.capacity_bytes": l2_bytes})
     problem = Problem(1, 2, 16384, 128, pass_="fwd")
-    kernels = schedule(arch, "v2", problem, {})
-    plans = [plan_kernel(arch, kernel) for kernel in kernels]
+    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "v2", problem, {})]
     taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
     _, prefix = fast_bytes_source.replayed_bytes(arch, plans, prefix_tiles=8)
     slots = arch.sms * plans[0].fit
-    assert [counts[0] for counts in taken[0].counts] == [slots, 2 * slots]
+    assert [counts[0] for counts in taken[0].counts] == [int(slots * each) for each in waves]
     exact = simulate(arch, "v2", problem, mode="exact")
     assert prefix[:2].tolist() == [exact.hbm_read_bytes, exact.hbm_write_bytes]
 
