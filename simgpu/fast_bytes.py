@@ -106,7 +106,8 @@ def replayed_bytes(
         total, concurrent, replayed, tiles = heads
         least = HEAD_PREFIX_TILES if prefix_tiles is None else prefix_tiles
         head_share = tuple(1 / each for each in concurrent)  # one head's share of L2 in each kernel
-        prefixes = _head_prefixes(arch, plans, tiles, least, known, head_share) if replayed == 1 else None
+        long_head = _LongHead(arch, plans, tiles, least, known, head_share)
+        prefixes = _head_prefixes(long_head) if replayed == 1 else None
         if prefixes is not None:
             return _head_prefix_bytes(arch, plans, tiles, prefixes, head_share, total, known)
         # Fewer heads than run side by side see that share of L2, so that reuse inside a kernel meets the same
@@ -494,31 +495,27 @@ class _Prefixes:
     covered: tuple[float, float]
 
 
-def _head_prefixes(
-    arch: Arch,
-    plans: Sequence[KernelPlan],
-    tiles: Sequence[Sequence[Hashable]],
-    prefix_tiles: int,
-    known: Sequence[dict[int, Shape]],
-    head_share: Sequence[float],
-) -> _Prefixes | None:
+@dataclass(frozen=True)
+class _LongHead:
+    """A head too large to replay whole, as the prefix rules (`_head_prefixes`) read it: per kernel its plan, the
+    head's tiles in launch order, the shapes folded so far by position (`known`, to which the rules add) and one
+    head's share of L2; and the tiles a larger prefix holds at least (`prefix_tiles`)."""
+
+    arch: Arch
+    plans: Sequence[KernelPlan]
+    tiles: Sequence[Sequence[Hashable]]
+    prefix_tiles: int
+    known: Sequence[dict[int, Shape]]
+    head_share: Sequence[float]
+
+
+def _head_prefixes(head: _LongHead) -> _Prefixes | None:
     """The prefix replays of a head too large to replay whole (`_wave_prefixes`, `_resident_prefixes`,
-    `_overflow_prefixes`); None where none applies. `head_share`: per kernel, one head's share of L2."""
-    return (
-        _wave_prefixes(arch, plans, tiles, prefix_tiles, known, head_share)
-        or _resident_prefixes(arch, plans, tiles, prefix_tiles, known, head_share)
-        or _overflow_prefixes(arch, plans, tiles, prefix_tiles, known, head_share)
-    )
+    `_overflow_prefixes`); None where none applies."""
+    return _wave_prefixes(head) or _resident_prefixes(head) or _overflow_prefixes(head)
 
 
-def _wave_prefixes(
-    arch: Arch,
-    plans: Sequence[KernelPlan],
-    tiles: Sequence[Sequence[Hashable]],
-    prefix_tiles: int,
-    known: Sequence[dict[int, Shape]],
-    head_share: Sequence[float],
-) -> _Prefixes | None:
+def _wave_prefixes(head: _LongHead) -> _Prefixes | None:
     """Where one kernel of uniform tiles folds loops and the others, if any, fold none (a forward's one kernel;
     FlashAttention's backward: the main kernel between the loop-free preprocessing and dQ conversion): the looped
     kernel replays its first
@@ -549,31 +546,25 @@ def _wave_prefixes(
     touch more), and that a removed iteration's data re-read by later waves makes waves differ in ways the two
     prefixes do not show. Miss shares extrapolate too (`_head_prefix_bytes`). None also unless the
     larger prefix is under `HEAD_PREFIX_SHARE` of the looped kernel's tiles; causal tiles are not uniform."""
+    arch, plans, tiles, known = head.arch, head.plans, head.tiles, head.known
     looped = [k for k, plan in enumerate(plans) if plan.looped]
     if len(looped) != 1 or not _uniform(plans[looped[0]]):
         return None
     number = looped[0]
-    head, slots = len(tiles[number]), arch.sms * plans[number].fit
-    rest = head % slots
-    waves = max(1, -(-(prefix_tiles - rest) // (2 * slots)))
+    per_head, slots = len(tiles[number]), arch.sms * plans[number].fit
+    rest = per_head % slots
+    waves = max(1, -(-(head.prefix_tiles - rest) // (2 * slots)))
     sizes = (rest + waves * slots, rest + 2 * waves * slots)
-    if sizes[1] >= HEAD_PREFIX_SHARE * head:
+    if sizes[1] >= HEAD_PREFIX_SHARE * per_head:
         return None
     firsts = _head_copies(plans[number], tiles[number][: sizes[0]], known[number])
-    if _distinct_bytes(firsts) <= arch.l2.capacity_bytes * head_share[number]:
+    if _distinct_bytes(firsts) <= arch.l2.capacity_bytes * head.head_share[number]:
         return None
     small, large = ([size if k == number else len(ts) for k, ts in enumerate(tiles)] for size in sizes)
-    return _Prefixes((tuple(small), tuple(large)), (sizes[0] / head, sizes[1] / head))
+    return _Prefixes((tuple(small), tuple(large)), (sizes[0] / per_head, sizes[1] / per_head))
 
 
-def _resident_prefixes(
-    arch: Arch,
-    plans: Sequence[KernelPlan],
-    tiles: Sequence[Sequence[Hashable]],
-    prefix_tiles: int,
-    known: Sequence[dict[int, Shape]],
-    head_share: Sequence[float],
-) -> _Prefixes | None:
+def _resident_prefixes(head: _LongHead) -> _Prefixes | None:
     """Where the run is one kernel of uniform tiles whose data read by several tiles stays in L2 from one wave to
     the next (a forward whose head's K and V fit beside two waves' Q and O: v4's on the B200 at 128k tokens): the
     first W and W / 2 tiles of the head (W: the chip's CTA slots for it, or `prefix_tiles` if more), the bytes
@@ -585,34 +576,27 @@ def _resident_prefixes(
     touch, in any prefix as in the whole head, and each further tile adds the bytes of its own keys. Told on the
     larger prefix: the bytes of the keys two of its tiles touch, and its tiles' own keys per tile. None unless the
     larger prefix is under `HEAD_PREFIX_SHARE` of the head's tiles."""
-    if len(plans) != 1 or not _uniform(plans[0]):
+    if len(head.plans) != 1 or not _uniform(head.plans[0]):
         return None
-    plan, head = plans[0], tiles[0]
+    plan, tiles, arch = head.plans[0], head.tiles[0], head.arch
     slots = arch.sms * plan.fit
-    large = max(prefix_tiles, slots)
-    if large >= HEAD_PREFIX_SHARE * len(head):
+    large = max(head.prefix_tiles, slots)
+    if large >= HEAD_PREFIX_SHARE * len(tiles):
         return None
     readers: dict[Hashable, int] = {}
     sizes: dict[Hashable, int | float] = {}
-    for tile in _head_copies(plan, head[:large], known[0]):
+    for tile in _head_copies(plan, tiles[:large], head.known[0]):
         for key in {key for _, _, key, _ in tile.records}:
             readers[key] = readers.get(key, 0) + 1
         sizes.update((key, nbytes) for _, _, key, nbytes in tile.records)
     shared = sum(nbytes for key, nbytes in sizes.items() if readers[key] > 1)
     own_per_tile = sum(nbytes for key, nbytes in sizes.items() if readers[key] == 1) / large
-    if shared + 2 * slots * own_per_tile > arch.l2.capacity_bytes * head_share[0]:
+    if shared + 2 * slots * own_per_tile > arch.l2.capacity_bytes * head.head_share[0]:
         return None
-    return _Prefixes(((large // 2,), (large,)), (large // 2 / len(head), large / len(head)))
+    return _Prefixes(((large // 2,), (large,)), (large // 2 / len(tiles), large / len(tiles)))
 
 
-def _overflow_prefixes(
-    arch: Arch,
-    plans: Sequence[KernelPlan],
-    tiles: Sequence[Sequence[Hashable]],
-    prefix_tiles: int,
-    known: Sequence[dict[int, Shape]],
-    head_share: Sequence[float],
-) -> _Prefixes | None:
+def _overflow_prefixes(head: _LongHead) -> _Prefixes | None:
     """Where every kernel is of uniform tiles (standard attention, whose score and softmax kernels loop over
     nothing): a share of each kernel's tiles and half that share, the least (doubling from half `prefix_tiles`
     tiles) at which the smaller prefix's tiles of each kernel touch more distinct bytes than the head's share of L2
@@ -631,6 +615,7 @@ def _overflow_prefixes(
     the chip's (the smaller prefix's softmax rows are a third of a wave at 16k tokens) interleaves fewer tiles,
     which moves bytes only through the reuse distance this condition bounds. None unless the larger prefix is under
     `HEAD_PREFIX_SHARE` of the head's tiles of the kernels it takes a share of."""
+    arch, plans, tiles, known = head.arch, head.plans, head.tiles, head.known
     if not all(_uniform(plan) for plan in plans):
         return None
     per_head = [len(ts) for ts in tiles]
@@ -645,7 +630,7 @@ def _overflow_prefixes(
     # Prefixes of whole parts of each kernel's tiles (of a common divisor's): the shares are the same in each.
     parts = math.gcd(*(n for n, replayed in zip(per_head, whole, strict=True) if not replayed))
     shared = sum(n for n, replayed in zip(per_head, whole, strict=True) if not replayed)
-    smaller = max(1, math.ceil(prefix_tiles * parts / (2 * shared)))
+    smaller = max(1, math.ceil(head.prefix_tiles * parts / (2 * shared)))
     while 2 * smaller < HEAD_PREFIX_SHARE * parts:
         small, large = (
             [n if replayed else n * share // parts for n, replayed in zip(per_head, whole, strict=True)]
@@ -654,7 +639,7 @@ def _overflow_prefixes(
         if all(
             replayed or _turns_over(arch, plan, ts, count, known_shapes, part)
             for plan, ts, count, known_shapes, part, replayed in zip(
-                plans, tiles, small, known, head_share, whole, strict=True
+                plans, tiles, small, known, head.head_share, whole, strict=True
             )
         ):
             return _Prefixes((tuple(small), tuple(large)), (smaller / parts, 2 * smaller / parts))

@@ -27,8 +27,8 @@ def main() -> None:
     plans = [plan_kernel(arch, k) for k in schedule(arch, "standard", Problem(1, 16, 16384, 128), {})]
     whole, _ = fast_bytes.replayed_bytes(arch, plans, prefix_tiles=10**9)
 
-    def forced(_arch: object, _plans: object, tiles: list[list[object]], *_rest: object) -> object:
-        counts = tuple(tuple(len(ts) * part // 8 for ts in tiles) for part in (1, 2))
+    def forced(head: fast_bytes._LongHead) -> object:
+        counts = tuple(tuple(len(ts) * part // 8 for ts in head.tiles) for part in (1, 2))
         return fast_bytes._Prefixes(counts, (0.125, 0.25))  # type: ignore[arg-type]
 
     fast_bytes._head_prefixes = forced  # type: ignore[assignment]
