@@ -62,6 +62,7 @@ from simgpu.replay import (
     reheaded,
     replay,
     tile_totals,
+    writes,
 )
 from simgpu.units.fluid_l2 import MissShares
 
@@ -106,7 +107,7 @@ def replayed_bytes(
         total, concurrent, replayed, tiles = heads
         least = HEAD_PREFIX_TILES if prefix_tiles is None else prefix_tiles
         head_share = tuple(1 / each for each in concurrent)  # one head's share of L2 in each kernel
-        long_head = _LongHead(arch, plans, tiles, least, known, head_share)
+        long_head = _LongHead(arch, plans, tiles, least, known, head_share, total)
         prefixes = _head_prefixes(long_head) if replayed == 1 else None
         if prefixes is not None:
             return _head_prefix_bytes(arch, plans, tiles, prefixes, head_share, total, known)
@@ -499,7 +500,7 @@ class _Prefixes:
 class _LongHead:
     """A head too large to replay whole, as the prefix rules (`_head_prefixes`) read it: per kernel its plan, the
     head's tiles in launch order, the shapes folded so far by position (`known`, to which the rules add) and one
-    head's share of L2; and the tiles a larger prefix holds at least (`prefix_tiles`)."""
+    head's share of L2; the tiles a larger prefix holds at least (`prefix_tiles`); the run's heads."""
 
     arch: Arch
     plans: Sequence[KernelPlan]
@@ -507,6 +508,7 @@ class _LongHead:
     prefix_tiles: int
     known: Sequence[dict[int, Shape]]
     head_share: Sequence[float]
+    heads: int
 
 
 def _head_prefixes(head: _LongHead) -> _Prefixes | None:
@@ -574,8 +576,15 @@ def _resident_prefixes(head: _LongHead) -> _Prefixes | None:
     tiles read (a block of K) in consecutive waves the walk touches at most every such key and the own keys (Q and
     O blocks) of two waves: where those fit the head's share of L2, the shared keys miss once, at their first
     touch, in any prefix as in the whole head, and each further tile adds the bytes of its own keys. Told on the
-    larger prefix: the bytes of the keys two of its tiles touch, and its tiles' own keys per tile. None unless the
-    larger prefix is under `HEAD_PREFIX_SHARE` of the head's tiles."""
+    larger prefix: the bytes of the keys two of its tiles touch, and its tiles' own keys per tile. What is written
+    back during the run (timed), not after it, must not change with the prefix either. So the dirty bytes meet L2's
+    dirty capacity alike (past it each store writes an older line back in the run, below it the lines wait for the
+    run's end): the smaller prefix passes it or the whole head stays below it. And the later heads' bytes, which push
+    the replayed head's lines out by the run's end (`simgpu.replay`'s `later_heads`), pass L2 beside even the
+    smaller prefix's footprint, or there are none (v2's forward on the B200 cut to 8 SMs and a 16 MiB L2, 3 heads,
+    N = 8k: prefixes of 8 and 16 tiles timed 18.9 MB of HBM traffic, the whole head 25.3,
+    `docs/results/prefix_46/resident_timed.txt`). None unless the larger prefix is under `HEAD_PREFIX_SHARE` of the
+    head's tiles."""
     if len(head.plans) != 1 or not _uniform(head.plans[0]):
         return None
     plan, tiles, arch = head.plans[0], head.tiles[0], head.arch
@@ -585,13 +594,27 @@ def _resident_prefixes(head: _LongHead) -> _Prefixes | None:
         return None
     readers: dict[Hashable, int] = {}
     sizes: dict[Hashable, int | float] = {}
+    written: set[Hashable] = set()
     for tile in _head_copies(plan, tiles[:large], head.known[0]):
         for key in {key for _, _, key, _ in tile.records}:
             readers[key] = readers.get(key, 0) + 1
-        sizes.update((key, nbytes) for _, _, key, nbytes in tile.records)
-    shared = sum(nbytes for key, nbytes in sizes.items() if readers[key] > 1)
-    own_per_tile = sum(nbytes for key, nbytes in sizes.items() if readers[key] == 1) / large
-    if shared + 2 * slots * own_per_tile > arch.l2.capacity_bytes * head.head_share[0]:
+        for kind, _, key, nbytes in tile.records:
+            sizes[key] = nbytes
+            if writes(kind):
+                written.add(key)
+    share = head.head_share[0]
+
+    def footprint(keys: Collection[Hashable], tile_count: int) -> float:
+        """The bytes of `keys` that `tile_count` tiles touch: those several tiles touch, the others per tile."""
+        shared = sum(sizes[key] for key in keys if readers[key] > 1)
+        return shared + tile_count * sum(sizes[key] for key in keys if readers[key] == 1) / large
+
+    if footprint(sizes, 2 * slots) > arch.l2.capacity_bytes * share:
+        return None
+    dirty = arch.l2.dirty_capacity_bytes * share
+    if footprint(written, large // 2) <= dirty < footprint(written, len(tiles)):
+        return None
+    if head.heads > 1 and (head.heads - 1) * footprint(sizes, large // 2) < arch.l2.capacity_bytes:
         return None
     return _Prefixes(((large // 2,), (large,)), (large // 2 / len(tiles), large / len(tiles)))
 
@@ -653,9 +676,10 @@ def _turns_over(
     """Whether the first `count` of a head's `tiles` (of `plan`'s kernel) touch more distinct bytes than `share`
     of L2 holds, and what a later wave of the head's tiles reads again of an earlier's shows in them: the head's
     tiles fit one wave, or the first `count` span two waves (the second meets L2 as the first left it), or no two
-    of them touch the same key (standard attention's softmax rows)."""
-    prefix = _head_copies(plan, tiles[:count], known)
-    if _distinct_bytes(prefix) <= arch.l2.capacity_bytes * share:
+    of the head's tiles touch the same key (standard attention's softmax rows; told on its first tiles, at least
+    `COMMON_SAMPLE_TILES`: a prefix of one tile shares nothing, `docs/results/prefix_46/one_tile_prefix.txt`)."""
+    prefix = _head_copies(plan, tiles[: max(count, COMMON_SAMPLE_TILES)], known)
+    if _distinct_bytes(prefix[:count]) <= arch.l2.capacity_bytes * share:
         return False
     slots = arch.sms * plan.fit
     return len(tiles) <= slots or count >= 2 * slots or not _touch_in_common(prefix)

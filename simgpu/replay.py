@@ -40,6 +40,11 @@ _AGAIN: Final = 3  # added to the kind of an access to a key its tile accessed b
 REREAD: Final = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
 
 
+def writes(kind: int) -> bool:
+    """Whether an access of `kind` (a `Record`'s) writes its key: a store or an atomic, first or later."""
+    return (kind if kind < _AGAIN else kind - _AGAIN) != _LOAD
+
+
 @dataclass(frozen=True)
 class ReplayBytes:
     hbm_read_bytes: float

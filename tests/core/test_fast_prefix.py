@@ -81,13 +81,14 @@ def test_a_head_whose_prefix_leaves_room_in_l2_replays_whole(
 def test_a_forward_prefix_replay_gives_exact_modes_bytes(
     l2_bytes: int, waves: tuple[float, float], monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
-    # v2's forward on 8 SMs (16 slots), N = 16k, 2 heads: 8 waves of query blocks a head, each reading all of the
+    # v2's forward on 8 SMs (16 slots), N = 16k, 3 heads: 8 waves of query blocks a head, each reading all of the
     # head's K and V (8 MiB). With a 4 MB L2 each wave reads them again from HBM: the prefixes are whole waves (one
     # and two), whose difference is a wave that reads them again. (A wave and half a wave, as before the forty-sixth
     # session, read them once: HBM reads 18% of exact mode's, `docs/results/prefix_46/`.) With 12 MB they stay in L2
-    # beside two waves' Q and O blocks (2 MiB), read once a head: half a wave and a wave do.
+    # beside two waves' Q and O blocks (2 MiB), read once a head, and the two later heads push the first's lines out
+    # of L2 by the run's end as they would the smaller prefix's: half a wave and a wave do.
     arch = load_arch("h100", {"sms": 8, "l2.capacity_bytes": l2_bytes})
-    problem = Problem(1, 2, 16384, 128, pass_="fwd")
+    problem = Problem(1, 3, 16384, 128, pass_="fwd")
     plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "v2", problem, {})]
     taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
     _, prefix = fast_bytes_source.replayed_bytes(arch, plans, prefix_tiles=8)

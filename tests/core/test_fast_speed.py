@@ -301,7 +301,7 @@ def test_prefix_replays_that_share_folds_and_a_walk_move_the_bytes_of_replays_ma
     assert heads is not None
     total, concurrent, _, tiles = heads
     share = tuple(1 / each for each in concurrent)
-    prefixes = fast_bytes._head_prefixes(fast_bytes._LongHead(arch, plans, tiles, 8, known, share))
+    prefixes = fast_bytes._head_prefixes(fast_bytes._LongHead(arch, plans, tiles, 8, known, share, total))
     assert prefixes is not None and prefixes.counts[0][0] == prefixes.counts[1][0]  # the first kernel walked once
     shares, shared = fast_bytes._head_prefix_bytes(arch, plans, tiles, prefixes, share, total, known)
     apart, walks = [], []

@@ -1,4 +1,4 @@
-"""v2's and v3's forwards on an H100 cut to 8 SMs (N = 16k, 2 heads, d = 128; a head's K and V are 8 MiB) with an
+"""v2's and v3's forwards on an H100 cut to 8 SMs (N = 16k, 3 heads, d = 128; a head's K and V are 8 MiB) with an
 L2 of 32, 12, 9 and 4 MB: fast mode's HBM bytes with the prefix replays applying from 8 tiles (which rule took them,
 `simgpu.fast_bytes._head_prefixes`), with the head replayed whole, and exact mode's. Runs on the sources
 (`SIMGPU_NATIVE=0`: the rules are wrapped to tell which one applied).
@@ -36,7 +36,7 @@ def main() -> None:
     for l2_bytes in (32_000_000, 12_000_000, 9_000_000, 4_000_000):
         arch = load_arch("h100", {"sms": 8, "l2.capacity_bytes": l2_bytes})
         for algo in ("v2", "v3"):
-            problem = Problem(1, 2, 16384, 128, pass_="fwd")
+            problem = Problem(1, 3, 16384, 128, pass_="fwd")
             plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, algo, problem, {})]
             taken.clear()
             _, prefix = fast_bytes.replayed_bytes(arch, plans, prefix_tiles=8)
