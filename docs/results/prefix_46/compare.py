@@ -1,5 +1,5 @@
 """The forty-sixth session's alternating simspeed runs (`ab.sh`: 6fb6288, the session's start, in a worktree with its
-own compiled modules, then b64dd8e, the session's end, twice): per run the number of cases at or under 50 ms, the
+own compiled modules, then 98d8761, the session's end, twice): per run the number of cases at or under 50 ms, the
 median and slowest case, and 128k over 1k (median, and how many of 22 within 2x); then every case whose time moved
 by more than a fifth on average over the two rounds. Run from the repository root:
 `python docs/results/prefix_46/compare.py > docs/results/prefix_46/compare.txt`."""
