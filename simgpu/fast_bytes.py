@@ -13,9 +13,10 @@ the replay walks a wave's CTAs in step, where the run's drift apart and reach fu
 exact mode misses more (v2's backward at 16k tokens on the A100 and 32k on the H100: HBM reads 11% and 42% under
 exact mode's; `docs/results/bwd_bytes_full_chip.txt`). A head too large to replay
 whole (long sequences) replays two prefixes of its tiles, extrapolated linearly (`_wave_prefixes`: a forward's
-kernel or FlashAttention's backward, whole waves of its one looped kernel beside its loop-free kernels whole;
-`_overflow_prefixes`: standard attention, a share of every kernel's tiles; both where the smaller prefix turns L2
-over); what each ignores is said there.
+kernel or FlashAttention's backward, whole waves of its one looped kernel beside its loop-free kernels whole, where
+the smaller prefix turns L2 over; `_resident_prefixes`: a forward whose K and V stay in L2 from wave to wave, half a
+wave and a wave; `_overflow_prefixes`: standard attention, a share of every kernel's tiles past L2's capacity); what
+each ignores is said there, and `docs/results/prefix_46/` checks them against whole heads and exact mode.
 
 Where the later heads' bytes push the replayed first heads' lines out (`simgpu.replay.ReplayBytes.pushed`) and every
 head replays within `ALL_HEADS_ACCESSES`, the miss shares (what times the representatives) and the bytes come from
@@ -642,7 +643,7 @@ def _overflow_prefixes(head: _LongHead) -> _Prefixes | None:
     if not all(_uniform(plan) for plan in plans):
         return None
     per_head = [len(ts) for ts in tiles]
-    # (Told on a head's first few tiles: a product's share K or V, a row of score tiles its Q block.)
+    # (Told on a head's first few tiles: a product's tiles share K or V, a row of score tiles its Q block.)
     whole = [
         arch.sms * plan.fit < len(ts) <= 2 * arch.sms * plan.fit
         and _touch_in_common(_head_copies(plan, ts[:COMMON_SAMPLE_TILES], k))
