@@ -637,8 +637,11 @@ def _overflow_prefixes(head: _LongHead) -> _Prefixes | None:
     slice that they left in L2 in both prefixes and misses the rest (what the prefixes never wrote, the whole head
     wrote and L2 let go): its bytes are the same in both, as in the whole head. Ignored: that a wave narrower than
     the chip's (the smaller prefix's softmax rows are a third of a wave at 16k tokens) interleaves fewer tiles,
-    which moves bytes only through the reuse distance this condition bounds. None unless the larger prefix is under
-    `HEAD_PREFIX_SHARE` of the head's tiles of the kernels it takes a share of."""
+    which moves bytes only through the reuse distance this condition bounds; and that the newest slice a kernel
+    finds can hold the tensors in other proportions in the two prefixes, by up to the share of L2 (random problems,
+    `docs/results/prefix_46/random_prefixes_*.txt`: HBM reads within 2.7e-4 of the whole head's, on 33 SMs with a
+    1 MiB L2). None unless the larger prefix is under `HEAD_PREFIX_SHARE` of the head's tiles of the kernels it
+    takes a share of."""
     arch, plans, tiles, known = head.arch, head.plans, head.tiles, head.known
     if not all(_uniform(plan) for plan in plans):
         return None
