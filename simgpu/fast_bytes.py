@@ -169,7 +169,14 @@ def replayed_bytes(
     covered = [sum(c) / total_tiles for c in counts]
     _, small = _prefix_bytes(arch, plans, counts[0], covered[0])
     shares, large = _prefix_bytes(arch, plans, counts[1], covered[1])
-    return shares, large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])
+    return shares, _to_whole(small, large, (covered[0], covered[1]))
+
+
+def _to_whole(small: np.ndarray, large: np.ndarray, covered: tuple[float, float]) -> np.ndarray:
+    """The bytes of two replays that stand for `covered` shares of a whole (the smaller first), extrapolated
+    linearly to the whole (share 1)."""
+    whole: np.ndarray = large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])
+    return whole
 
 
 @dataclass(frozen=True)
@@ -751,7 +758,7 @@ def _head_prefix_bytes(
     _, large = _fold_replay(arch, plans, largest, fit_done=(large_accesses, large_replay))
     covered = prefixes.covered
     shares = extrapolated_shares(small_replay, large_replay, covered)
-    return shares, (large + (1.0 - covered[1]) * (large - small) / (covered[1] - covered[0])) * total
+    return shares, _to_whole(small, large, covered) * total
 
 
 def _head(tile: Hashable, axes: int) -> tuple[object, ...]:
