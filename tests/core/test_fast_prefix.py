@@ -169,8 +169,8 @@ def test_the_prefix_rules_give_the_whole_heads_bytes_on_random_problems(
     monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
     # `benchmarks.fast_random`'s draws with heads long against a cut L2 (N = 4k-16k, 1-16 heads, L2 of 1-16 MiB),
-    # as `docs/results/prefix_46/random_prefixes.py` runs them, until a dozen take prefixes (from 139 draws: nine by
-    # whole waves, three by the overflow rule): their five byte counts are the whole head's. (Standard attention's
+    # as `docs/results/prefix_46/random_prefixes.py` runs them, until a dozen take prefixes (by whole waves and by
+    # the overflow rule): their five byte counts are the whole head's. (Standard attention's
     # overflow prefixes came within 2.7e-4 on 33 SMs with a 1 or 4 MiB L2 in that script's 600 cases; the rest
     # within 1.1e-15.)
     rng = random.Random(46)
