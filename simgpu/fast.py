@@ -40,7 +40,7 @@ re-timed at another clock): equal to exact mode's while the run fits in L2 (the 
 on cut chips reads 0.25% more, `docs/results/v1_sampled_replay.txt`). Heads beyond the first replay the first head's
 folded tiles with their own keys (unless the first head alone, in its share of L2, never runs out of room: then it
 stands for all); a head too large to replay whole (long sequences) replays two prefixes of its tiles and extrapolates
-linearly: when every kernel's tiles are uniform with folded loops, a share of each kernel's tiles and half that share;
+linearly: when every kernel's tiles are uniform with folded loops, a share of each kernel's tiles and a larger one;
 when one kernel of uniform tiles folds loops and the others none (FlashAttention's backward), whole waves of that
 kernel's tiles ending on the head's partial wave, beside the others' tiles whole, extrapolated by whole waves, where its
 smaller prefix turns the head's share of L2 over (later waves then move what the last ones did; the miss shares are the

@@ -73,7 +73,11 @@ REPLAY_ACCESSES = 40_000  # memory accesses a replay walks at most (more only wh
 # badly for the later ones (`_all_heads`).
 ALL_HEADS_ACCESSES = 100_000
 HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is too large to replay whole
-HEAD_PREFIX_SHARE = 0.5  # a prefix replay applies while its larger prefix is less than this share of the head
+# A prefix replay applies while its larger prefix is at most this share of the head: the two prefixes then walk at
+# most three quarters of it. (Less than half until the forty-seventh session: the B200's standard attention at 16k
+# tokens, whose 126 MB L2 a quarter of a head turns over, replayed whole heads, 1.6 times as long a prediction,
+# `docs/results/prefix_47/`.)
+HEAD_PREFIX_SHARE = 0.5
 COMMON_SAMPLE_TILES = 8  # a head's first tiles of a kernel, on which `_overflow_prefixes` tells if tiles share keys
 Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
 
@@ -555,7 +559,7 @@ def _wave_prefixes(head: _LongHead) -> _Prefixes | None:
     the head replays whole. Ignored: that the condition is one of the base fold (the fitted removed iterations
     touch more), and that a removed iteration's data re-read by later waves makes waves differ in ways the two
     prefixes do not show. Miss shares extrapolate too (`_head_prefix_bytes`). None also unless the
-    larger prefix is under `HEAD_PREFIX_SHARE` of the looped kernel's tiles; causal tiles are not uniform."""
+    larger prefix is at most `HEAD_PREFIX_SHARE` of the looped kernel's tiles; causal tiles are not uniform."""
     arch, plans, tiles, known = head.arch, head.plans, head.tiles, head.known
     looped = [k for k, plan in enumerate(plans) if plan.looped]
     if len(looped) != 1 or not _uniform(plans[looped[0]]):
@@ -565,7 +569,7 @@ def _wave_prefixes(head: _LongHead) -> _Prefixes | None:
     rest = per_head % slots
     waves = max(1, -(-(head.prefix_tiles - rest) // (2 * slots)))
     sizes = (rest + waves * slots, rest + 2 * waves * slots)
-    if sizes[1] >= HEAD_PREFIX_SHARE * per_head:
+    if sizes[1] > HEAD_PREFIX_SHARE * per_head:
         return None
     firsts = _head_copies(plans[number], tiles[number][: sizes[0]], known[number])
     if _distinct_bytes(firsts) <= arch.l2.capacity_bytes * head.head_share[number]:
@@ -591,14 +595,14 @@ def _resident_prefixes(head: _LongHead) -> _Prefixes | None:
     the replayed head's lines out by the run's end (`simgpu.replay`'s `later_heads`), pass L2 beside even the
     smaller prefix's footprint, or there are none (v2's forward on the B200 cut to 8 SMs and a 16 MiB L2, 3 heads,
     N = 8k: prefixes of 8 and 16 tiles timed 18.9 MB of HBM traffic, the whole head 25.3,
-    `docs/results/prefix_46/resident_timed.txt`). None unless the larger prefix is under `HEAD_PREFIX_SHARE` of the
-    head's tiles."""
+    `docs/results/prefix_46/resident_timed.txt`). None unless the larger prefix is at most
+    `HEAD_PREFIX_SHARE` of the head's tiles."""
     if len(head.plans) != 1 or not _uniform(head.plans[0]):
         return None
     plan, tiles, arch = head.plans[0], head.tiles[0], head.arch
     slots = arch.sms * plan.fit
     large = max(head.prefix_tiles, slots)
-    if large >= HEAD_PREFIX_SHARE * len(tiles):
+    if large > HEAD_PREFIX_SHARE * len(tiles):
         return None
     readers: dict[Hashable, int] = {}
     sizes: dict[Hashable, int | float] = {}
@@ -647,7 +651,7 @@ def _overflow_prefixes(head: _LongHead) -> _Prefixes | None:
     which moves bytes only through the reuse distance this condition bounds; and that the newest slice a kernel
     finds can hold the tensors in other proportions in the two prefixes, by up to the share of L2 (random problems,
     `docs/results/prefix_46/random_prefixes_*.txt`: HBM reads within 2.7e-4 of the whole head's, on 33 SMs with a
-    1 MiB L2). None unless the larger prefix is under `HEAD_PREFIX_SHARE` of the head's tiles of the kernels it
+    1 MiB L2). None unless the larger prefix is at most `HEAD_PREFIX_SHARE` of the head's tiles of the kernels it
     takes a share of."""
     arch, plans, tiles, known = head.arch, head.plans, head.tiles, head.known
     if not all(_uniform(plan) for plan in plans):
@@ -665,7 +669,7 @@ def _overflow_prefixes(head: _LongHead) -> _Prefixes | None:
     parts = math.gcd(*(n for n, replayed in zip(per_head, whole, strict=True) if not replayed))
     shared = sum(n for n, replayed in zip(per_head, whole, strict=True) if not replayed)
     smaller = max(1, math.ceil(head.prefix_tiles * parts / (2 * shared)))
-    while 2 * smaller < HEAD_PREFIX_SHARE * parts:
+    while 2 * smaller <= HEAD_PREFIX_SHARE * parts:
         small, large = (
             [n if replayed else n * share // parts for n, replayed in zip(per_head, whole, strict=True)]
             for share in (smaller, 2 * smaller)

@@ -101,26 +101,41 @@ def test_a_forward_prefix_replay_gives_exact_modes_bytes(
     assert prefix[:2].tolist() == [exact.hbm_read_bytes, exact.hbm_write_bytes]
 
 
-@pytest.mark.parametrize("sms", [32, 16])
+@pytest.mark.parametrize(
+    ("l2_bytes", "sms", "covered", "products"),
+    [
+        (2_000_000, 32, (0.125, 0.25), (4, 8)),
+        (2_000_000, 16, (0.0625, 0.125), (32, 32)),
+        (6_000_000, 32, (0.25, 0.5), (8, 16)),
+        (6_000_000, 16, (0.25, 0.5), (32, 32)),
+    ],
+)
 @pytest.mark.parametrize("pass_", ["fwd", "bwd"])
 def test_standard_attentions_prefix_replay_extrapolates_to_the_whole_heads_bytes(
-    pass_: str, sms: int, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+    pass_: str,
+    l2_bytes: int,
+    sms: int,
+    covered: tuple[float, float],
+    products: tuple[int, int],
+    monkeypatch: pytest.MonkeyPatch,
+    fast_bytes_source: ModuleType,
 ) -> None:
     # Its score and softmax kernels loop over nothing. A 128-row block of S is 1 MiB at N = 4096: with a 2 MB L2 the
     # least prefixes whose smaller turns it over are a sixteenth and an eighth of each kernel's tiles on 16 SMs, an
     # eighth and a quarter on 32. The products' 32 tiles of a head take one wave of 32 SMs; on 16 they take two, the
-    # second reading V (or K) again, and replay whole in both prefixes.
-    arch = load_arch("h100", {"sms": sms, "l2.capacity_bytes": 2_000_000})
+    # second reading V (or K) again, and replay whole in both prefixes. A 6 MB L2 takes a quarter to turn over: the
+    # larger prefix is half the head, the most a prefix replay takes (`HEAD_PREFIX_SHARE`).
+    arch = load_arch("h100", {"sms": sms, "l2.capacity_bytes": l2_bytes})
     problem = Problem(1, 2, 4096, 128, pass_=pass_)
     plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "standard", problem, {})]
     taken = _count_prefix_replays(monkeypatch, fast_bytes_source)
     replayed_bytes = fast_bytes_source.replayed_bytes
     _, prefix = replayed_bytes(arch, plans, prefix_tiles=8)
     _, whole = replayed_bytes(arch, plans, prefix_tiles=WHOLE)
-    assert len(taken) == 1 and taken[0].covered == ((0.0625, 0.125) if sms == 16 else (0.125, 0.25))
+    assert len(taken) == 1 and taken[0].covered == covered
     for small, large, plan in zip(*taken[0].counts, plans, strict=True):
         if len(plan.kernel.tiles) // 2 == 32:
-            assert (small, large) == ((32, 32) if sms == 16 else (4, 8))
+            assert (small, large) == products
     np.testing.assert_allclose(prefix, whole, rtol=1e-12)
 
 
