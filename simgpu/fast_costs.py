@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from simgpu.arch import Arch
-from simgpu.engine import Engine, RunStats
+from simgpu.engine import Engine, RunStats, estimated_ops
 from simgpu.fast_plan import KernelPlan, solve_removed
 from simgpu.fold import FoldedTile
 from simgpu.kernel import Kernel, with_programs
@@ -47,6 +47,13 @@ from simgpu.units.fluid_l2 import MissShares
 
 TIMES = 3  # the times that begin a cost vector: a slot's first tile, a further tile, a lone first tile's tail (`Cost`)
 MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average its spread misses over
+# ... or more, up to a whole cycle of the rarest misses, where those rounds simulate at most this many ops. A tensor
+# missed on every k-th access whose further rounds hold part of a cycle holds one miss or none there: the H100's
+# S = QK^T on 10 SMs (Q and K each missed on every 12th access, 2 CTAs an SM: a cycle in 6 rounds, 4 run) timed a miss
+# of each where 2/3 were owed, +1.66% against exact mode, +0.85% with the cycle (`docs/results/rounds_47/`). Six
+# rounds for every kernel cost 16% more ops over the speed benchmark; bounded by ops, only standard attention's
+# one-GEMM and row tiles take more rounds (1.5% more ops in all; at 16k tokens 1.4-1.8x its 2-4 thousand).
+ROUNDS_OPS = 256
 # Fold periods a fit variant keeps more than the base (fewer where fewer were removed). Where co-resident CTAs
 # contend for pipes their phases wander from one iteration to the next, and a removed iteration's cost fitted from
 # one period more carries that wander: v2's d = 128 forward on the fast-vs-exact grid's tail-wave shape came out
@@ -116,6 +123,12 @@ def class_costs(
     # variants run alone would go unread. The base run alone still sets the busy SMs' shares; its Cost keeps no
     # slopes. (v1's one CTA per head: 4 of its 10 runs.)
     lockstep = single and not spread and len(plan.kernel.tiles) == (sharers or arch.sms)
+    # The ops of the kernel's costliest kind of tile: all kinds take as many further rounds at most (`ROUNDS_OPS`),
+    # so that a kind's cost is not averaged over a whole cycle of its misses where another's is cut short.
+    tile_ops = max(
+        estimated_ops(replace(with_programs(plan.kernel, rep.marked), tiles=range(1)))
+        for rep in representatives.values()
+    )
     bounds = (
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("busy:")),
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("served:")),
@@ -133,7 +146,7 @@ def class_costs(
             burst, share = (1.0, 1.0) if alone else _busy_shares(busy, demand[ctas])
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
-            setting = (ctas, burst, share, traffic)
+            setting = (ctas, burst, share, traffic, max(MAX_ROUNDS, int(ROUNDS_OPS // max(1.0, ctas * tile_ops))))
             run = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names, spread, single)
             demand.setdefault(ctas, run.demand)
             ops += run.ops
@@ -259,7 +272,7 @@ def _representative(
     arch: Arch,
     plan: KernelPlan,
     tile: FoldedTile,
-    setting: tuple[int, float, float, float],
+    setting: tuple[int, float, float, float, int],
     clock_hz: float,
     event_budget: int,
     shares: Mapping[str, MissShares],
@@ -267,14 +280,15 @@ def _representative(
     spread: bool = False,
     single: bool = False,
 ) -> _Run:
-    """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row with
-    `share` of the chip's bandwidth, its requests made before any of its data came back at `burst` of it, making
-    `traffic` of the chip's HBM traffic, `setting = (ctas, burst, share, traffic)`: the cost vector (time to the first
-    tiles' end after the launch, time of a further tile, metrics per tile), the ops run and the bandwidth used. A
+    """One SM running the folded tile in `ctas` CTA slots at once, once and then `1 + _rounds` times in a row (at
+    most `most` further rounds) with `share` of the chip's bandwidth, its requests made before any of its data came
+    back at `burst` of it, making `traffic` of the chip's HBM traffic, `setting = (ctas, burst, share, traffic,
+    most)`: the cost vector (time to the first tiles' end after the launch, time of a further tile, metrics per
+    tile), the ops run and the bandwidth used. A
     further tile takes at least the time the chip's HBM and L2 need to serve its bytes at `share` (its write-backs
     load HBM though no access waits for them). With `spread` (a kernel of unequal tiles) the further tiles are
     timed with the slots started `1 / ctas` of the single round's time (launch included) apart (`_staggered`)."""
-    ctas, burst, share, traffic = setting
+    ctas, burst, share, traffic, most = setting
     folded = with_programs(plan.kernel, tile.marked)
 
     def run(rounds: int, bandwidth_share: float, stagger_cycles: float = 0.0) -> RunStats:
@@ -298,7 +312,7 @@ def _representative(
     once = run(1, share)
     if single:
         return _single_round(arch, clock_hz, names, ctas, once)
-    more = _rounds(tile, shares, ctas)
+    more = _rounds(tile, shares, ctas, most)
     stagger = once.cycles / ctas if spread and ctas > 1 else 0.0
     start = run(1, share, stagger) if stagger else once
     later = run(1 + more, share, stagger)
@@ -348,17 +362,18 @@ def _staggered(kernel: Kernel, programs: Sequence[Sequence[Op]], ctas: int, cycl
     return replace(kernel, roles=roles)
 
 
-def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int) -> int:
+def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int, most: int) -> int:
     """Further rounds to average a round's time over: enough that each tensor's misses, spread evenly over its
-    accesses (`simgpu.units.fluid_l2`), come out at their share (one whole cycle of the rarest), at most
-    `MAX_ROUNDS`. A single round would hold the rarest misses once or not at all."""
+    accesses (`simgpu.units.fluid_l2`), come out at their share (one whole cycle of the rarest), at most `most`
+    (`class_costs`: `MAX_ROUNDS`, or more where rounds cost few ops). A single round would hold the rarest misses
+    once or not at all."""
     accessed = _access_counts(tile)
     per_round = [
         ctas * count * miss.kinds(False)[kind]
         for (tensor, kind), count in accessed.items()
         if (miss := shares.get(tensor)) is not None and 0 < miss.kinds(False)[kind] < 1
     ]
-    return min(MAX_ROUNDS, max(1, math.ceil(1 / min(per_round)))) if per_round else 1
+    return min(most, max(1, math.ceil(1 / min(per_round)))) if per_round else 1
 
 
 def _busy_shares(sms: int, demand: float) -> tuple[float, float]:
