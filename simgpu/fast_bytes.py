@@ -75,8 +75,8 @@ ALL_HEADS_ACCESSES = 100_000
 HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is too large to replay whole
 # A prefix replay applies while its larger prefix is at most this share of the head: the two prefixes then walk at
 # most three quarters of it. (Less than half until the forty-seventh session: the B200's standard attention at 16k
-# tokens, whose 126 MB L2 a quarter of a head turns over, replayed whole heads, 1.6 times as long a prediction,
-# `docs/results/prefix_47/`.)
+# tokens, whose 126 MB L2 a quarter of a head turns over, replayed whole heads: a prediction took about 1.5 times as
+# long, `docs/results/prefix_47/`.)
 HEAD_PREFIX_SHARE = 0.5
 COMMON_SAMPLE_TILES = 8  # a head's first tiles of a kernel, on which `_overflow_prefixes` tells if tiles share keys
 Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
