@@ -45,15 +45,17 @@ when one kernel of uniform tiles folds loops and the others none (FlashAttention
 kernel's tiles ending on the head's partial wave, beside the others' tiles whole, extrapolated by whole waves, where its
 smaller prefix turns the head's share of L2 over (later waves then move what the last ones did; the miss shares are the
 larger prefix's). Ignored (the measured misses in `docs/results/fast_vs_exact.csv`): that co-resident CTAs of different
-classes slow each other differently from CTAs of one class, and that CTAs of one class that start together end a little
-apart (the first placed leads); that an SM's bandwidth share does not depend on how many CTAs it holds; which CTA takes
-the misses of a tile many CTAs read (the first to touch it, in exact mode: fast mode spreads a tensor's misses evenly);
-that the HBM's loaded latency (`simgpu.units.hbm`) in a class's runs with every SM busy counts the traffic of every SM
-the kernel fills, also in tail waves where fewer load; for runs that overflow L2, that the replay sees the pressure of
-fewer heads, in their share of L2, than run side by side; and, for a head replayed by prefixes, that the waves past them
-move what the replayed ones did and, in the shared prefixes, that the run's last writes are written back at a prefix's
-end, untimed, where the whole head's later tiles push them out during the run (forward at 128k tokens on the H100: timed
-HBM bytes 42% under the whole head's replay; HBM and L2 byte totals equal).
+classes slow each other differently from CTAs of one class, and that CTAs of one class that start together end apart
+(the first placed leads; where a kernel is a few waves, that decides its end: standard attention's score tiles, two to
+an SM of the H100 cut to 8 SMs, end 15,940 and 20,036 cycles into the kernel, and over 2.25 waves fast mode times the
+kernel 15% slow, `docs/results/looked_at_47/few_waves.txt`); that an SM's bandwidth share does not depend on how many
+CTAs it holds; which CTA takes the misses of a tile many CTAs read (the first to touch it, in exact mode: fast mode
+spreads a tensor's misses evenly); that the HBM's loaded latency (`simgpu.units.hbm`) in a class's runs with every SM
+busy counts the traffic of every SM the kernel fills, also in tail waves where fewer load; for runs that overflow L2,
+that the replay sees the pressure of fewer heads, in their share of L2, than run side by side; and, for a head replayed
+by prefixes, that the waves past them move what the replayed ones did and, in the shared prefixes, that the run's last
+writes are written back at a prefix's end, untimed, where the whole head's later tiles push them out during the run
+(forward at 128k tokens on the H100: timed HBM bytes 42% under the whole head's replay; HBM and L2 byte totals equal).
 """
 
 from __future__ import annotations
