@@ -284,10 +284,10 @@ def _representative(
     most `most` further rounds) with `share` of the chip's bandwidth, its requests made before any of its data came
     back at `burst` of it, making `traffic` of the chip's HBM traffic, `setting = (ctas, burst, share, traffic,
     most)`: the cost vector (time to the first tiles' end after the launch, time of a further tile, metrics per
-    tile), the ops run and the bandwidth used. A
-    further tile takes at least the time the chip's HBM and L2 need to serve its bytes at `share` (its write-backs
-    load HBM though no access waits for them). With `spread` (a kernel of unequal tiles) the further tiles are
-    timed with the slots started `1 / ctas` of the single round's time (launch included) apart (`_staggered`)."""
+    tile), the ops run and the bandwidth used. A further tile takes at least the time the chip's HBM and L2 need to
+    serve its bytes at `share` (its write-backs load HBM though no access waits for them). With `spread` (a kernel
+    of unequal tiles) the further tiles are timed with the slots started `1 / ctas` of the single round's time
+    (launch included) apart (`_staggered`)."""
     ctas, burst, share, traffic, most = setting
     folded = with_programs(plan.kernel, tile.marked)
 
