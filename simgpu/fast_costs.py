@@ -125,10 +125,7 @@ def class_costs(
     lockstep = single and not spread and len(plan.kernel.tiles) == (sharers or arch.sms)
     # The ops of the kernel's costliest kind of tile: all kinds take as many further rounds at most (`ROUNDS_OPS`),
     # so that a kind's cost is not averaged over a whole cycle of its misses where another's is cut short.
-    tile_ops = max(
-        estimated_ops(replace(with_programs(plan.kernel, rep.marked), tiles=range(1)))
-        for rep in representatives.values()
-    )
+    tile_ops = max(folded_tile_ops(plan.kernel, rep) for rep in representatives.values())
     bounds = (
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("busy:")),
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("served:")),
@@ -192,6 +189,11 @@ def class_costs(
         for kind in representatives
     }
     return costs, ops
+
+
+def folded_tile_ops(kernel: Kernel, tile: FoldedTile) -> float:
+    """The unit ops one CTA of `kernel` runs for the folded `tile` (`estimated_ops` of one such tile)."""
+    return estimated_ops(replace(with_programs(kernel, tile.marked), tiles=range(1)))
 
 
 def filled_slots(fit: int, tiles: int, sms: int) -> int:

@@ -16,7 +16,7 @@ from experiments.fast_vs_exact import GRID, compare
 from simgpu import GemmProblem, Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.arch import Arch
-from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine, estimated_ops
+from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine
 from simgpu.errors import EventBudgetError, ScheduleError
 from simgpu.fast import plan_fast, run_fast
 from simgpu.fast_bytes import _first_heads, _replay_folded
@@ -31,6 +31,7 @@ from simgpu.fast_costs import (
     _staggered,
     class_costs,
     filled_slots,
+    folded_tile_ops,
     metric_names,
 )
 from simgpu.fast_plan import REPLAY_NESTED_PERIODS, grid_prefix, plan_kernel
@@ -838,8 +839,7 @@ def test_further_rounds_hold_a_whole_cycle_of_misses_where_they_cost_few_ops() -
     assert _rounds(tile, shares, 2, 12) == 6
 
     def round_ops(kernel: Kernel) -> float:
-        representative = plan_kernel(arch, kernel).representative(0)
-        return 2 * estimated_ops(replace(with_programs(kernel, representative.marked), tiles=range(1)))
+        return 2 * folded_tile_ops(kernel, plan_kernel(arch, kernel).representative(0))
 
     (forward,) = schedule(arch, "v2", problem, {})
     assert 6 * round_ops(scores) <= ROUNDS_OPS < (MAX_ROUNDS + 1) * round_ops(forward)
