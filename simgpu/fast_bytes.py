@@ -120,13 +120,13 @@ def replayed_bytes(
         # pressure; between kernels the whole run's heads compete. The bytes of a removed iteration are fitted on
         # the first head alone, in its share of L2 (heads are alike).
         head = _head(tiles[0][0], plans[0].kernel.head_axes)
+        unit = _unit(tiles[0][0], plans[0].kernel)
         # One head replayed: its tiles are the first head's (standard attention at 16k tokens: 20,608 tiles).
         firsts = (
             [list(ts) for ts in tiles]
             if replayed == 1
             else [
-                [tile for tile in ts if _head(tile, plan.kernel.head_axes) == head]
-                for plan, ts in zip(plans, tiles, strict=True)
+                [tile for tile in ts if _unit(tile, plan.kernel) == unit] for plan, ts in zip(plans, tiles, strict=True)
             ]
         )
         fitted = _Replayed(
@@ -430,12 +430,12 @@ def _first_heads(
         axes = kernel.head_axes
         if not axes:
             return None
-        firsts.add(_head(kernel.tiles[0], axes))
-        if isinstance(kernel.tiles, TileGrid):
+        firsts.add(_unit(kernel.tiles[0], kernel))
+        if isinstance(kernel.tiles, TileGrid) and kernel.launched_apart_axis is None:
             counts.add(math.prod(kernel.tiles.shape[:axes]))
             per_head.append(math.prod(kernel.tiles.shape[axes:]))
             continue
-        sizes = Counter(_head(tile, axes) for tile in kernel.tiles)
+        sizes = Counter(_unit(tile, kernel) for tile in kernel.tiles)
         if len(set(sizes.values())) != 1:
             return None
         counts.add(len(sizes))
@@ -458,19 +458,19 @@ def _heads_tiles(plans: Sequence[KernelPlan], count: int) -> list[list[Hashable]
     tiles: list[list[Hashable]] = []
     for plan in plans:
         kernel, axes = plan.kernel, plan.kernel.head_axes
-        if isinstance(kernel.tiles, TileGrid):
+        if isinstance(kernel.tiles, TileGrid) and kernel.launched_apart_axis is None:
             tiles.append(grid_prefix(kernel.tiles, count * math.prod(kernel.tiles.shape[axes:])))
             continue
-        chosen = _leading_heads(kernel.tiles, axes, count)
-        tiles.append([tile for tile in kernel.tiles if _head(tile, axes) in chosen])
+        chosen = _leading_heads(kernel.tiles, kernel, count)
+        tiles.append([tile for tile in kernel.tiles if _unit(tile, kernel) in chosen])
     return tiles
 
 
-def _leading_heads(tiles: Sequence[Hashable], axes: int, count: int) -> set[tuple[object, ...]]:
-    """The first `count` heads that `tiles` (in launch order) name."""
+def _leading_heads(tiles: Sequence[Hashable], kernel: Kernel, count: int) -> set[tuple[object, ...]]:
+    """The first `count` heads (`_unit`) that `tiles` (in launch order) of `kernel` name."""
     heads: dict[tuple[object, ...], None] = {}
     for tile in tiles:
-        heads.setdefault(_head(tile, axes))
+        heads.setdefault(_unit(tile, kernel))
         if len(heads) == count:
             break
     return set(heads)
@@ -766,14 +766,24 @@ def _head_prefix_bytes(
 
 
 def _head(tile: Hashable, axes: int) -> tuple[object, ...]:
+    """The head of `tile`, its first `axes` entries: what its memory keys begin with."""
     return tuple(tile[:axes])  # type: ignore[index]
+
+
+def _unit(tile: Hashable, kernel: Kernel) -> tuple[object, ...]:
+    """The head the replay takes `tile` for: its head, and the entry its grid launches apart where there is one
+    (`Kernel.launched_apart_axis`: v1's split grid, whose splits of a head never meet in L2, replays each split as a
+    head of its own)."""
+    head = _head(tile, kernel.head_axes)
+    apart = kernel.launched_apart_axis
+    return head if apart is None else (*head, cast(tuple[object, ...], tile)[apart])
 
 
 def _first_tiles(plan: KernelPlan, tiles: Sequence[Hashable], count: int) -> list[int]:
     """The positions in `tiles` (a kernel's replayed tiles, in launch order) of those of its first `count` heads."""
-    axes = plan.kernel.head_axes
-    chosen = _leading_heads(tiles, axes, count)
-    return [n for n, tile in enumerate(tiles) if _head(tile, axes) in chosen]
+    kernel = plan.kernel
+    chosen = _leading_heads(tiles, kernel, count)
+    return [n for n, tile in enumerate(tiles) if _unit(tile, kernel) in chosen]
 
 
 def _prefix_bytes(

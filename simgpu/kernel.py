@@ -121,6 +121,11 @@ class Kernel:
     # for it; fast mode checks each form's last tile against its first (programs and folds alike), not the keys.
     # Ignored where the tiles are not a TileGrid (a kernel cut to its first tiles).
     alike_but_edges: bool = False
+    # An entry of the tile index past the head axes whose tiles of one head the grid launches so far apart that none
+    # finds in L2 what another of them left there (v1's split grid, whose splits of a head are batch x heads CTAs
+    # apart: the schedule tells where the run's data exceeds L2). Fast mode's L2 replay then takes each head and
+    # value of this entry as a head of its own. None: a head's tiles may meet in L2.
+    launched_apart_axis: int | None = None
 
     def __post_init__(self) -> None:
         if not self.tiles:
@@ -132,6 +137,8 @@ class Kernel:
             raise ScheduleError(
                 f"kernel {self.name}: roles have {role_warps} warps but the CTA has {self.cta.threads} threads"
             )
+        if self.launched_apart_axis is not None and not self.head_axes <= self.launched_apart_axis:
+            raise ScheduleError(f"kernel {self.name}: launched_apart_axis must lie past the head axes")
         names = [b.name for b in self.barriers]
         if len(set(names)) != len(names):
             raise ScheduleError(f"kernel {self.name}: duplicate barrier names")

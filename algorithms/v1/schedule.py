@@ -67,9 +67,15 @@ the d = 128 main loop's samples); here it is waited for (and committed) at the n
 before P~ V_j takes exact mode on FA2's A100 sweep at N = 512 from 42.2% to 39.9% of peak, but fast mode's per-SM
 HBM share serializes each SM's bursts of loads (fast over exact cycles 0.957 -> 0.883 on the full A100 there;
 `docs/results/fa1_release_not_kept/`) and its nested-loop fold misses the causal diagonal's longer latency (+1-2%):
-left for fast mode to follow. Fast mode's L2 replay of a split grid replays a head's CTAs close together, where the
-grid launches them `batch x heads` CTAs apart, so it finds K_j and V_j in L2 that exact mode misses (N = 512, 4
-splits: half of exact's HBM bytes): use exact mode with `splits`.
+left for fast mode to follow. A split grid launches a head's CTAs `batch x heads` CTAs apart: where that is a wave
+of the chip's slots or more and the run's data exceeds L2, a head's later split finds nothing of its K_j and V_j
+that an earlier one read (the CTAs between read more than L2 holds), and the kernel says so
+(`Kernel.launched_apart_axis`), so that fast mode's L2 replay takes each split as a head of its own (it replayed a
+head's splits close together, finding K_j and V_j in L2: on the A100 at FA2's N = 512-2k, 0.15-0.33x exact mode's
+HBM reads, `docs/results/looked_at_48/v1_sweep/`). Below a wave apart the splits of a head run side by side, as
+the replay walks them. Either way it is a bound, not the reuse distance: near it exact mode's later splits find part
+of K and V (the replay's HBM reads up to 1.7x exact mode's where taken apart, down to 0.3x where not, on chips cut
+to 4-16 SMs and 2-16 MiB of L2; within 0.97-1.14x on FA2's A100 sweep, `docs/results/splits_apart_48/`).
 """
 
 from __future__ import annotations
@@ -213,6 +219,16 @@ def release_splits(arch: Arch, problem: Problem) -> int:
     return next(n for n, e in enumerate(efficiency, start=1) if e > RELEASE_SPLIT_EFFICIENCY * best)
 
 
+def _splits_apart(arch: Arch, problem: Problem, cfg: Config) -> bool:
+    """Whether the forward's splits of one head never meet in L2 (module docstring): the grid launches them
+    `batch x heads` CTAs apart, a wave of the chip's slots or more, and the run's data exceeds L2."""
+    if cfg.splits == 1:
+        return False
+    slots = arch.sms * ctas_per_sm(arch, forward_kernel(problem, cfg))
+    data = sum(footprint_bytes(problem).values())
+    return problem.batch * problem.heads >= slots and data > arch.l2.capacity_bytes
+
+
 def footprint_bytes(problem: Problem) -> dict[str, int]:
     """Buffers live in HBM: the inputs and outputs plus the fp32 o_tmp and lse (and dq_tmp, D): O(N d), never
     O(N^2)."""
@@ -234,7 +250,7 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
         steps = _QueryBlocks(problem, cfg).steps
         return (algorithm1.forward_kernel(problem, cfg.block_m, cfg.block_n, cfg.forward_warps, steps),)
     check_footprint(arch, "v1", buffers)
-    forward = (forward_kernel(problem, cfg),) if problem.pass_ != "bwd" else ()
+    forward = (forward_kernel(problem, cfg, _splits_apart(arch, problem, cfg)),) if problem.pass_ != "bwd" else ()
     backward = (backward_kernel(problem, cfg),) if problem.pass_ != "fwd" else ()
     return forward + backward
 
@@ -376,12 +392,16 @@ def _tiles(p: Problem) -> tuple[tuple[int, int], ...]:
     return tuple((b, h) for b in range(p.batch) for h in range(p.heads))
 
 
+SPLIT_AXIS = 2  # a split grid's tile index: (batch, head, split)
+
+
 def _split_tiles(p: Problem, splits: int) -> tuple[tuple[int, int, int], ...]:
     """`splits` CTAs per (batch, head): the v0.2-v1.0 releases' grid (batch, heads, splits), batch fastest."""
     return tuple((b, h, z) for z in range(splits) for h in range(p.heads) for b in range(p.batch))
 
 
-def forward_kernel(p: Problem, cfg: Config) -> Kernel:
+def forward_kernel(p: Problem, cfg: Config, splits_apart: bool = False) -> Kernel:
+    """The forward kernel; `splits_apart`: a head's splits never meet in L2 (`_splits_apart`)."""
     d, eb, w = p.headdim, p.element_bytes, cfg.forward_warps
     rp, kp = cfg.rows_pad, cfg.cols_pad(w)
     n_k = ceil_div(p.nk, cfg.block_n)
@@ -527,6 +547,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         name="v1_fwd",
         tiles=_split_tiles(p, cfg.splits) if cfg.splits > 1 else _tiles(p),
         head_axes=HEAD_AXES,
+        launched_apart_axis=SPLIT_AXIS if splits_apart else None,
         cta=CtaResources(w * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", w, program),),
         barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q"), BarrierSpec("lse"), BarrierSpec("o_tmp")),

@@ -1064,6 +1064,21 @@ def test_every_head_replayed_times_the_softmaxs_write_backs_in_the_softmax() -> 
     assert fast.kernel_cycles[1] == pytest.approx(exact.kernel_cycles[1], rel=0.01)
 
 
+def test_splits_launched_apart_replay_as_heads_of_their_own() -> None:
+    # v1's split grid on an A100 cut to 16 SMs (32 slots) and 4 MiB of L2: 64 heads of 4 splits, a head's splits 64
+    # CTAs apart, the run's data 30 MiB. Exact mode's later splits find none of the K_j, V_j an earlier one read; the
+    # replay walked a head's splits together and read a third of its HBM bytes (12.6 MB of 37.8). Each split is now
+    # a head of the replay's own (`Kernel.launched_apart_axis`).
+    arch = load_arch("a100", {"sms": 16, "l2.capacity_bytes": 4 * 2**20})
+    problem, options = Problem(4, 16, 512, 64), {"splits": 4}
+    assert schedule(arch, "v1", problem, options)[0].launched_apart_axis == 2
+    fast = simulate(arch, "v1", problem, options)
+    exact = simulate(arch, "v1", problem, options, mode="exact")
+    assert fast.hbm_read_bytes == pytest.approx(exact.hbm_read_bytes, rel=0.002)
+    assert fast.hbm_write_bytes == pytest.approx(exact.hbm_write_bytes, rel=1e-6)
+    assert fast.cycles == pytest.approx(exact.cycles, rel=0.01)
+
+
 def test_every_head_replayed_gives_the_bytes_where_the_first_heads_stand_badly_for_the_rest() -> None:
     # Standard attention's forward on the whole A100, 16 heads, N = 1k, d = 64: S (32 MB) about fills the 40 MB L2,
     # and the softmax's P pushes out the S of the heads it has not read yet. The first 12 heads, replayed in their

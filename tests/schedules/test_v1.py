@@ -93,6 +93,21 @@ def test_splits_follow_the_later_releases_heuristic() -> None:
     assert release_splits(a100, Problem(2, 108, 1024, 64)) == 1
 
 
+def test_a_split_grid_launches_a_heads_splits_apart_where_a_wave_lies_between_and_the_data_exceeds_l2() -> None:
+    a100 = load_arch("a100")  # 216 forward slots at d = 64, 40 MiB of L2
+
+    def apart(problem: Problem, splits: int) -> int | None:
+        return v1.schedule(a100, problem, splits=splits)[0].launched_apart_axis
+
+    # FA2's sweep at N = 512: 1,024 heads between a head's splits, 4.7 waves; the run's data 386 MiB.
+    assert apart(Problem(32, 32, 512, 64), 4) == 2
+    # At N = 4096 the 128 heads are under a wave: a head's splits run side by side.
+    assert apart(Problem(4, 32, 4096, 64), 5) is None
+    # 256 heads at N = 128: a wave apart, but the run's 24 MiB of data stays in L2.
+    assert apart(Problem(8, 32, 128, 64), 4) is None
+    assert apart(Problem(32, 32, 512, 64), 1) is None  # one CTA per head
+
+
 def test_splits_change_no_byte_but_the_forwards_k_and_v() -> None:
     problem = Problem(1, 2, 1024, 64)  # 4 key blocks, 64 query steps
     one = simulate(no_l2("a100"), "v1", problem)
