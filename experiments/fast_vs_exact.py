@@ -17,6 +17,11 @@ and v3 on the H200, v4 on the B200, v2 on the A100, forward and backward; `fast_
 processes; with `--quick`, its first case at one sequence. `--whole` compares whole chips at ordinary shapes, not
 causal (every algorithm on the archs that run it, forward and backward, four shapes of 16-64 heads at N = 512-2k;
 `fast_vs_exact_whole.csv`), `--jobs` worker processes; with `--quick`, the A100's standard forward at the first shape.
+`--fa2` compares FA2's benchmark shapes (16k tokens, 2,048 / d heads, d = 64 and 128, N = 512-16k, standard attention
+to 4k; not causal): every algorithm on the A100 and the H100, v4 on the B200, forward and backward, v1's forward
+with the releases' splits (`release_splits`), as FA2's benchmark ran FA1 (`fast_vs_exact_fa2.csv`), `--jobs` worker
+processes, exact mode's event budget raised (v1's backward at 16k tokens takes about 40 s); with `--quick`, the
+A100's v2 forward at 16k tokens.
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ from typing import Any
 from unittest import mock
 
 import simgpu.fast_bytes
+from algorithms.v1.schedule import release_splits
 from experiments._common import OUT_DIR, map_rows, save
 from simgpu import Problem, load_arch, native, simulate
 from simgpu.api import schedule
+from simgpu.engine import DEFAULT_EVENT_BUDGET
 from simgpu.fast_plan import plan_kernel
 from simgpu.result import BYTE_FIELDS
 
@@ -110,6 +117,22 @@ WHOLE = [
 ]
 
 
+# (arch, algos) and sequence lengths of the --fa2 comparison: FA2's benchmark at 16k tokens, 2,048 / headdim heads.
+FA2_ALGOS = (("a100", ("standard", "v1", "v2")), ("h100", ("standard", "v1", "v2", "v3")), ("b200", ("v4",)))
+FA2_SEQLENS = (512, 1024, 2048, 4096, 8192, 16384)
+FA2_STANDARD_SEQLENS = (512, 1024, 2048, 4096)  # its exact mode past 4k takes minutes a prediction
+FA2 = [
+    (arch, algo, pass_, n, d)
+    for arch, algos in FA2_ALGOS
+    for algo in algos
+    for pass_ in ("fwd", "bwd")
+    for d in (64, 128)
+    for n in (FA2_STANDARD_SEQLENS if algo == "standard" else FA2_SEQLENS)
+]
+FA2_TOKENS = 16384
+FA2_EXACT_BUDGET = 10**9
+
+
 # (arch, algo) of the --prefix check, each forward and backward, causal or not.
 PREFIX = (("h100", "standard"), ("h100", "v2"), ("h100", "v3"), ("b200", "v4"), ("a100", "v2"))
 
@@ -153,6 +176,14 @@ def compare_whole(case: tuple[str, str, str, tuple[int, int, int, int]]) -> dict
     return compare_on(arch, {}, algo, Problem(batch, heads, n, d, pass_=pass_))
 
 
+def compare_fa2(case: tuple[str, str, str, int, int]) -> dict[str, object]:
+    """A --fa2 case: FA2's benchmark shape on the whole chip; v1's forward with the releases' splits."""
+    arch_name, algo, pass_, n, d = case
+    problem = Problem(FA2_TOKENS // n, 2048 // d, n, d, pass_=pass_)
+    options = {"splits": release_splits(load_arch(arch_name), problem)} if (algo, pass_) == ("v1", "fwd") else {}
+    return {**compare_on(arch_name, {}, algo, problem, options, FA2_EXACT_BUDGET), "options": options}
+
+
 def _compare_case(case: tuple[str, str, str, bool, int]) -> dict[str, object]:
     return compare(*case)
 
@@ -162,16 +193,23 @@ def compare(arch_name: str, algo: str, pass_: str, causal: bool, shape: int) -> 
     return compare_on(arch_name, overrides, algo, Problem(**sizes, causal=causal, pass_=pass_))  # type: ignore[arg-type]
 
 
-def compare_on(arch_name: str, overrides: Mapping[str, object], algo: str, problem: Problem) -> dict[str, object]:
+def compare_on(
+    arch_name: str,
+    overrides: Mapping[str, object],
+    algo: str,
+    problem: Problem,
+    options: Mapping[str, object] | None = None,
+    event_budget: int = DEFAULT_EVENT_BUDGET,
+) -> dict[str, object]:
     arch = load_arch(arch_name, overrides)
     started = time.perf_counter()
-    exact = simulate(arch, algo, problem, mode="exact")
+    exact = simulate(arch, algo, problem, options, mode="exact", event_budget=event_budget)
     exact_s = time.perf_counter() - started
     started = time.perf_counter()
-    fast = simulate(arch, algo, problem, mode="fast")
+    fast = simulate(arch, algo, problem, options, mode="fast")
     fast_s = time.perf_counter() - started
     # Kernels fast mode ran whole (`simgpu.fast_whole`): its fluid schedule is not what these rows check.
-    whole = sum(plan_kernel(arch, kernel).whole for kernel in schedule(arch, algo, problem, {}))
+    whole = sum(plan_kernel(arch, kernel).whole for kernel in schedule(arch, algo, problem, dict(options or {})))
     return {
         "arch": arch_name,
         "algo": algo,
@@ -257,6 +295,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--whatif", action="store_true", help="arch what-ifs far from the shipped chips")
     parser.add_argument("--causal", action="store_true", help="causal attention at full chip size")
     parser.add_argument("--whole", action="store_true", help="whole chips at ordinary shapes, not causal")
+    parser.add_argument("--fa2", action="store_true", help="FA2's benchmark shapes on whole chips")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (the grid)")
     args = parser.parse_args(argv)
@@ -283,6 +322,11 @@ def main(argv: list[str] | None = None) -> None:
             with ProcessPoolExecutor(2) as pool:
                 rows = list(pool.map(compare_causal, CAUSAL))
         save(rows, args.out, "fast_vs_exact_causal", plot)
+        return
+    if args.fa2:
+        quick = [case for case in FA2 if case[:4] == ("a100", "v2", "fwd", FA2_TOKENS)][:1]
+        rows = map_rows(compare_fa2, quick if args.quick else FA2, args.jobs)
+        save(rows, args.out, "fast_vs_exact_fa2", plot)
         return
     if args.whole:
         rows = map_rows(compare_whole, WHOLE[:1] if args.quick else WHOLE, args.jobs)

@@ -135,6 +135,16 @@ def test_fast_vs_exact_whole_quick_run_compares_a_whole_chip_kernel_by_kernel(tm
     assert float(row["fast_over_exact"]) == float(row["cycles_fast"]) / float(row["cycles_exact"])
 
 
+def test_fast_vs_exact_fa2_quick_run_takes_fa2s_benchmark_shape(tmp_path: Path) -> None:
+    # The A100's v2 forward at FA2's 16k-token shape: one sequence, 32 heads of d = 64, the whole chip.
+    (row,) = _run(fast_vs_exact, "fast_vs_exact_fa2", tmp_path, "--fa2")
+    assert (row["arch"], row["algo"], row["pass"], row["causal"], row["sms"]) == ("a100", "v2", "fwd", "False", "108")
+    assert (row["batch"], row["heads"], row["seqlen_q"], row["headdim"]) == ("1", "32", "16384", "64")
+    assert row["options"] == "{}"
+    assert row["bytes_equal"] == "True"
+    assert float(row["fast_over_exact"]) == pytest.approx(1.0, abs=0.01)
+
+
 def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm_in_both_power_states(tmp_path: Path) -> None:
     short, sustained = _run(gemm_ceiling, "gemm_ceiling_h200", tmp_path)
     assert (short["arch"], sustained["arch"]) == ("h200", "h200_sustained")
