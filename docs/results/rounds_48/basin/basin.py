@@ -16,24 +16,25 @@ import itertools
 import statistics
 import sys
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
 import simgpu.fast_costs as fast_costs
 import simgpu.fast_plan as fast_plan
-from simgpu import Problem, load_arch, simulate
+from simgpu import simulate
 from simgpu.trace import Span, Trace
+from simgpu.validation import case_arch, read_cases
 
-ARCH = load_arch("h200").with_overrides({"clock_hz": 1730e6, "power": None})
-PROBLEM = Problem(2, 16, 8192, 128)
-OPTIONS = {
-    "block_m": 128,
-    "block_n": 128,
-    "stages": 2,
-    "pingpong": False,
-    "intra_wg_overlap": True,
-    "persistent": False,
-    "epilogue": "registers",
-}
+ROOT = Path(__file__).resolve().parents[4]
+# The validation's configuration: its shape, switches and clock as `simgpu validate` reads them.
+CASE = next(
+    case
+    for case in read_cases(ROOT / "validation" / "h200" / "v3_kernels_h200.csv", "h200")
+    if (case.problem.batch, case.problem.seqlen_q, case.problem.headdim, case.problem.causal) == (2, 8192, 128, False)
+    and case.options["pingpong"] is False
+    and case.options["intra_wg_overlap"] is True
+)
+ARCH, PROBLEM, OPTIONS = case_arch(CASE), CASE.problem, CASE.options
 
 
 def qk_starts(spans: list[Span]) -> list[float]:
