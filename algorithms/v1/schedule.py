@@ -72,10 +72,10 @@ of the chip's slots or more and the run's data exceeds L2, a head's later split 
 that an earlier one read (the CTAs between read more than L2 holds), and the kernel says so
 (`Kernel.launched_apart_axis`), so that fast mode's L2 replay takes each split as a head of its own (it replayed a
 head's splits close together, finding K_j and V_j in L2: on the A100 at FA2's N = 512-2k, 0.15-0.33x exact mode's
-HBM reads, `docs/results/looked_at_48/v1_sweep/`). Below a wave apart the splits of a head run side by side, as
-the replay walks them. Either way it is a bound, not the reuse distance: near it exact mode's later splits find part
-of K and V (the replay's HBM reads up to 1.7x exact mode's where taken apart, down to 0.3x where not, on chips cut
-to 4-16 SMs and 2-16 MiB of L2; within 0.97-1.14x on FA2's A100 sweep, `docs/results/splits_apart_48/`).
+HBM reads, now 1.00-1.14x, `docs/results/splits_apart_48/`). Below a wave apart the splits of a head run side by
+side, as the replay walks them. Either way it is a bound, not the reuse distance: near it exact mode's later splits
+find part of K and V (the replay's HBM reads up to 1.7x exact mode's where taken apart, down to 0.3x where not, on
+chips cut to 4-16 SMs and 2-16 MiB of L2, `docs/results/splits_apart_48/random_after.txt`).
 """
 
 from __future__ import annotations
