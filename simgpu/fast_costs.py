@@ -22,7 +22,8 @@ a slot's only tile takes the rest, its tail. A removed iteration's cost is fitte
 (`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more, or more until what they add holds a whole cycle of each
 tensor's spread misses (`_fit_variant`). In a kernel of one wave at most (no slot takes a second tile: v1's one CTA per
 head), no further tile is run: a removed iteration is fitted from the single round's time, and the per-tile metrics are
-that round's.
+that round's. In a kernel of `ALONE_FIT_WAVES` waves or more the SM alone takes the busy fit's cost of a removed
+iteration (its own fit variants are not run): only the tail wave has SMs alone.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
@@ -54,6 +55,13 @@ MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average it
 # rounds for every kernel cost 16% more ops over the speed benchmark; bounded by ops, only standard attention's
 # one-GEMM and row tiles take more rounds (1.5% more ops in all; at 16k tokens 1.4-1.8x its 2-4 thousand).
 ROUNDS_OPS = 256
+# Waves of a kernel (tiles over the slots of the SMs that share it) from which a removed iteration's cost with the SM
+# alone is the one fitted with every SM busy: only the tail wave, a small part of such a kernel, has SMs alone, and
+# the fit variants run alone cost as many ops as the busy ones (at least as slow busy: a bound on the tail). Over the
+# fast-vs-exact grids, 2,045 random problems and the H200 validation no case moved by more than 0.3%, where the
+# speed benchmark's v2, v3 and v4 cases took 0.875x the CPU time (median; 0.63-1.32x)
+# (`docs/results/alone_fit_48/`).
+ALONE_FIT_WAVES = 4
 # Fold periods a fit variant keeps more than the base (fewer where fewer were removed). Where co-resident CTAs
 # contend for pipes their phases wander from one iteration to the next, and a removed iteration's cost fitted from
 # one period more carries that wander: v2's d = 128 forward on the fast-vs-exact grid's tail-wave shape came out
@@ -131,6 +139,8 @@ def class_costs(
         tuple(TIMES + n for n, name in enumerate(names) if name.startswith("served:")),
     )
     simulated_costs: dict[tuple[int, int, bool], Cost] = {}
+    # Many waves: the busy runs' fit stands for the SM alone too (`ALONE_FIT_WAVES`).
+    borrowed = len(plan.kernel.tiles) >= ALONE_FIT_WAVES * slots * (sharers or arch.sms)
     ops = 0
     for kind, base in representatives.items():
         variants = [_fit_variant(base, side, plan.spec.period, shares) for side in plan.sides]
@@ -148,7 +158,7 @@ def class_costs(
             demand.setdefault(ctas, run.demand)
             ops += run.ops
             slopes = np.zeros((len(base.executed), len(run.vector)))
-            if fitted and not (lockstep and alone):
+            if fitted and not (lockstep and alone) and not (borrowed and alone):
                 deltas = []
                 for variant in variants:
                     more = _representative(
@@ -181,6 +191,8 @@ def class_costs(
                 vector = vector.copy()
                 vector[1] = min(vector[1], simulated_costs[kind, ctas, True].base[1])
             simulated_costs[kind, ctas, alone] = Cost(vector, slopes, ctas, bounds)
+            if borrowed and fitted and not alone:
+                simulated_costs[kind, ctas, True] = replace(simulated_costs[kind, ctas, True], slopes=slopes)
     costs = {
         kind: tuple(
             _interpolated(simulated_costs, kind, ctas, alone)

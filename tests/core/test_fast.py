@@ -21,6 +21,7 @@ from simgpu.errors import EventBudgetError, ScheduleError
 from simgpu.fast import plan_fast, run_fast
 from simgpu.fast_bytes import _first_heads, _replay_folded
 from simgpu.fast_costs import (
+    ALONE_FIT_WAVES,
     FIT_PERIODS,
     MAX_ROUNDS,
     ROUNDS_OPS,
@@ -522,6 +523,22 @@ def test_a_representatives_further_tile_books_the_hbm_time_of_the_bytes_its_miss
     served = costs[plan.kinds[0]][0].of(plan.removed[0])[TIMES + names.index("served:hbm")]
     booked = served * arch.hbm_bytes_per_cycle(arch.clock_hz) / arch.sms
     assert booked == pytest.approx(planned.bytes_full[2] / len(plan.kernel.tiles), rel=1e-9)
+
+
+@pytest.mark.parametrize(("batch", "borrowed"), [(4, True), (1, False)])
+def test_a_kernel_of_many_waves_fits_its_sm_alone_from_its_busy_runs(batch: int, borrowed: bool) -> None:
+    # v2's forward on an H100 cut to 8 SMs, two CTAs an SM: 4 x 4 heads of 8 query blocks are 8 waves, of which only
+    # the last can have SMs alone, and the SM alone takes the busy fit's cost of a removed iteration; 1 x 4 heads, 2
+    # waves, fit it with variants of their own.
+    arch = load_arch("h100", {"sms": 8})
+    planned = plan_fast(arch, schedule(arch, "v2", Problem(batch, 4, 1024, 128), {}))
+    plan, names = planned.plans[0], metric_names(arch)
+    slots = filled_slots(plan.fit, len(plan.kernel.tiles), arch.sms)
+    assert (len(plan.kernel.tiles) >= ALONE_FIT_WAVES * slots * arch.sms) == borrowed
+    costs, _ = class_costs(arch, plan, arch.clock_hz, 10**9, planned.shares[0], names, arch.sms)
+    busy, alone = costs[plan.kinds[0]][:2]  # one CTA: every SM busy, then alone
+    assert np.any(busy.slopes)
+    assert np.array_equal(alone.slopes, busy.slopes) == borrowed
 
 
 def test_a_removed_iteration_takes_at_least_its_hbm_service_at_the_sms_share() -> None:
