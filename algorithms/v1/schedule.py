@@ -81,6 +81,7 @@ chips cut to 4-16 SMs and 2-16 MiB of L2, `docs/results/splits_apart_48/random_a
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Hashable, Sequence
@@ -219,12 +220,12 @@ def release_splits(arch: Arch, problem: Problem) -> int:
     return next(n for n, e in enumerate(efficiency, start=1) if e > RELEASE_SPLIT_EFFICIENCY * best)
 
 
-def _splits_apart(arch: Arch, problem: Problem, cfg: Config) -> bool:
-    """Whether the forward's splits of one head never meet in L2 (module docstring): the grid launches them
+def _splits_apart(arch: Arch, problem: Problem, cfg: Config, forward: Kernel) -> bool:
+    """Whether the `forward` kernel's splits of one head never meet in L2 (module docstring): the grid launches them
     `batch x heads` CTAs apart, a wave of the chip's slots or more, and the run's data exceeds L2."""
     if cfg.splits == 1:
         return False
-    slots = arch.sms * ctas_per_sm(arch, forward_kernel(problem, cfg))
+    slots = arch.sms * ctas_per_sm(arch, forward)
     data = sum(footprint_bytes(problem).values())
     return problem.batch * problem.heads >= slots and data > arch.l2.capacity_bytes
 
@@ -250,9 +251,15 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
         steps = _QueryBlocks(problem, cfg).steps
         return (algorithm1.forward_kernel(problem, cfg.block_m, cfg.block_n, cfg.forward_warps, steps),)
     check_footprint(arch, "v1", buffers)
-    forward = (forward_kernel(problem, cfg, _splits_apart(arch, problem, cfg)),) if problem.pass_ != "bwd" else ()
-    backward = (backward_kernel(problem, cfg),) if problem.pass_ != "fwd" else ()
-    return forward + backward
+    kernels: list[Kernel] = []
+    if problem.pass_ != "bwd":
+        forward = forward_kernel(problem, cfg)
+        if _splits_apart(arch, problem, cfg, forward):
+            forward = dataclasses.replace(forward, launched_apart_axis=SPLIT_AXIS)
+        kernels.append(forward)
+    if problem.pass_ != "fwd":
+        kernels.append(backward_kernel(problem, cfg))
+    return tuple(kernels)
 
 
 class _Step(NamedTuple):
@@ -400,8 +407,7 @@ def _split_tiles(p: Problem, splits: int) -> tuple[tuple[int, int, int], ...]:
     return tuple((b, h, z) for z in range(splits) for h in range(p.heads) for b in range(p.batch))
 
 
-def forward_kernel(p: Problem, cfg: Config, splits_apart: bool = False) -> Kernel:
-    """The forward kernel; `splits_apart`: a head's splits never meet in L2 (`_splits_apart`)."""
+def forward_kernel(p: Problem, cfg: Config) -> Kernel:
     d, eb, w = p.headdim, p.element_bytes, cfg.forward_warps
     rp, kp = cfg.rows_pad, cfg.cols_pad(w)
     n_k = ceil_div(p.nk, cfg.block_n)
@@ -547,7 +553,6 @@ def forward_kernel(p: Problem, cfg: Config, splits_apart: bool = False) -> Kerne
         name="v1_fwd",
         tiles=_split_tiles(p, cfg.splits) if cfg.splits > 1 else _tiles(p),
         head_axes=HEAD_AXES,
-        launched_apart_axis=SPLIT_AXIS if splits_apart else None,
         cta=CtaResources(w * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", w, program),),
         barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q"), BarrierSpec("lse"), BarrierSpec("o_tmp")),

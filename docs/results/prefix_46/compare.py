@@ -2,15 +2,18 @@
 own compiled modules, then 98d8761, the session's end, twice): per run the number of cases at or under 50 ms, the
 median and slowest case, and 128k over 1k (median, and how many of 22 within 2x); then every case whose time moved
 by more than a fifth on average over the two rounds. Run from the repository root:
-`python docs/results/prefix_46/compare.py > docs/results/prefix_46/compare.txt`."""
+`python docs/results/prefix_46/compare.py > docs/results/prefix_46/compare.txt`; `python
+docs/results/prefix_46/compare.py DIR` reads another session's runs (`DIR/simspeed_{base,end}_{1,2}.csv`: the
+forty-seventh session's, `docs/results/speed_47`)."""
 
 from __future__ import annotations
 
 import csv
 import statistics
+import sys
 from pathlib import Path
 
-HERE = Path("docs/results/prefix_46")
+HERE = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/results/prefix_46")
 Case = tuple[str, str, str, int]
 RUNS = ("base_1", "end_1", "base_2", "end_2")
 

@@ -67,8 +67,18 @@ def validation(label: str, fast: Path) -> None:
         f" mean |diff| {statistics.mean(map(abs, every)):.2%}, within 1%: {sum(abs(x) <= 0.01 for x in every)}"
         f" of {len(every)}, largest {max(map(abs, every)):.2%}"
     )
+    print(f"  mean {statistics.mean(every):+.2%}")
     for group, diffs in sorted(groups.items()):
         print(f"  {', '.join(group)}: mean {statistics.mean(diffs):+.2%}, largest |diff| {max(map(abs, diffs)):.2%}")
+
+
+def configurations(fast: Path) -> None:
+    """Every v3 configuration's fast over exact predicted time, by switches, head dimension and sequence length."""
+    exact_rows, fast_rows = rows(HERE / "validate_v3_exact.csv", VALIDATION_KEY), rows(fast, VALIDATION_KEY)
+    ordered = sorted(exact_rows, key=lambda key: (key[5], int(key[3]), key[4], int(key[2])))
+    for key in ordered:
+        diff = float(fast_rows[key]["predicted_ms"]) / float(exact_rows[key]["predicted_ms"]) - 1
+        print(f"  {key[0]} x {key[1]} x {key[2]}, d={key[3]}, causal={key[4]}, {key[5]}: {diff:+.2%}")
 
 
 def main() -> None:
@@ -82,6 +92,8 @@ def main() -> None:
     grid("whole", whole, {"rounds 2": HERE / "whole_r2.csv"})
     validation("main", HERE / "validate_v3_fast_base.csv")
     validation("rounds 2", HERE / "validate_v3_fast_r2.csv")
+    print("v3 validation configurations, fast (main) over exact:")
+    configurations(HERE / "validate_v3_fast_base.csv")
 
 
 if __name__ == "__main__":

@@ -6,40 +6,23 @@ from __future__ import annotations
 
 import csv
 import sys
+from pathlib import Path
 
-import simgpu.api as api
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `counted`, beside this folder
+
+from counted import counted_ops
+
 import simgpu.fast_costs as fast_costs
-from benchmarks.simspeed import ALGOS, ARCHS, PASSES, SEQLENS, problem_for
-from simgpu import native, simulate
-from simgpu.errors import SimgpuError
+from simgpu import native
+
+
+def set_cap(cap: int) -> None:
+    fast_costs.MAX_ROUNDS = cap
 
 
 def main(out: str) -> None:
     assert not native.compiled(), "run with SIMGPU_NATIVE=0: the cap is patched in the sources"
-    counted: list[int] = []
-    run_fast = api.run_fast
-
-    def counting(*args: object, **kwargs: object) -> object:
-        stats = run_fast(*args, **kwargs)  # type: ignore[arg-type]
-        counted.append(stats.ops)
-        return stats
-
-    api.run_fast = counting  # type: ignore[assignment]
-    rows: list[dict[str, object]] = []
-    for arch in ARCHS:
-        for algo in ALGOS:
-            for pass_ in PASSES:
-                for seqlen in SEQLENS:
-                    row: dict[str, object] = {"arch": arch, "algo": algo, "pass": pass_, "seqlen": seqlen}
-                    try:
-                        for cap in (4, 6):
-                            fast_costs.MAX_ROUNDS = cap
-                            counted.clear()
-                            simulate(arch, algo, problem_for(seqlen, pass_), mode="fast")
-                            row[f"ops_{cap}"] = sum(counted)
-                    except SimgpuError:
-                        break  # the algorithm does not run on this arch
-                    rows.append(row)
+    rows = counted_ops((4, 6), set_cap)
     with open(out, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()

@@ -8,12 +8,14 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
-import simgpu.api as api
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `counted`, beside this folder
+
+from counted import counted_ops
+
 import simgpu.fast_costs as fast_costs
-from benchmarks.simspeed import ALGOS, ARCHS, PASSES, SEQLENS, problem_for
-from simgpu import native, simulate
-from simgpu.errors import SimgpuError
+from simgpu import native
 from simgpu.fold import FoldedTile
 from simgpu.units.fluid_l2 import MissShares
 
@@ -37,26 +39,8 @@ def main(most: int, out: str) -> None:
     assert not native.compiled(), "run with SIMGPU_NATIVE=0: the rule is patched in the sources"
     if most:
         fast_costs._rounds = rounds_up_to(most)
-    counted: list[int] = []
-    run_fast = api.run_fast
-
-    def counting(*args: object, **kwargs: object) -> object:
-        stats = run_fast(*args, **kwargs)  # type: ignore[arg-type]
-        counted.append(stats.ops)
-        return stats
-
-    api.run_fast = counting  # type: ignore[assignment]
-    lines = []
-    for arch in ARCHS:
-        for algo in ALGOS:
-            for pass_ in PASSES:
-                for seqlen in SEQLENS:
-                    counted.clear()
-                    try:
-                        simulate(arch, algo, problem_for(seqlen, pass_), mode="fast")
-                    except SimgpuError:
-                        break  # the algorithm does not run on this arch
-                    lines.append(f"{arch},{algo},{pass_},{seqlen},{sum(counted)}\n")
+    rows = counted_ops((most,), lambda _most: None)
+    lines = [f"{r['arch']},{r['algo']},{r['pass']},{r['seqlen']},{r[f'ops_{most}']}\n" for r in rows]
     with open(out, "w") as handle:
         handle.writelines(lines)
     print(most, sum(int(line.rsplit(",", 1)[1]) for line in lines))

@@ -11,42 +11,25 @@ import os
 
 os.environ["SIMGPU_NATIVE"] = "0"
 
-import simgpu.api as api
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # `counted`, beside this folder
+
+from counted import counted_ops
+
 import simgpu.fast_costs as fast_costs
-from benchmarks.simspeed import ALGOS, ARCHS, PASSES, SEQLENS, problem_for
 from experiments.fast_vs_exact import CAUSAL, CAUSAL_TOKENS
 from simgpu import Problem, simulate
-from simgpu.errors import SimgpuError
 
 BOUNDS = (0, fast_costs.ROUNDS_OPS)
 
 
 def ops() -> None:
-    counted: list[int] = []
-    run_fast = api.run_fast
+    def set_bound(bound: int) -> None:
+        fast_costs.ROUNDS_OPS = bound
 
-    def counting(*args: object, **kwargs: object) -> object:
-        stats = run_fast(*args, **kwargs)  # type: ignore[arg-type]
-        counted.append(stats.ops)
-        return stats
-
-    api.run_fast = counting  # type: ignore[assignment]
-    rows: list[dict[str, object]] = []
-    for arch in ARCHS:
-        for algo in ALGOS:
-            for pass_ in PASSES:
-                for seqlen in SEQLENS:
-                    row: dict[str, object] = {"arch": arch, "algo": algo, "pass": pass_, "seqlen": seqlen}
-                    try:
-                        for bound in BOUNDS:
-                            fast_costs.ROUNDS_OPS = bound
-                            counted.clear()
-                            simulate(arch, algo, problem_for(seqlen, pass_), mode="fast")
-                            row[f"ops_{bound}"] = sum(counted)
-                    except SimgpuError:
-                        break  # the algorithm does not run on this arch
-                    rows.append(row)
-    api.run_fast = run_fast  # type: ignore[assignment]
+    rows = counted_ops(BOUNDS, set_bound)
     with open("ops.csv", "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
