@@ -262,10 +262,12 @@ class LatencySpec(_Node):
 class PowerSpec(_Node):
     """Power-limited clock: with the tensor cores saturated the chip runs at `tensor_saturated_clock_hz`.
 
-    Below saturation the clock rises as activity^(-1/3) up to `clock_hz` (see `simgpu.clock`).
+    Below saturation the clock rises as activity^(-1/3) up to `clock_hz`, and while a run uses the tensor cores at
+    all, up to `tensor_active_clock_hz` where given (see `simgpu.clock`).
     """
 
     tensor_saturated_clock_hz: PositiveFloat
+    tensor_active_clock_hz: PositiveFloat | None = None
 
 
 class Features(_Node):
@@ -326,6 +328,9 @@ class Arch(_Node):
             )
         if self.power is not None and self.power.tensor_saturated_clock_hz > self.clock_hz:
             raise ValueError("power.tensor_saturated_clock_hz exceeds clock_hz")
+        active = self.power.tensor_active_clock_hz if self.power is not None else None
+        if self.power is not None and active is not None and active < self.power.tensor_saturated_clock_hz:
+            raise ValueError("power.tensor_active_clock_hz is below power.tensor_saturated_clock_hz")
         if self.sm.max_threads % 32:
             raise ValueError("sm.max_threads must be a multiple of the warp size (32)")
         return self

@@ -5,8 +5,17 @@ the native FLOPs per cycle of each dtype), so mma.sync at two thirds of wgmma's 
 units are fully busy. Near the power limit dynamic power goes as activity x f x V^2 with V rising with f, so
 u x f^3 stays constant: f(u) = min(clock_hz, tensor_saturated_clock_hz x u^(-1/3)), with the saturated clock
 measured at u = 1. On the H200 this law predicts 1829 MHz for mma.sync at u = 2/3 from the 1598 MHz of wgmma at
-u = 1; the SM cycle counter measured 1820 MHz. Ignored: HBM and L2 power (a GEMM with heavy memory traffic runs
-slower than the law says), temperature, and the controller's reaction time (short bursts run faster).
+u = 1; the SM cycle counter measured 1820 MHz.
+
+A run that uses the tensor cores at all (u > 0) runs at most at `tensor_active_clock_hz` where the arch gives it:
+the cycle-counted clocks of every timed kernel on the H200 and the H100 sit near 1.80-1.83 GHz whatever their u
+(0.01 for FA1's kernels, 0.5 for FA3's at d = 64), where the law alone lets them reach the card's 1980 MHz, while
+standard attention's softmax kernel, which uses no tensor core, runs at 1975-1994 MHz
+(`docs/results/clock_49/tensor_active_clock.txt`: the law's clock for each run's measured u was 9.4% above the
+counted one on the H200's 384 tensor runs, 1.7% with the ceiling). Ignored: HBM, L2 and the softmax's pipes'
+power (attention at high u runs up to 13% below the law's clock: the largest errors left), temperature, the
+controller's reaction time (short bursts run faster), and that a run of several kernels changes its clock from one
+kernel to the next (one clock per run: standard attention's three kernels run at the ceiling, its softmax too).
 """
 
 from __future__ import annotations
@@ -20,4 +29,6 @@ def power_limited_clock_hz(arch: Arch, tensor_activity: float) -> float:
     if arch.power is None or tensor_activity <= 0.0:
         return arch.clock_hz
     saturated = arch.power.tensor_saturated_clock_hz * float(min(tensor_activity, 1.0) ** -POWER_LAW_EXPONENT)
-    return min(arch.clock_hz, saturated)
+    active = arch.power.tensor_active_clock_hz
+    ceiling = arch.clock_hz if active is None else min(arch.clock_hz, active)
+    return min(ceiling, saturated)
