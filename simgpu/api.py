@@ -1,8 +1,9 @@
 """The Python entry point: `simulate(arch, algo, problem, options, mode)` -> Result.
 
 It resolves the arch and the algorithm, validates the options against the algorithm's declared names, asks the
-algorithm for its kernels, runs the engine, applies the power-limited clock when the arch has one (one re-run at
-the lowered clock; in fast mode only its timing runs again), and checks the model's invariants before returning:
+algorithm for its kernels, runs the engine, applies the power-limited clock when the arch has one (a run that issues
+MMAs starts at the tensor-active ceiling, `simgpu.clock.starting_clock_hz`; one re-run where the law's clock differs;
+in fast mode only its timing runs again), and checks the model's invariants before returning:
 cycles never below the roofline bound, HBM bytes never below the compulsory traffic. A violated invariant is an
 InternalError, never a result. A per-tile run (`per_tile`) runs each kernel's first work item alone on one SM and
 adds one main-loop tile's busy cycles (`simgpu.per_tile`); the invariants, which bound whole problems, do not apply.
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from simgpu.arch import Arch, load_arch
-from simgpu.clock import power_limited_clock_hz
+from simgpu.clock import CLOCK_TOLERANCE, power_limited_clock_hz, starting_clock_hz
 from simgpu.engine import DEFAULT_EVENT_BUDGET, Engine, RunStats
 from simgpu.errors import InternalError, OptionError, ProblemError
 from simgpu.fast import FastPlan, plan_fast, run_fast, thaw
@@ -30,7 +31,6 @@ from simgpu.result import Result, make_result
 from simgpu.trace import Trace
 
 MODES: tuple[str, ...] = ("fast", "exact")
-CLOCK_TOLERANCE = 2e-3  # re-run at the power-limited clock only when it moves by more than this fraction
 
 
 def roofline_cycles(arch: Arch, problem: AnyProblem, clock_hz: float) -> float:
@@ -88,7 +88,7 @@ def simulate(
         kernels = tuple(replace(kernel, tiles=kernel.tiles[:1]) for kernel in kernels)
         loops = main_loops(kernels)  # before the run: a loop too short to take a tile from is refused at once
         mode = "exact"
-    clock_hz = arch.clock_hz
+    clock_hz = starting_clock_hz(arch, kernels)
     # Fast mode's folds and L2 replay do not depend on the clock: a re-run at the power-limited clock reuses them.
     planned = plan_fast(arch, kernels, freeze=True) if mode == "fast" else None
     try:

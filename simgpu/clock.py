@@ -20,9 +20,14 @@ kernel to the next (one clock per run: standard attention's three kernels run at
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from simgpu.arch import Arch
+from simgpu.kernel import Kernel
+from simgpu.ops import Mma, Op, Repeat
 
 POWER_LAW_EXPONENT = 1.0 / 3.0  # f^3 scaling of dynamic power when voltage tracks frequency
+CLOCK_TOLERANCE = 2e-3  # a run is re-run at another clock only when that moves it by more than this fraction
 
 
 def power_limited_clock_hz(arch: Arch, tensor_activity: float) -> float:
@@ -32,3 +37,28 @@ def power_limited_clock_hz(arch: Arch, tensor_activity: float) -> float:
     active = arch.power.tensor_active_clock_hz
     ceiling = arch.clock_hz if active is None else min(arch.clock_hz, active)
     return min(ceiling, saturated)
+
+
+def starting_clock_hz(arch: Arch, kernels: Sequence[Kernel]) -> float:
+    """The clock a run is simulated at first (`simgpu.api.simulate` re-runs it where `power_limited_clock_hz` of its
+    tensor activity moves that by more than `CLOCK_TOLERANCE`): the tensor-active ceiling where a kernel's first tile
+    issues an MMA and the ceiling lies below `clock_hz` by more than the tolerance, else `clock_hz`. A tensor run
+    whose activity leaves the law above the ceiling then runs once, not first at `clock_hz` and again."""
+    active = arch.power.tensor_active_clock_hz if arch.power is not None else None
+    if active is None or arch.clock_hz - active <= CLOCK_TOLERANCE * arch.clock_hz:
+        return arch.clock_hz
+    issues_mma = any(_issues_mma(role.program(kernel.tiles[0])) for kernel in kernels for role in kernel.roles)
+    return active if issues_mma else arch.clock_hz
+
+
+def _issues_mma(ops: Sequence[Op]) -> bool:
+    """Whether the ops (a loop's first iteration for each loop) hold an MMA."""
+    for op in ops:
+        kind = type(op)
+        if kind is Mma:
+            return True
+        if kind is Repeat:
+            loop: Repeat = op  # type: ignore[assignment]
+            if loop.count and _issues_mma(loop.body(0)):
+                return True
+    return False

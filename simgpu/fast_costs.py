@@ -193,6 +193,9 @@ def class_costs(
             simulated_costs[kind, ctas, alone] = Cost(vector, slopes, ctas, bounds)
             if borrowed and fitted and not alone:
                 simulated_costs[kind, ctas, True] = replace(simulated_costs[kind, ctas, True], slopes=slopes)
+    for (kind, ctas, alone), cost in list(simulated_costs.items()):
+        if ctas > 1:
+            simulated_costs[kind, ctas, alone] = _within_serial(cost, simulated_costs[kind, 1, alone])
     costs = {
         kind: tuple(
             _interpolated(simulated_costs, kind, ctas, alone)
@@ -201,6 +204,21 @@ def class_costs(
         for kind in representatives
     }
     return costs, ops
+
+
+def _within_serial(cost: Cost, one: Cost) -> Cost:
+    """`cost`, of `cost.ctas` CTAs on an SM, with each removed iteration's time at most `cost.ctas` times what it
+    adds to one CTA's (`one`, at the same share): the tiles' further iterations take no longer than run one after
+    another. A fit from a base run and a variant that fell into different phase lockings of their CTAs (the two
+    steady lags of `docs/results/rounds_48/basin/`) can give a slope far past that: v1's causal forward on the H200
+    at 16 x 16 x 1k, d = 128, two CTAs per SM, a slope of 2.1 times one CTA's at 1800 MHz, whose 52 removed
+    iterations made fast mode 1.47x exact mode's cycles (1.16x within this bound, 1.14x at 1980 MHz, where its fit
+    kept within it; `docs/results/clock_49/serial_bound.txt`). Slopes of one CTA that are not positive bound
+    nothing."""
+    bound = cost.ctas * one.slopes[:, :TIMES]
+    slopes = cost.slopes.copy()
+    slopes[:, :TIMES] = np.where(bound > 0, np.minimum(slopes[:, :TIMES], bound), slopes[:, :TIMES])
+    return replace(cost, slopes=slopes)
 
 
 def folded_tile_ops(kernel: Kernel, tile: FoldedTile) -> float:

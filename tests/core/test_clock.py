@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from simgpu import Problem, load_arch, simulate
-from simgpu.clock import power_limited_clock_hz
+from simgpu.api import schedule
+from simgpu.clock import power_limited_clock_hz, starting_clock_hz
 
 
 def test_saturated_tensor_cores_run_at_the_saturated_clock() -> None:
@@ -44,3 +45,15 @@ def test_a_prediction_that_uses_the_tensor_cores_runs_at_the_tensor_active_clock
     unlimited = simulate(load_arch("h200", {"power.tensor_active_clock_hz": None}), "v2", Problem(1, 2, 512, 64))
     assert unlimited.clock_hz == 1.98e9
     assert result.time_s > unlimited.time_s
+
+
+def test_a_run_that_issues_mmas_starts_at_the_tensor_active_clock() -> None:
+    h200 = load_arch("h200")
+    kernels = schedule(h200, "standard", Problem(1, 2, 512, 64), {})
+    softmax = [kernel for kernel in kernels if "softmax" in kernel.name]
+    assert len(softmax) == 1 and len(kernels) == 3
+    assert starting_clock_hz(h200, kernels) == 1.8e9
+    assert starting_clock_hz(h200, softmax) == 1.98e9  # no tensor core in it
+    # The H100 file's ceiling, 3 MHz under its clock, is within the re-run's tolerance: its runs start at its clock.
+    h100 = load_arch("h100")
+    assert starting_clock_hz(h100, schedule(h100, "standard", Problem(1, 2, 512, 64), {})) == 1.83e9
