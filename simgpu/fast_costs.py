@@ -147,6 +147,7 @@ def class_costs(
         added = [[now - before for now, before in zip(v.executed, base.executed, strict=True)] for v in variants]
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit
         demand: dict[int, float] = {}
+        one_deltas: dict[bool, list[np.ndarray]] = {}  # one CTA's variants over its base, alone and busy
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
         for ctas, alone in itertools.product(_occupancies(slots), (True, False)):
             busy = sharers or arch.sms
@@ -175,6 +176,10 @@ def class_costs(
                     )
                     ops += more.ops
                     deltas.append(more.vector - run.vector)
+                if ctas == 1:
+                    one_deltas[alone] = deltas
+                elif alone in one_deltas:
+                    deltas = [_within_serial(delta, one, ctas) for delta, one in zip(deltas, one_deltas[alone])]
                 slopes = solve_removed(added, deltas)
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
                 # further one, and nothing of the first round's tail; and no less than its SM's share of HBM and L2
@@ -193,9 +198,6 @@ def class_costs(
             simulated_costs[kind, ctas, alone] = Cost(vector, slopes, ctas, bounds)
             if borrowed and fitted and not alone:
                 simulated_costs[kind, ctas, True] = replace(simulated_costs[kind, ctas, True], slopes=slopes)
-    for (kind, ctas, alone), cost in list(simulated_costs.items()):
-        if ctas > 1:
-            simulated_costs[kind, ctas, alone] = _within_serial(cost, simulated_costs[kind, 1, alone])
     costs = {
         kind: tuple(
             _interpolated(simulated_costs, kind, ctas, alone)
@@ -206,19 +208,21 @@ def class_costs(
     return costs, ops
 
 
-def _within_serial(cost: Cost, one: Cost) -> Cost:
-    """`cost`, of `cost.ctas` CTAs on an SM, with each removed iteration's time at most `cost.ctas` times what it
-    adds to one CTA's (`one`, at the same share): the tiles' further iterations take no longer than run one after
-    another. A fit from a base run and a variant that fell into different phase lockings of their CTAs (the two
-    steady lags of `docs/results/rounds_48/basin/`) can give a slope far past that: v1's causal forward on the H200
-    at 16 x 16 x 1k, d = 128, two CTAs per SM, a slope of 2.1 times one CTA's at 1800 MHz, whose 52 removed
-    iterations made fast mode 1.47x exact mode's cycles (1.16x within this bound, 1.14x at 1980 MHz, where its fit
-    kept within it; `docs/results/clock_49/serial_bound.txt`). Slopes of one CTA that are not positive bound
-    nothing."""
-    bound = cost.ctas * one.slopes[:, :TIMES]
-    slopes = cost.slopes.copy()
-    slopes[:, :TIMES] = np.where(bound > 0, np.minimum(slopes[:, :TIMES], bound), slopes[:, :TIMES])
-    return replace(cost, slopes=slopes)
+def _within_serial(delta: np.ndarray, one: np.ndarray, ctas: int) -> np.ndarray:
+    """A fit variant's cost over its base with `ctas` CTAs on an SM (`delta`), its times at most `ctas` times what
+    the same variant adds to one CTA (`one`, where that is positive): the tiles' further iterations take no longer
+    than run one after another. (Ignored: the busy runs of one CTA and of several take the SM's bandwidth share in
+    bursts of different sizes, `_busy_shares`.) A base run and a variant that fall into different phase lockings of
+    their CTAs (the two steady lags of `docs/results/rounds_48/basin/`) can pass it far: v1's causal forward on the
+    H200 at 16 x 16 x 1k, d = 128, at 1800 MHz, two CTAs per SM, whose base fell into the faster locking, a variant
+    of two more inner iterations 5.3 times one CTA's, and its 52 removed iterations made fast mode 1.47x exact mode's
+    cycles (`docs/results/clock_49/serial_bound.txt`). Bounded per variant, the fit's raw data: bounds on the fitted
+    slopes of each loop would cut sums that the fit splits among the loops otherwise at other occupancies (v1's split
+    forward on the A100, FA2's N = 4k, d = 64, 5 points further from exact mode)."""
+    bounded = delta.copy()
+    cap = ctas * one[:TIMES]
+    bounded[:TIMES] = np.where(cap > 0, np.minimum(delta[:TIMES], cap), delta[:TIMES])
+    return bounded
 
 
 def folded_tile_ops(kernel: Kernel, tile: FoldedTile) -> float:
