@@ -1,18 +1,20 @@
 """The forty-eighth session's simspeed run at its end (e49a0c8; one run, no A/B: `../alone_fit_48/fast_ab.txt` holds
 the CPU-time A/B of the session's one speed change): cases at or under 50 ms, the median and slowest, 128k over 1k,
-the cases over 50 ms. `python docs/results/speed_48/summary.py > docs/results/speed_48/summary.txt`."""
+the cases over 50 ms. `python docs/results/speed_48/summary.py [CSV] > docs/results/speed_48/summary.txt` (another
+session's simspeed CSV as the argument)."""
 
 from __future__ import annotations
 
 import csv
 import statistics
+import sys
 from pathlib import Path
 
 CSV = Path(__file__).resolve().parent / "simspeed_end.csv"
 
 
-def main() -> None:
-    with CSV.open(newline="") as handle:
+def main(path: Path = CSV) -> None:
+    with path.open(newline="") as handle:
         times = {
             (row["arch"], row["algo"], row["pass"], int(row["seqlen"])): float(row["fast_median_s"])
             for row in csv.DictReader(handle)
@@ -31,4 +33,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else CSV)
