@@ -179,7 +179,8 @@ def class_costs(
                 if ctas == 1:
                     one_deltas[alone] = deltas
                 elif alone in one_deltas:
-                    deltas = [_within_serial(delta, one, ctas) for delta, one in zip(deltas, one_deltas[alone])]
+                    ones = one_deltas[alone]
+                    deltas = [_within_serial(delta, one, ctas) for delta, one in zip(deltas, ones, strict=True)]
                 slopes = solve_removed(added, deltas)
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
                 # further one, and nothing of the first round's tail; and no less than its SM's share of HBM and L2
@@ -219,7 +220,7 @@ def _within_serial(delta: np.ndarray, one: np.ndarray, ctas: int) -> np.ndarray:
     cycles (`docs/results/clock_49/serial_bound.txt`). Bounded per variant, the fit's raw data: bounds on the fitted
     slopes of each loop would cut sums that the fit splits among the loops otherwise at other occupancies (v1's split
     forward on the A100, FA2's N = 4k, d = 64, 5 points further from exact mode)."""
-    bounded = delta.copy()
+    bounded: np.ndarray = delta.copy()
     cap = ctas * one[:TIMES]
     bounded[:TIMES] = np.where(cap > 0, np.minimum(delta[:TIMES], cap), delta[:TIMES])
     return bounded
