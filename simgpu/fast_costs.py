@@ -216,7 +216,7 @@ def _within_serial(delta: np.ndarray, one: np.ndarray, ctas: int) -> np.ndarray:
     bursts of different sizes, `_busy_shares`.) A base run and a variant that fall into different phase lockings of
     their CTAs (the two steady lags of `docs/results/rounds_48/basin/`) can pass it far: v1's causal forward on the
     H200 at 16 x 16 x 1k, d = 128, at 1800 MHz, two CTAs per SM, whose base fell into the faster locking, a variant
-    of two more inner iterations 5.3 times one CTA's, and its 52 removed iterations made fast mode 1.47x exact mode's
+    of two more inner iterations 4.2 times one CTA's, and its 52 removed iterations made fast mode 1.47x exact mode's
     cycles (`docs/results/clock_49/serial_bound.txt`). Bounded per variant, the fit's raw data: bounds on the fitted
     slopes of each loop would cut sums that the fit splits among the loops otherwise at other occupancies (v1's split
     forward on the A100, FA2's N = 4k, d = 64, 5 points further from exact mode)."""
