@@ -179,8 +179,7 @@ def class_costs(
                 if ctas == 1:
                     one_deltas[alone] = deltas
                 elif alone in one_deltas:
-                    ones = one_deltas[alone]
-                    deltas = [_within_serial(delta, one, ctas) for delta, one in zip(deltas, ones, strict=True)]
+                    deltas = _within_serial(deltas, one_deltas[alone], ctas)
                 slopes = solve_removed(added, deltas)
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
                 # further one, and nothing of the first round's tail; and no less than its SM's share of HBM and L2
@@ -209,20 +208,30 @@ def class_costs(
     return costs, ops
 
 
-def _within_serial(delta: np.ndarray, one: np.ndarray, ctas: int) -> np.ndarray:
-    """A fit variant's cost over its base with `ctas` CTAs on an SM (`delta`), its times at most `ctas` times what
-    the same variant adds to one CTA (`one`, where that is positive): the tiles' further iterations take no longer
-    than run one after another. (Ignored: the busy runs of one CTA and of several take the SM's bandwidth share in
-    bursts of different sizes, `_busy_shares`.) A base run and a variant that fall into different phase lockings of
-    their CTAs (the two steady lags of `docs/results/rounds_48/basin/`) can pass it far: v1's causal forward on the
-    H200 at 16 x 16 x 1k, d = 128, at 1800 MHz, two CTAs per SM, whose base fell into the faster locking, a variant
-    of two more inner iterations 4.2 times one CTA's, and its 52 removed iterations made fast mode 1.47x exact mode's
-    cycles (`docs/results/clock_49/serial_bound.txt`). Bounded per variant, the fit's raw data: bounds on the fitted
-    slopes of each loop would cut sums that the fit splits among the loops otherwise at other occupancies (v1's split
-    forward on the A100, FA2's N = 4k, d = 64, 5 points further from exact mode)."""
-    bounded: np.ndarray = delta.copy()
-    cap = ctas * one[:TIMES]
-    bounded[:TIMES] = np.where(cap > 0, np.minimum(delta[:TIMES], cap), delta[:TIMES])
+def _within_serial(deltas: list[np.ndarray], ones: list[np.ndarray], ctas: int) -> list[np.ndarray]:
+    """The fit variants' costs over their base with `ctas` CTAs on an SM (`deltas`), their times taken down by the
+    most that any variant's exceeds `ctas` times what the same variant adds to one CTA (`ones`, where that is
+    positive): the tiles' further iterations take no longer than run one after another, and a variant past that
+    bound is one whose base fell into a faster phase locking of its CTAs than the variants (the two steady lags of
+    `docs/results/rounds_48/basin/`), an offset that every variant's cost over the same base carries. (Ignored: the
+    busy runs of one CTA and of several take the SM's bandwidth share in bursts of different sizes,
+    `_busy_shares`.) v1's causal forward on the H200 at 16 x 16 x 1k, d = 128, at 1800 MHz, two CTAs per SM: a
+    variant of two more inner iterations 4.2 times one CTA's, and its 52 removed iterations made fast mode 1.47x
+    exact mode's cycles (`docs/results/clock_49/serial_bound.txt`). Bounding only the variant past the bound moves
+    the offset into the other loops' slopes (1.30x there); bounding each loop's fitted slope cuts sums that the fit
+    splits among the loops otherwise at other occupancies (v1's split forward on the A100, FA2's N = 4k, d = 64, 5
+    points further from exact mode)."""
+    offset = np.zeros(TIMES)
+    for delta, one in zip(deltas, ones, strict=True):
+        cap = ctas * one[:TIMES]
+        offset = np.maximum(offset, np.where(cap > 0, delta[:TIMES] - cap, 0.0))
+    for delta in deltas:  # an offset no variant's own cost can pay is not the base's alone: no variant below 0
+        offset = np.minimum(offset, np.maximum(delta[:TIMES], 0.0))
+    bounded = []
+    for delta in deltas:
+        moved: np.ndarray = delta.copy()
+        moved[:TIMES] -= offset
+        bounded.append(moved)
     return bounded
 
 

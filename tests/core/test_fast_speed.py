@@ -212,15 +212,17 @@ def test_a_round_of_tiles_takes_at_least_its_busiest_units_time() -> None:
     assert list(cost.of((20, 0))[:4]) == [240.0, 240.0, 10.0, 120.0]
 
 
-def test_a_fit_variant_of_k_ctas_adds_at_most_k_times_what_it_adds_to_one_cta() -> None:
-    # A variant's cost over its base: the times first (`TIMES`), then a metric. One CTA: 10 cycles more, a metric of
-    # 1. Two CTAs whose base run fell into a faster phase locking: 35 cycles more is bounded to 2 x 10; a time that
-    # one CTA's variant does not raise (0) bounds nothing; metrics stay.
-    one = np.array([10.0, 10.0, 0.0, 1.0])
-    two = np.array([35.0, 15.0, 3.0, 9.0])
-    assert _within_serial(two, one, 2).tolist() == [20.0, 15.0, 3.0, 9.0]
-    assert _within_serial(two, one, 4).tolist() == [35.0, 15.0, 3.0, 9.0]
-    assert two.tolist() == [35.0, 15.0, 3.0, 9.0]  # not changed in place
+def test_a_fit_variant_of_k_ctas_past_k_times_one_ctas_takes_every_variant_down_by_its_excess() -> None:
+    # Variants' costs over their base: the times first (`TIMES`), then a metric. With one CTA: 10 and 4 cycles more.
+    # With two, 35 and 13: the first passes 2 x 10 by 15, an offset of the shared base, so both come down by it, but
+    # by no more than the second's own 13 (no variant's cost goes below 0); a time that one CTA's variants do not
+    # raise (0) bounds nothing; metrics stay.
+    ones = [np.array([10.0, 10.0, 0.0, 1.0]), np.array([4.0, 4.0, 0.0, 1.0])]
+    twos = [np.array([35.0, 15.0, 3.0, 9.0]), np.array([13.0, 8.0, 3.0, 9.0])]
+    bounded = _within_serial(twos, ones, 2)
+    assert [b.tolist() for b in bounded] == [[22.0, 15.0, 3.0, 9.0], [0.0, 8.0, 3.0, 9.0]]
+    assert [b.tolist() for b in _within_serial(twos, ones, 4)] == [t.tolist() for t in twos]  # within 4 x one's
+    assert twos[0].tolist() == [35.0, 15.0, 3.0, 9.0]  # not changed in place
 
 
 @pytest.mark.parametrize("causal", [False, True])

@@ -24,9 +24,10 @@ def main() -> None:
         print(f"  run: {setting[0]} CTAs, burst {setting[1]:.3f}, executed {tile.executed}: {result.vector[0]:.0f}")
         return result
 
-    def bounded(delta: np.ndarray, one: np.ndarray, ctas: int) -> np.ndarray:
-        out = within_serial(delta, one, ctas)
-        print(f"  variant over base, {ctas} CTAs: {delta[0]:.0f}, one CTA's {one[0]:.0f}, bounded {out[0]:.0f}")
+    def bounded(deltas: list[np.ndarray], ones: list[np.ndarray], ctas: int) -> list[np.ndarray]:
+        out = within_serial(deltas, ones, ctas)
+        for delta, one, moved in zip(deltas, ones, out, strict=True):
+            print(f"  variant over base, {ctas} CTAs: {delta[0]:.0f}, one CTA's {one[0]:.0f}, bounded {moved[0]:.0f}")
         return out
 
     costs._representative, costs._within_serial = run, bounded  # type: ignore[assignment]
