@@ -12,7 +12,9 @@ the cycle-counted clocks of every timed kernel on the H200 and the H100 sit near
 (0.01 for FA1's kernels, 0.5 for FA3's at d = 64), where the law alone lets them reach the card's 1980 MHz, while
 standard attention's softmax kernel, which uses no tensor core, runs at 1975-1994 MHz
 (`docs/results/clock_49/tensor_active_clock.txt`: the law's clock for each run's measured u was 9.4% above the
-counted one on the H200's 384 tensor runs, 1.7% with the ceiling). Ignored: HBM, L2 and the softmax's pipes'
+counted one on the H200's 384 tensor runs, 1.7% with the ceiling). A probe on an H100 isolates the rule: FFMA chains
+ran at 1971-1990 MHz alone and at 1832-1841 MHz with one mma.sync pair per 1024 loop iterations, u = 1.5e-5
+(`validation/h200/tensor_clock_on_h100/`). Ignored: HBM, L2 and the softmax's pipes'
 power (attention at high u runs up to 13% below the law's clock: the largest errors left), temperature, the
 controller's reaction time (short bursts run faster), and that a run of several kernels changes its clock from one
 kernel to the next (one clock per run: standard attention's three kernels run at the ceiling, its softmax too).

@@ -217,7 +217,8 @@ def _within_serial(deltas: list[np.ndarray], ones: list[np.ndarray], ctas: int) 
     busy runs of one CTA and of several take the SM's bandwidth share in bursts of different sizes,
     `_busy_shares`.) v1's causal forward on the H200 at 16 x 16 x 1k, d = 128, at 1800 MHz, two CTAs per SM: a
     variant of two more inner iterations 4.2 times one CTA's, and its 52 removed iterations made fast mode 1.47x
-    exact mode's cycles (`docs/results/clock_49/serial_bound.txt`). Bounding only the variant past the bound moves
+    exact mode's cycles, 1.16x with the offset taken off (`docs/results/clock_49/serial_bound*.txt`; 1.14x at 1980 MHz,
+    where its runs fall into one locking). Bounding only the variant past the bound moves
     the offset into the other loops' slopes (1.30x there); bounding each loop's fitted slope cuts sums that the fit
     splits among the loops otherwise at other occupancies (v1's split forward on the A100, FA2's N = 4k, d = 64, 5
     points further from exact mode)."""
