@@ -21,11 +21,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from simgpu import load_arch
+from simgpu.clock import power_limited_clock_hz
+
 ROOT = Path(__file__).resolve().parents[3]
 SMS = 132
 NATIVE_FLOPS_PER_CYCLE = 4096  # bf16 wgmma per SM per cycle (archs/h100.yaml)
 CARD_MAX_MHZ = 1980.0  # both lent cards' nvidia-smi maximum SM clock (gpu.txt beside each CSV)
-SATURATED_MHZ = {"h200": 1598.0, "h100": 1633.0}  # power.tensor_saturated_clock_hz of archs/h200.yaml, h100.yaml
 
 # Our kernels (time_ms_median, probe_clock_mhz) and production kernels (tflops, sm_clock_mhz_counted).
 OURS = {
@@ -90,9 +92,10 @@ def runs() -> list[Run]:
 
 
 def law_mhz(chip: str, u: float, ceiling: float | None) -> float:
-    """The power law's clock for tensor activity u (`simgpu.clock`), under `ceiling` where given."""
-    clock = min(CARD_MAX_MHZ, SATURATED_MHZ[chip] * u ** (-1 / 3))
-    return min(clock, ceiling) if ceiling is not None else clock
+    """`simgpu.clock`'s clock for tensor activity u on the chip's arch file at the card's maximum clock, with the
+    tensor-active ceiling `ceiling` (MHz) or without one."""
+    arch = load_arch(chip, {"clock_hz": CARD_MAX_MHZ * 1e6, "power.tensor_active_clock_hz": ceiling and ceiling * 1e6})
+    return power_limited_clock_hz(arch, u) / 1e6
 
 
 def spread(values: list[float]) -> str:
@@ -112,7 +115,9 @@ def main() -> None:
         for kernel, rows in by_kernel.items():
             us = [r.u for r in rows]
             print(f"  {kernel:28s} {spread([r.mhz for r in rows])}, u {min(us):.2f}-{max(us):.2f}")
-        below = (SATURATED_MHZ[chip] / CARD_MAX_MHZ) ** 3
+        power = load_arch(chip).power
+        assert power is not None
+        below = (power.tensor_saturated_clock_hz / 1e6 / CARD_MAX_MHZ) ** 3
         chosen = [r.mhz for r in mine if 0 < r.u <= below and not r.kernel.startswith("ours standard ")]
         ceilings[chip] = statistics.median(chosen)
         print(
