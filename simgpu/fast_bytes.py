@@ -572,7 +572,7 @@ def _wave_prefixes(head: _LongHead) -> _Prefixes | None:
     if sizes[1] > HEAD_PREFIX_SHARE * per_head:
         return None
     firsts = _head_copies(plans[number], tiles[number][: sizes[0]], known[number])
-    if _distinct_bytes(firsts) <= arch.l2.capacity_bytes * head.head_share[number]:
+    if not _touch_more_than(firsts, arch.l2.capacity_bytes * head.head_share[number]):
         return None
     small, large = ([size if k == number else len(ts) for k, ts in enumerate(tiles)] for size in sizes)
     return _Prefixes((tuple(small), tuple(large)), (sizes[0] / per_head, sizes[1] / per_head))
@@ -604,17 +604,25 @@ def _resident_prefixes(head: _LongHead) -> _Prefixes | None:
     large = max(head.prefix_tiles, slots)
     if large > HEAD_PREFIX_SHARE * len(tiles):
         return None
+    share = head.head_share[0]
+    copies = _head_copies(plan, tiles[:large], head.known[0])
+    # Two waves touch at least the larger prefix's distinct bytes (`footprint` below, 2 x slots >= large): told
+    # first, at the first record past L2's share, where it rules the prefixes out (a forward whose head's K and V
+    # overflow L2: v2's and v3's at 128k tokens on the H100 and H200), without counting every key's readers.
+    if 2 * slots >= large and _touch_more_than(copies, arch.l2.capacity_bytes * share):
+        return None
     readers: dict[Hashable, int] = {}
-    sizes: dict[Hashable, int | float] = {}
+    sizes: dict[Hashable, int | float] = {}  # each key at the most bytes an access of it moves (`_touch_more_than`)
     written: set[Hashable] = set()
-    for tile in _head_copies(plan, tiles[:large], head.known[0]):
+    for tile in copies:
         for key in {key for _, _, key, _ in tile.records}:
             readers[key] = readers.get(key, 0) + 1
         for kind, _, key, nbytes in tile.records:
-            sizes[key] = nbytes
+            known = sizes.get(key)
+            if known is None or nbytes > known:
+                sizes[key] = nbytes
             if writes(kind):
                 written.add(key)
-    share = head.head_share[0]
 
     def footprint(keys: Collection[Hashable], tile_count: int) -> float:
         """The bytes of `keys` that `tile_count` tiles touch: those several tiles touch, the others per tile."""
@@ -694,22 +702,40 @@ def _turns_over(
     of the head's tiles touch the same key (standard attention's softmax rows; told on its first tiles, at least
     `COMMON_SAMPLE_TILES`: a prefix of one tile shares nothing, `docs/results/prefix_46/one_tile_prefix.txt`)."""
     prefix = _head_copies(plan, tiles[: max(count, COMMON_SAMPLE_TILES)], known)
-    if _distinct_bytes(prefix[:count]) <= arch.l2.capacity_bytes * share:
+    if not _touch_more_than(prefix[:count], arch.l2.capacity_bytes * share):
         return False
     slots = arch.sms * plan.fit
     return len(tiles) <= slots or count >= 2 * slots or not _touch_in_common(prefix)
 
 
 def _touch_in_common(shapes: Sequence[Shape | _HeadCopy]) -> bool:
-    """Whether two of the tiles access the same key."""
-    keys = [{key for _, _, key, _ in tile.records} for tile in shapes]
-    return len(set().union(*keys)) < sum(len(each) for each in keys)
+    """Whether two of the tiles access the same key: told at the first tile that touches a key an earlier one did."""
+    earlier: set[Hashable] = set()
+    for tile in shapes:
+        keys = {key for _, _, key, _ in tile.records}
+        if not earlier.isdisjoint(keys):
+            return True
+        earlier |= keys
+    return False
 
 
-def _distinct_bytes(shapes: Sequence[Shape | _HeadCopy]) -> float:
-    """The bytes of the distinct keys that the tiles' records access."""
-    distinct = {key: nbytes for tile in shapes for _, _, key, nbytes in tile.records}
-    return float(sum(distinct.values()))
+def _touch_more_than(shapes: Sequence[Shape | _HeadCopy], limit: float) -> bool:
+    """Whether the distinct keys that the tiles' records access hold more than `limit` bytes, each key at the most
+    bytes an access of it moves (in every benchmark and random case a key's accesses are of one size). Told at the
+    first record past `limit`, as those bytes only grow record by record: the prefixes' checks read a few of a long
+    head's tiles where they read all of them (v2's and v3's backward at 128k tokens: 5-6% of a prediction)."""
+    sizes: dict[Hashable, int | float] = {}
+    total = 0.0
+    for tile in shapes:
+        for _, _, key, nbytes in tile.records:
+            known = sizes.get(key)
+            if known is not None and nbytes <= known:
+                continue
+            sizes[key] = nbytes
+            total += nbytes if known is None else nbytes - known
+            if total > limit:
+                return True
+    return False
 
 
 def _uniform(plan: KernelPlan) -> bool:

@@ -213,3 +213,29 @@ def test_the_prefix_rules_give_the_whole_heads_bytes_on_random_problems(
         if checked == 12:
             break
     assert checked == 12
+
+
+def _tile(*accesses: tuple[str, int]) -> Any:
+    """A loop-free replayed tile (`simgpu.fast_bytes._FlatShape`) of loads of (key, bytes)."""
+    from simgpu import fast_bytes
+
+    return fast_bytes._FlatShape(tuple((0, key[0], key, nbytes) for key, nbytes in accesses))
+
+
+def test_the_footprint_check_counts_each_key_once_at_its_largest_access() -> None:
+    from simgpu import fast_bytes
+
+    tiles = [_tile(("K0", 100), ("Q0", 10)), _tile(("K0", 100), ("Q1", 10)), _tile(("K0", 160), ("Q2", 10))]
+    # Distinct keys: K0 at its largest access (160), Q0, Q1, Q2: 190 bytes.
+    assert fast_bytes._touch_more_than(tiles, 189)
+    assert not fast_bytes._touch_more_than(tiles, 190)
+    assert not fast_bytes._touch_more_than([], 0)
+
+
+def test_tiles_touch_in_common_where_a_later_tile_reads_an_earlier_ones_key() -> None:
+    from simgpu import fast_bytes
+
+    rows = [_tile(("Q0", 10), ("O0", 10)), _tile(("Q1", 10), ("O1", 10))]
+    assert not fast_bytes._touch_in_common(rows)
+    assert fast_bytes._touch_in_common([*rows, _tile(("K0", 10), ("O1", 10))])
+    assert not fast_bytes._touch_in_common([_tile(("K0", 10), ("K0", 10))])  # one tile's own re-read is not shared
