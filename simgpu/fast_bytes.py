@@ -26,7 +26,9 @@ The replay folds the shapes that the plan left unfolded (it folds a few of each 
 the loop iterations of the roles that touch no memory in them: it takes from the plan's fold of the group that
 those roles' iterations hold no memory op and no loop (the plan assumes a group's shapes fold to programs equal up
 to memory keys), and counts their iterations only (`_bodiless`; v4's forward builds 1 role of 5, v3's 1 of 3). A
-shape whose programs hold no loop has nothing to fold: the replay makes its records only (`_FlatShape`).
+shape whose programs hold no loop has nothing to fold: the replay makes its records only (`_FlatShape`). A head's
+tiles of a looped kernel that fold like one planned shape, 16 or more, are made from a template of their records that
+four of them folded give (`simgpu.tile_copies`, `_tile_groups`).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from simgpu.replay import (
     tile_totals,
     writes,
 )
+from simgpu.tile_copies import TileCopy, TileGroup
 from simgpu.units.fluid_l2 import MissShares
 
 REPLAY_TILES = 4096  # tiles a replay folds at most (more only when one head has more)
@@ -78,7 +81,10 @@ HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is t
 # tokens, whose 126 MB L2 a quarter of a head turns over, replayed whole heads: a prediction took about 1.5 times as
 # long, `docs/results/prefix_47/`.)
 HEAD_PREFIX_SHARE = 0.5
-COMMON_SAMPLE_TILES = 8  # a head's first tiles of a kernel, on which `_overflow_prefixes` tells if tiles share keys
+COMMON_SAMPLE_TILES = 8
+# Unfolded shapes of a head's tiles that fold like one planned shape from which the replay makes them from a template
+# (`simgpu.tile_copies`): four are folded to learn and check it, the rest made from it.
+GROUP_COPY_TILES = 16  # a head's first tiles of a kernel, on which `_overflow_prefixes` tells if tiles share keys
 Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
 
 
@@ -264,7 +270,7 @@ class _FlatShape:
 
 
 # A shape as the replay folds it.
-Shape = FoldedTile | _FlatShape
+Shape = FoldedTile | _FlatShape | TileCopy
 
 
 def _replay_shape(
@@ -317,12 +323,9 @@ def _head_copies(
     cuts: Cuts = {}  # the templates' pieces' wholes, shared: so are the copies' (`made`, per head)
     table = EntryTable()  # the templates' entries numbered: a head's copies share a record per number (`made`)
     made: dict[tuple[object, ...], HeadCopies] = {}
-    bodiless: dict[int, tuple[int, ...]] = {}  # per planned shape: the roles that shapes like it need not build
-    # What a shape the plan left unfolded is made from, read off the plan once (standard attention's 20,480 shapes
-    # of a head at 16k tokens: per shape, reading the plan's and the roles' attributes by name cost a tenth of the
-    # making).
-    sources, outlined = plan.sources, plan.programs
-    builders = [role.program for role in plan.kernel.roles]
+    sources = plan.sources
+    folder = _Folder(plan, folded)
+    shapes_at: list[int] = []  # the position of each tile's shape
     for number, tile in enumerate(tiles):
         # Tiles in launch order are mostly their shapes' in order, a head after another: the guess is checked.
         n = number % len(sources)
@@ -330,12 +333,14 @@ def _head_copies(
             if positions is None:
                 positions = {tuple(source[axes:]): n for n, source in enumerate(sources)}  # type: ignore[index]
             n = positions[tuple(tile[axes:])]  # type: ignore[index]
+        shapes_at.append(n)
+    groups = _tile_groups(plan, tiles, shapes_at, folder)
+    for tile, n in zip(tiles, shapes_at, strict=True):
         source, shape = sources[n], folded.get(n)
         if shape is None:
-            programs: Sequence[Sequence[Op]] | None = outlined.get(n)
-            if programs is None:
-                programs = [build(source) for build in builders]
-            shape = folded[n] = _replay_shape(plan, n, programs, spec, folded, bodiless)
+            group = groups.get(n)
+            copied = None if group is None else group.copy(source)
+            shape = folded[n] = folder.fold(n) if copied is None else copied
         if source == tile:
             out.append(shape)
             continue
@@ -353,6 +358,59 @@ def _head_copies(
             copy = reheaded(numbered[0], head, copies, numbered[1])
             out.append(_HeadCopy(copy, shape.removed, shape.executed, shape.totals))
     return out
+
+
+class _Folder:
+    """Folds the plan's shapes that it left unfolded, for the replay (`_replay_shape`), into `folded`. A class, not a
+    function nested in `_head_copies` (compiled, that would hold its environment in a reference cycle). What a shape
+    is made from is read off the plan once (standard attention's 20,480 shapes of a head at 16k tokens: per shape,
+    reading the plan's and the roles' attributes by name cost a tenth of the making)."""
+
+    __slots__ = ("bodiless", "builders", "folded", "outlined", "plan", "sources", "spec")
+
+    def __init__(self, plan: KernelPlan, folded: dict[int, Shape]) -> None:
+        self.plan = plan
+        self.folded = folded
+        self.spec = plan.replay_spec
+        self.sources = plan.sources
+        self.outlined = plan.programs
+        self.builders = [role.program for role in plan.kernel.roles]
+        self.bodiless: dict[int, tuple[int, ...]] = {}  # per planned shape: the roles shapes like it need not build
+
+    def fold(self, n: int) -> Shape:
+        """Shape `n` folded (and kept in `folded`)."""
+        programs: Sequence[Sequence[Op]] | None = self.outlined.get(n)
+        if programs is None:
+            source = self.sources[n]
+            programs = [build(source) for build in self.builders]
+        shape = self.folded[n] = _replay_shape(self.plan, n, programs, self.spec, self.folded, self.bodiless)
+        return shape
+
+
+def _tile_groups(
+    plan: KernelPlan, tiles: Sequence[Hashable], shapes_at: Sequence[int], folder: _Folder
+) -> dict[int, TileGroup]:
+    """Per unfolded shape of a tile of the planned head among `tiles` (at positions `shapes_at`), the group of the
+    shapes that fold like the same planned one (`KernelPlan.like`), where it holds `GROUP_COPY_TILES` such tiles at
+    least: four of them folded, the others made from the template they give (`simgpu.tile_copies`)."""
+    members: dict[int, list[int]] = {}
+    if not plan.looped:  # tiles without loops to fold are made as cheaply as they would be copied
+        return {}
+    for tile, n in zip(tiles, shapes_at, strict=True):
+        like = plan.like.get(n)
+        if like is not None and n not in folder.folded and plan.sources[n] == tile:
+            group = members.setdefault(like, [])
+            if not group or group[-1] != n:
+                group.append(n)
+    groups: dict[int, TileGroup] = {}
+    for group in members.values():
+        if len(group) < GROUP_COPY_TILES:
+            continue
+        taken = (group[0], group[1], group[len(group) // 2], group[-1])
+        made = TileGroup([plan.sources[n] for n in taken], [folder.fold(n) for n in taken])
+        if made.template is not None:
+            groups.update((n, made) for n in group)
+    return groups
 
 
 def _same_shape(source: Hashable, tile: Hashable, axes: int) -> bool:

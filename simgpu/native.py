@@ -44,6 +44,7 @@ MODULES = (
     "simgpu.units.tmem",
     "simgpu.replay",
     "simgpu.fast_bytes",
+    "simgpu.tile_copies",
     "simgpu.fast_schedule",
     "simgpu.fast_costs",
     "simgpu.fold",

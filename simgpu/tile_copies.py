@@ -1,0 +1,252 @@
+"""Fast mode's L2 replay: the records of a head's tiles made from a template, where they follow one another's.
+
+Nothing here is modelled: it is a shortcut of `simgpu.fast_bytes._head_copies`, checked to give the records a fold
+gives. A long head's replay folds each of its tiles from the programs the schedule builds for it (a forward's 1,024
+query blocks at 128k tokens), then makes its records. Tiles that fold like one planned shape (`KernelPlan.like`:
+programs equal up to their memory keys) make records equal but for their keys, and in a kernel of alike tiles a key
+either names the same bytes in every tile (the key blocks a query block reads) or moves with the tile (its own
+blocks, at an index that grows with its own). A `RecordTemplate` holds that: learnt from two tiles that differ in one
+entry of their grid index, each record's kind, tensor and bytes are the two's, each key is the first tile's where the
+two have the same one, and otherwise a (tensor, index) pair whose entries that differ change by a whole multiple of
+the tile entry's change (an affine index: block 2t and 2t + 1 of tile t). A template is used only once it gives the
+records of further tiles folded as usual (`RecordTemplate.reproduces`); the caller folds every tile of a group whose
+template does not. Only kernels with loops to fold are copied (FlashAttention's main kernels): tiles without loops
+are made as cheaply as copied, and the walk finds their keys, which the schedules' ops share, faster than a copy's
+new ones. Every prediction is bit for bit the same (`docs/results/tile_copies_50/`); v2's forward at 128k tokens
+takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.89x.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Final, Protocol, cast
+
+from simgpu.replay import MemoryKey, Record, TileTotals
+
+_FIXED: Final = -1  # a record whose key is the first tile's in every tile (`RecordTemplate.keys`)
+
+
+class _Affine:
+    """An index tuple whose entry c is `base[c] + slopes[c] * step` (`step`: how far the tile's varying entry lies
+    from the first tile's)."""
+
+    __slots__ = ("base", "slopes")
+
+    def __init__(self, base: tuple[object, ...], slopes: tuple[int, ...]) -> None:
+        self.base = base
+        self.slopes = slopes
+
+    def at(self, step: int) -> tuple[object, ...]:
+        return tuple(
+            entry if slope == 0 else cast(int, entry) + slope * step
+            for entry, slope in zip(self.base, self.slopes, strict=True)
+        )
+
+
+class _MovingKey:
+    """A key that moves with the tile: `(tensor, index)` with an affine index."""
+
+    __slots__ = ("index", "tensor")
+
+    def __init__(self, tensor: object, index: _Affine) -> None:
+        self.tensor = tensor
+        self.index = index
+
+    def at(self, step: int) -> MemoryKey:
+        return (self.tensor, self.index.at(step))
+
+
+class RecordTemplate:
+    """The records of the tiles of a group (tiles that equal `first` but in entry `axis` of their grid index), made
+    for any of them by `records_for`. `records`: the first tile's; `moving[k]` the k-th of its keys that move;
+    `keys[r]`: which moving key record r accesses (`_FIXED`: the first tile's own key)."""
+
+    __slots__ = ("axis", "first", "keys", "moving", "records")
+
+    def __init__(
+        self,
+        first: tuple[object, ...],
+        axis: int,
+        records: tuple[Record, ...],
+        keys: tuple[int, ...],
+        moving: tuple[_MovingKey, ...],
+    ) -> None:
+        self.first = first
+        self.axis = axis
+        self.records = records
+        self.keys = keys
+        self.moving = moving
+
+    def step(self, source: Hashable) -> int | None:
+        """How far `source` lies from the first tile along the template's axis; None where it differs elsewhere (or
+        is not a grid index of the first tile's form)."""
+        first = self.first
+        if type(source) is not tuple or len(source) != len(first):
+            return None
+        other = cast(tuple[object, ...], source)
+        for number, entry in enumerate(first):
+            if number != self.axis and not (entry is other[number] or entry == other[number]):
+                return None
+        moved, origin = other[self.axis], first[self.axis]
+        if type(moved) is not int or type(origin) is not int:
+            return None
+        return moved - origin
+
+    def records_for(self, step: int) -> tuple[Record, ...]:
+        """The records of the tile `step` entries from the first along the axis. A tile's accesses of one key share
+        one key object, as a fold's records do."""
+        made = [moving.at(step) for moving in self.moving]
+        out: list[Record] = []
+        for (kind, tensor, key, nbytes), number in zip(self.records, self.keys, strict=True):
+            out.append((kind, tensor, key if number == _FIXED else made[number], nbytes))
+        return tuple(out)
+
+    def reproduces(self, source: Hashable, tile_records: Sequence[Record]) -> bool:
+        """Whether the template gives `tile_records`, the records of the tile `source` folded as usual."""
+        step = self.step(source)
+        return step is not None and self.records_for(step) == tuple(tile_records)
+
+
+def learn(
+    first: Hashable, first_records: Sequence[Record], second: Hashable, second_records: Sequence[Record]
+) -> RecordTemplate | None:
+    """The template of the group of two tiles (grid indices `first` and `second`, which differ in one integer entry)
+    from their records; None where their records are not alike in kind, tensor and bytes or a key that differs is
+    not a (tensor, index) pair whose differing entries move by whole multiples of the tiles' difference."""
+    if type(first) is not tuple or type(second) is not tuple or len(first_records) != len(second_records):
+        return None
+    one, two = cast(tuple[object, ...], first), cast(tuple[object, ...], second)
+    if len(one) != len(two):
+        return None
+    differing = [number for number, (a, b) in enumerate(zip(one, two, strict=True)) if a != b]
+    if len(differing) != 1:
+        return None
+    axis = differing[0]
+    if type(one[axis]) is not int or type(two[axis]) is not int:
+        return None
+    apart = cast(int, two[axis]) - cast(int, one[axis])
+    keys: list[int] = []
+    moving: list[_MovingKey] = []
+    numbers: dict[MemoryKey, int] = {}  # the first tile's moving keys, numbered as met
+    for (kind, tensor, key, nbytes), (other_kind, other_tensor, other_key, other_nbytes) in zip(
+        first_records, second_records, strict=True
+    ):
+        if kind != other_kind or tensor != other_tensor or not (nbytes is other_nbytes or nbytes == other_nbytes):
+            return None
+        if key is other_key or key == other_key:
+            keys.append(_FIXED)
+            continue
+        number = numbers.get(key)
+        if number is None:
+            made = _moving(key, other_key, apart)
+            if made is None:
+                return None
+            number = numbers[key] = len(moving)
+            moving.append(made)
+        keys.append(number)
+    return RecordTemplate(one, axis, tuple(first_records), tuple(keys), tuple(moving))
+
+
+def _moving(key: MemoryKey, other: MemoryKey, apart: int) -> _MovingKey | None:
+    """The moving key of `key` (the first tile's) and `other` (the second tile's, `apart` along the axis); None where
+    they are not (tensor, index) pairs of one tensor (a `Piece`, which names part of other tiles' bytes, is not
+    copied: standard attention's products, whose copies made every prediction slower, 1.1-1.6x, as new key objects
+    cost the walk's lookups what the folds' shared ones did not)."""
+    if type(key) is not tuple or type(other) is not tuple:
+        return None
+    pair, other_pair = cast(tuple[object, ...], key), cast(tuple[object, ...], other)
+    if len(pair) != 2 or len(other_pair) != 2 or pair[0] != other_pair[0]:
+        return None
+    index = _affine(pair[1], other_pair[1], apart)
+    return None if index is None else _MovingKey(pair[0], index)
+
+
+def _affine(index: object, other: object, apart: int) -> _Affine | None:
+    """The affine index of `index` (the first tile's) and `other` (the second's, `apart` along the axis): entries
+    that differ are integers that change by a whole multiple of `apart`; None where they are not."""
+    if type(index) is not tuple or type(other) is not tuple:
+        return None
+    entries, other_entries = cast(tuple[object, ...], index), cast(tuple[object, ...], other)
+    if len(entries) != len(other_entries):
+        return None
+    slopes: list[int] = []
+    for entry, other_entry in zip(entries, other_entries, strict=True):
+        if entry is other_entry or entry == other_entry:
+            slopes.append(0)
+            continue
+        if type(entry) is not int or type(other_entry) is not int:
+            return None
+        change = other_entry - entry
+        if change % apart:
+            return None
+        slopes.append(change // apart)
+    return _Affine(entries, tuple(slopes))
+
+
+class Folded(Protocol):
+    """A tile as the replay takes it: a `FoldedTile`, or a tile without loops (`simgpu.fast_bytes`)."""
+
+    @property
+    def records(self) -> tuple[Record, ...]: ...
+
+    @property
+    def removed(self) -> tuple[int, ...]: ...
+
+    @property
+    def executed(self) -> tuple[int, ...]: ...
+
+    @property
+    def totals(self) -> TileTotals | None: ...
+
+
+class TileGroup:
+    """Tiles of one group that a replay folds (`KernelPlan.like`): the grid indices `sources` of four of them and
+    their folds (`folded`, folded as usual), and the template learnt from the first two and checked on the other two
+    (None where it does not give their records, or where they do not fold alike). Where the replay widens a tile (its
+    fit variants: loops it folds, v1's and causal kernels', whose tiles are no copies) it folds a copy anew."""
+
+    __slots__ = ("folded", "sources", "template")
+
+    def __init__(self, sources: Sequence[Hashable], folded: Sequence[Folded]) -> None:
+        self.sources = tuple(sources)
+        self.folded = tuple(folded)
+        self.template = _checked(self.sources, self.folded)
+
+    def copy(self, source: Hashable) -> TileCopy | None:
+        """The tile `source` of the group made from the template; None where there is none or `source` is not of the
+        group's form (the caller folds it)."""
+        template = self.template
+        step = None if template is None else template.step(source)
+        if template is None or step is None:
+            return None
+        return TileCopy(step, template, self.folded[0])
+
+
+def _checked(sources: tuple[Hashable, ...], tiles: Sequence[Folded]) -> RecordTemplate | None:
+    """The template learnt from the first two tiles and giving the others' records, where all fold alike (the same
+    iterations kept and removed); else None."""
+    if len(tiles) != len(sources) or len(sources) < 3:
+        return None
+    first = tiles[0]
+    if any(tile.executed != first.executed or tile.removed != first.removed for tile in tiles):
+        return None
+    template = learn(sources[0], first.records, sources[1], tiles[1].records)
+    if template is None:
+        return None
+    if not all(template.reproduces(source, tile.records) for source, tile in zip(sources[2:], tiles[2:], strict=True)):
+        return None
+    return template
+
+
+class TileCopy:
+    """A tile of a group made from its template (`TileGroup`), as the replay takes a folded tile: its records, the
+    iterations its fold keeps and removes, and its records' totals (`simgpu.replay.TileTotals`), those of the group's
+    folds."""
+
+    __slots__ = ("executed", "records", "removed", "totals")
+
+    def __init__(self, step: int, template: RecordTemplate, like: Folded) -> None:
+        self.records = template.records_for(step)
+        self.removed = like.removed
+        self.executed = like.executed
+        self.totals = like.totals

@@ -1,0 +1,101 @@
+"""The L2 replay's tiles made from a template (`simgpu.tile_copies`): the records, folds and replays they give are
+those of the tiles folded one by one."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+from simgpu import Problem, load_arch
+from simgpu.api import schedule
+from simgpu.fast_plan import plan_kernel
+from simgpu.ops import Piece
+from simgpu.tile_copies import learn
+
+NO_COPIES = 10**9  # `GROUP_COPY_TILES` no group reaches: every tile folded
+
+
+def _load(tensor: str, index: tuple[int, ...], nbytes: int = 1024) -> tuple[int, str, Any, int]:
+    return (0, tensor, (tensor, index), nbytes)
+
+
+def test_a_template_moves_the_keys_that_move_with_the_tile() -> None:
+    # Tile (0, 0, t) reads K and V blocks 0 and 1, its own Q block t, and writes O blocks 2t and 2t + 1.
+    def tile_records(t: int) -> list[tuple[int, str, Any, int]]:
+        return [
+            _load("Q", (0, 0, t)),
+            _load("K", (0, 0, 0)),
+            _load("K", (0, 0, 1)),
+            (1, "O", ("O", (0, 0, 2 * t)), 512),
+            (1, "O", ("O", (0, 0, 2 * t + 1)), 512),
+        ]
+
+    template = learn((0, 0, 3), tile_records(3), (0, 0, 4), tile_records(4))
+    assert template is not None
+    assert template.step((0, 0, 9)) == 6
+    assert list(template.records_for(6)) == tile_records(9)
+    assert template.reproduces((0, 0, 40), tile_records(40))
+    assert not template.reproduces((0, 0, 40), tile_records(41))
+    assert template.step((0, 1, 9)) is None  # another head: not of the group's form
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        [_load("Q", (0, 0, 4)), _load("K", (0, 0, 1))],  # a key of another tensor's than the first tile's
+        [_load("Q", (0, 0, 4)), _load("V", (0, 0, 0), 2048)],  # other bytes
+        [_load("Q", (0, 0, 4))],  # fewer records
+    ],
+)
+def test_tiles_whose_records_differ_but_in_their_keys_give_no_template(second: list[Any]) -> None:
+    assert learn((0, 0, 3), [_load("Q", (0, 0, 3)), _load("V", (0, 0, 0))], (0, 0, 4), second) is None
+
+
+def test_keys_that_do_not_move_in_whole_steps_give_no_template() -> None:
+    first, second = [_load("Q", (0, 0, 1))], [_load("Q", (0, 0, 2))]
+    assert learn((0, 0, 0), first, (0, 0, 2), second) is None  # Q moves 1 where the tile moves 2
+    assert learn((0, 0, 0), first, (0, 1, 1), second) is None  # the tiles differ in two entries
+    pieces = [(0, "P", ("P", Piece((0, 0, n), ((0, 0, 0, 0),))), 64) for n in (0, 1)]
+    assert learn((0, 0, 0), pieces[:1], (0, 0, 1), pieces[1:]) is None  # a piece of other tiles' bytes
+
+
+def _head_copies(module: ModuleType, plan: Any, tiles: list[Any]) -> list[Any]:
+    return module._head_copies(plan, tiles, module._replay_folded(plan))
+
+
+@pytest.mark.parametrize(("algo", "pass_"), [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd")])
+def test_a_heads_tiles_made_from_templates_are_its_folds(
+    algo: str, pass_: str, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+) -> None:
+    # 64 query (or key) blocks of 128 rows in the head: the looped kernel's tiles are copies, and their records and
+    # folds are those of the tiles folded one by one.
+    arch = load_arch("h100", {"sms": 4})
+    kernels = schedule(arch, algo, Problem(1, 1, 8192, 128, pass_=pass_), {})
+    plan = next(plan for plan in (plan_kernel(arch, kernel) for kernel in kernels) if plan.looped)
+    tiles = list(plan.kernel.tiles)
+    copied = _head_copies(fast_bytes_source, plan, tiles)
+    monkeypatch.setattr(fast_bytes_source, "GROUP_COPY_TILES", NO_COPIES)
+    folded = _head_copies(fast_bytes_source, plan, tiles)
+    # The plan's own shapes and the four that learn and check the template are folds.
+    assert sum(type(tile).__name__ == "TileCopy" for tile in copied) == len(tiles) - len(plan.folded) - 4
+    assert not any(type(tile).__name__ == "TileCopy" for tile in folded)
+    for copy, fold in zip(copied, folded, strict=True):
+        assert (copy.records, copy.removed, copy.executed) == (fold.records, fold.removed, fold.executed)
+
+
+@pytest.mark.parametrize(("algo", "pass_"), [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd")])
+def test_a_replay_of_templated_tiles_is_the_replay_of_folded_ones(
+    algo: str, pass_: str, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+) -> None:
+    # Two heads of 128 blocks on 4 SMs and a 4 MB L2: a head replays alone (prefixes where they apply).
+    arch = load_arch("h100", {"sms": 4, "l2.capacity_bytes": 4_000_000})
+    kernels = schedule(arch, algo, Problem(1, 2, 16384, 128, pass_=pass_), {})
+    plans = [plan_kernel(arch, kernel) for kernel in kernels]
+    shares, copied = fast_bytes_source.replayed_bytes(arch, plans)
+    monkeypatch.setattr(fast_bytes_source, "GROUP_COPY_TILES", NO_COPIES)
+    folded_shares, folded = fast_bytes_source.replayed_bytes(arch, plans)
+    assert np.array_equal(copied, folded)
+    assert shares == folded_shares
