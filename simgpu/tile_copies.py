@@ -201,7 +201,7 @@ class Folded(Protocol):
 
 class TileGroup:
     """Tiles of one group that a replay folds (`KernelPlan.like`): the grid indices `sources` of four of them and
-    their folds (`folded`, folded as usual), and the template learnt from the first two and checked on the other two
+    their folds (`folded`, folded as usual), and the template learnt from the first two and checked on the last three
     (None where it does not give their records, or where they do not fold alike). Where the replay widens a tile (its
     fit variants: loops it folds, v1's and causal kernels', whose tiles are no copies) it folds a copy anew."""
 
@@ -223,7 +223,8 @@ class TileGroup:
 
 
 def _checked(sources: tuple[Hashable, ...], tiles: Sequence[Folded]) -> RecordTemplate | None:
-    """The template learnt from the first two tiles and giving the others' records, where all fold alike (the same
+    """The template learnt from the first two tiles and giving every tile's records but the first's (the second's
+    too: a key the first tile accesses twice is learnt at its first access), where all fold alike (the same
     iterations kept and removed); else None."""
     if len(tiles) != len(sources) or len(sources) < 3:
         return None
@@ -233,7 +234,7 @@ def _checked(sources: tuple[Hashable, ...], tiles: Sequence[Folded]) -> RecordTe
     template = learn(sources[0], first.records, sources[1], tiles[1].records)
     if template is None:
         return None
-    if not all(template.reproduces(source, tile.records) for source, tile in zip(sources[2:], tiles[2:], strict=True)):
+    if not all(template.reproduces(source, tile.records) for source, tile in zip(sources[1:], tiles[1:], strict=True)):
         return None
     return template
 

@@ -13,7 +13,7 @@ from simgpu import Problem, load_arch
 from simgpu.api import schedule
 from simgpu.fast_plan import plan_kernel
 from simgpu.ops import Piece
-from simgpu.tile_copies import learn
+from simgpu.tile_copies import TileGroup, learn
 
 NO_COPIES = 10**9  # `GROUP_COPY_TILES` no group reaches: every tile folded
 
@@ -99,3 +99,26 @@ def test_a_replay_of_templated_tiles_is_the_replay_of_folded_ones(
     folded_shares, folded = fast_bytes_source.replayed_bytes(arch, plans)
     assert np.array_equal(copied, folded)
     assert shares == folded_shares
+
+
+class _Fold:
+    """A tile as `TileGroup` takes it: records and a fold's iteration counts."""
+
+    def __init__(self, *records: tuple[int, str, Any, int]) -> None:
+        self.records = tuple(records)
+        self.removed = (0,)
+        self.executed = (1,)
+        self.totals = None
+
+
+def test_a_group_whose_second_tile_the_template_does_not_give_has_none() -> None:
+    # The first tile reads its Q block twice; the second reads two blocks: learnt at the first access, the template
+    # would read block t + 1 twice, which the second tile's records refute.
+    tiles = [_Fold(_load("Q", (0, 0, t)), _load("Q", (0, 0, t + (t > 3)))) for t in (3, 4, 5, 6)]
+    assert TileGroup([(0, 0, t) for t in (3, 4, 5, 6)], tiles).template is None
+    alike = [_Fold(_load("Q", (0, 0, t)), _load("Q", (0, 0, t))) for t in (3, 4, 5, 6)]
+    group = TileGroup([(0, 0, t) for t in (3, 4, 5, 6)], alike)
+    copy = group.copy((0, 0, 9))
+    assert group.template is not None and copy is not None
+    assert copy.records == (_load("Q", (0, 0, 9)), _load("Q", (0, 0, 9)))
+    assert group.copy((0, 1, 9)) is None
