@@ -144,11 +144,14 @@ class TmemSpec(_Node):
 
 
 class TmaSpec(_Node):
-    """Bulk tensor copy engine of one SM: a fixed issue cost per copy instruction, and the rate at which the SM takes
-    in the bytes of its copies (None: only L2/HBM bandwidth and latency limit them)."""
+    """Bulk tensor copy engine of one SM: a fixed issue cost per copy instruction, the rate at which the SM takes in
+    the bytes of its copies (None: only L2/HBM bandwidth and latency limit them), and how much later than the
+    HBM's latency (a single line's) and its bytes a copy that misses L2 lands, its box's lines spread over the
+    HBM's channels (`hbm_box_extra_cycles`; None: not measured, none)."""
 
     issue_cycles: NonNegativeInt
     bytes_per_cycle: PositiveFloat | None = None
+    hbm_box_extra_cycles: NonNegativeFloat | None = None
 
 
 class DsmemSpec(_Node):

@@ -40,6 +40,11 @@ unit serves whole ops in FIFO order; mma.sync from two roles included); of the c
 stores to 31-36 cycles per instruction when every SM issues them at once, all but the L2's partial-sector cost
 (about 15 of them): stores in bursts from every SM lose L2 throughput (a chip-wide server for the limit was tried
 and not kept: `docs/results/experiments_not_kept_2026-12-02.txt`).
+A TMA copy that misses L2 lands `tma.hbm_box_extra_cycles` later than the HBM's latency (a pointer chase's, one line)
+after its bytes imply: a box's lines spread over the HBM's channels and it is done with the last (one SM's 16 KiB
+boxes one at a time on an idle H200: 1080 cycles, the model 893 without it; `validation/h200/loaded_latency_h200.csv`,
+`docs/results/loaded_latency.csv`). From L2 the chip's box lands ~40 cycles after the model's (478 against 437, one
+at a time, `validation/h200/tma_boxes_h200.csv`): not modelled.
 A CTA's first TMA copy through each tensor's map first reads the map (a 128-byte CUtensorMap), and its bytes move
 only once the map is there: one L2 hit latency later. On the H200 (validation/h200/tma_cold_summary_h200.csv) the
 first copy through a map lands ~800 cycles later than one through a map already used when the map itself misses
@@ -128,6 +133,9 @@ class Sm:
         tma_rate = arch.tma.bytes_per_cycle if arch.tma is not None else None
         self.tma_ingest = Server("tma_ingest", tma_rate, rec) if tma_rate is not None else None
         self._ingest = {"cp_async": self.cp_async_ingest, "tma": self.tma_ingest}
+        # A TMA copy that misses L2 lands later than one line's HBM latency after its bytes: `tma.hbm_box_extra_cycles`.
+        box_extra = arch.tma.hbm_box_extra_cycles if arch.tma is not None else None
+        self._box_extra: dict[str, float] = {"tma": box_extra} if box_extra else {}
         self._partial_sector_accesses = arch.l2.partial_sector_write_accesses
         self._fragment_store_cycles = arch.sm.fragment_store_cycles
         self._fragment_store_min_cycles = arch.sm.fragment_store_min_cycles
@@ -347,6 +355,8 @@ class Sm:
             # The copy's bytes leave the SM's load path at its rate; the last returns one latency after it left.
             ready = max(ready, ingest.reserve(issued, nbytes) + self._served_latency(access, issued))
         ready = max(ready, self.smem.copy_in(issued, nbytes, engine))
+        if not access.hit:
+            ready += self._box_extra.get(engine, 0.0)
         return ready + self._tensor_map_wait(op)
 
     def _served_latency(self, access: Access, issued: float) -> float:

@@ -1,7 +1,8 @@
 """TMA, the bulk tensor copy engine of one SM: each copy instruction costs a fixed number of engine cycles.
 
 The bytes themselves are served by L2/HBM and land in smem; the engine's own cost is its issue time, which bounds
-how many small copies one SM can start. Ignored: descriptor fetch and multicast.
+how many small copies one SM can start (the map's fetch by a CTA's first copy and a box's extra latency from HBM are
+`simgpu.sm`'s). Ignored: multicast.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from simgpu import native
 from simgpu.arch import Arch, load_arch
 
 # 1 GHz (no power-limited clock), HBM 1000 B/cycle for reads and writes alike, L2 so fast it never limits, no
-# latencies (memory, loaded or dependency) or launch gaps, copies that land in smem without taking its port, TMA
-# copies and fragment stores limited by nothing of their own, one SM.
+# latencies (memory, loaded, a TMA box's or dependency) or launch gaps, copies that land in smem without taking its
+# port, TMA copies and fragment stores limited by nothing of their own, one SM.
 TOY = {
     "sms": 1,
     "clock_hz": 1.0e9,
@@ -34,6 +34,7 @@ TOY = {
     "l2.capacity_bytes": 0,
     "tma.issue_cycles": 0,
     "tma.bytes_per_cycle": None,
+    "tma.hbm_box_extra_cycles": None,
     "sm.fragment_store_cycles": None,
     "latency": None,
 }

@@ -650,3 +650,20 @@ def test_a_two_cta_mma_costs_each_cta_half_the_pairs_issue_slots(toy_blackwell: 
         for m in (pair, alone)
     }
     assert issue[2].amount == issue[1].amount / 2 == 128 * 2 / 32 / 2
+
+
+def test_a_tma_copy_that_misses_l2_lands_its_box_extra_later(toy_hopper: Arch) -> None:
+    # 1 MB from HBM: 1000 cycles after its issue cycle, and 200 more for a TMA copy's box (its lines spread over the
+    # HBM's channels); the same copy again hits L2 (the toy's hits take no time): no extra. A thread-issued load's
+    # miss has none either.
+    arch = toy_hopper.with_overrides({"tma.hbm_box_extra_cycles": 200.0, "l2.capacity_bytes": 4 * MB})
+
+    def cycles(*ops: Op, extra: float = 200.0) -> float:
+        chip = arch.with_overrides({"tma.hbm_box_extra_cycles": extra})
+        return Engine(chip).run([one_cta([fixed(*ops)], [BarrierSpec("q")])]).cycles
+
+    miss = (Load("Q", 0, MB, engine="tma", arrive="q"), Wait("q"))
+    assert cycles(*miss) == pytest.approx(ISSUE + 1000 + 200)
+    assert cycles(*miss, *miss) == pytest.approx(2 * ISSUE + 1000 + 200)
+    thread_load = (Load("Q", 0, MB, engine="ldg", arrive="q"), Wait("q"))
+    assert cycles(*thread_load) == cycles(*thread_load, extra=0.0)
