@@ -34,8 +34,9 @@ MODES: tuple[str, ...] = ("fast", "exact")
 
 
 def roofline_cycles(arch: Arch, problem: AnyProblem, clock_hz: float) -> float:
-    """A lower bound on any schedule's cycles: peak tensor-core rate and compulsory HBM reads."""
-    compute = problem.flops / (arch.tensor_core.flops_per_cycle[problem.dtype] * arch.sms)  # type: ignore[index]
+    """A lower bound on any schedule's cycles: the required tensor work at the peak rate (`Problem.required_flops`:
+    the score pairs the causal mask leaves) and compulsory HBM reads."""
+    compute = problem.required_flops / (arch.tensor_core.flops_per_cycle[problem.dtype] * arch.sms)  # type: ignore[index]
     memory = problem.compulsory_read_bytes / arch.hbm_bytes_per_cycle(clock_hz)
     return float(max(compute, memory))
 

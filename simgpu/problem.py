@@ -113,6 +113,24 @@ class Problem:
         factor = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}[self.pass_]
         return self.forward_flops() * factor
 
+    @property
+    def required_flops(self) -> float:
+        """The FLOPs of the score pairs the causal mask leaves (the papers' `flops` count otherwise): the tensor work
+        no schedule can skip (`simgpu.api.roofline_cycles`). The papers halve causal work whatever the lengths; the
+        mask, aligned bottom-right (`attending_rows`), leaves sum over rows of the keys each sees: with fewer keys
+        than queries that is Nk (Nk + 1) / 2, far below Nq Nk / 2 (at Nq = 2048, Nk = 742: 0.36 of it, where the
+        papers' count put v3's backward above the simulated cycles' roof, a false invariant failure)."""
+        if not self.causal:
+            return self.flops
+        if self.seqlens is not None:
+            pairs = float(sum(length * (length + 1) // 2 for length in self.seqlens))
+        else:
+            nq, nk = self.seqlen_q, self.nk
+            seen = min(nq, nk)  # rows that see a key: the last `seen` rows, the first of them sees nk - seen + 1
+            pairs = float(self.batch * (seen * (nk - seen) + seen * (seen + 1) // 2))
+        factor = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}[self.pass_]
+        return 4.0 * self.heads * self.headdim * pairs * factor
+
     def tensor_bytes(self, seqlen: int) -> int:
         """Bytes of one (batch, heads, seqlen, headdim) tensor in the input dtype; of a varlen batch, of its packed
         tokens (`seqlen` is then `seqlen_q`, `seqlen_k` or `attending_rows`, all of which cover every token)."""
@@ -194,6 +212,11 @@ class GemmProblem:
     @property
     def flops(self) -> float:
         return 2.0 * self.m * self.n * self.k
+
+    @property
+    def required_flops(self) -> float:
+        """All of a GEMM's FLOPs are required (`Problem.required_flops`)."""
+        return self.flops
 
     @property
     def compulsory_read_bytes(self) -> int:

@@ -12,7 +12,8 @@ copies: Q once per tile, then K_j and V_j into two `stages`-deep smem rings (`k_
 Mechanisms, each an option for the ablations:
   warp_specialization  False: no producer; the consumers issue the TMA copies themselves one block ahead, and the
                        CTA keeps registers at the launch split (no setmaxnreg, smaller tiles do not follow: the
-                       same tile is kept so the difference is the mechanism alone).
+                       same tile is kept so the difference is the mechanism alone). FP8 needs it (V is transposed
+                       by the producer).
   pingpong             the consumers take turns for their GEMMs (named barriers): one does its softmax while the
                        other's GEMMs run. With intra_wg_overlap a turn issues S and PV; without it, S alone (FA3).
   intra_wg_overlap     a consumer issues S_{j+1} = Q K_{j+1}^T and O += P V_j back to back, asynchronously, and does
@@ -157,6 +158,10 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
         )
     if cfg.pingpong and cfg.consumers < 2 and problem.pass_ != "bwd":
         raise OptionError("v3: pingpong needs at least two consumer warpgroups (block_m >= 128)")
+    if problem.dtype == "fp8" and not cfg.warp_specialization:
+        # FA3 transposes FP8's V in smem for the second GEMM in its producer warpgroup (§3.3): without one, nothing
+        # would (the consumers waited for it forever: a deadlock the random benchmark found).
+        raise OptionError("v3: fp8 needs warp_specialization (its producer warpgroup transposes V for P V)")
     return cfg
 
 
