@@ -81,10 +81,10 @@ HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is t
 # tokens, whose 126 MB L2 a quarter of a head turns over, replayed whole heads: a prediction took about 1.5 times as
 # long, `docs/results/prefix_47/`.)
 HEAD_PREFIX_SHARE = 0.5
-COMMON_SAMPLE_TILES = 8
-# Unfolded shapes of a head's tiles that fold like one planned shape from which the replay makes them from a template
-# (`simgpu.tile_copies`): four are folded to learn and check it, the rest made from it.
-GROUP_COPY_TILES = 16  # a head's first tiles of a kernel, on which `_overflow_prefixes` tells if tiles share keys
+COMMON_SAMPLE_TILES = 8  # a head's first tiles of a kernel, on which `_overflow_prefixes` tells if tiles share keys
+# A head's unfolded tiles that fold like one planned shape, from which on the replay makes them from a template of
+# their records (`simgpu.tile_copies`): four are folded to learn and check it, the rest made from it.
+GROUP_COPY_TILES = 16
 Shares = Sequence[Mapping[str, MissShares]]  # per kernel: the replay's miss shares by tensor
 
 
@@ -393,9 +393,9 @@ def _tile_groups(
     """Per unfolded shape of a tile of the planned head among `tiles` (at positions `shapes_at`), the group of the
     shapes that fold like the same planned one (`KernelPlan.like`), where it holds `GROUP_COPY_TILES` such tiles at
     least: four of them folded, the others made from the template they give (`simgpu.tile_copies`)."""
-    members: dict[int, list[int]] = {}
     if not plan.looped:  # tiles without loops to fold are made as cheaply as they would be copied
         return {}
+    members: dict[int, list[int]] = {}
     for tile, n in zip(tiles, shapes_at, strict=True):
         like = plan.like.get(n)
         if like is not None and n not in folder.folded and plan.sources[n] == tile:

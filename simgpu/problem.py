@@ -118,8 +118,8 @@ class Problem:
         """The FLOPs of the score pairs the causal mask leaves (the papers' `flops` count otherwise): the tensor work
         no schedule can skip (`simgpu.api.roofline_cycles`). The papers halve causal work whatever the lengths; the
         mask, aligned bottom-right (`attending_rows`), leaves sum over rows of the keys each sees: with fewer keys
-        than queries that is Nk (Nk + 1) / 2, far below Nq Nk / 2 (at Nq = 2048, Nk = 742: 0.36 of it, where the
-        papers' count put v3's backward above the simulated cycles' roof, a false invariant failure)."""
+        than queries that is Nk (Nk + 1) / 2, far below Nq Nk / 2 (at Nq = 2048, Nk = 742: 0.36 of it; the papers'
+        count put the roofline above v3's simulated backward there, a false invariant failure)."""
         if not self.causal:
             return self.flops
         if self.seqlens is not None:
