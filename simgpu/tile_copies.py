@@ -13,7 +13,7 @@ records of further tiles folded as usual (`RecordTemplate.reproduces`); the call
 template does not. Only kernels with loops to fold are copied (FlashAttention's main kernels): tiles without loops
 are made as cheaply as copied, and the walk finds their keys, which the schedules' ops share, faster than a copy's
 new ones. Every prediction is bit for bit the same (`docs/results/tile_copies_50/`); v2's forward at 128k tokens
-takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.89x.
+takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.91x.
 """
 
 from __future__ import annotations
@@ -150,8 +150,8 @@ def learn(
 def _moving(key: MemoryKey, other: MemoryKey, apart: int) -> _MovingKey | None:
     """The moving key of `key` (the first tile's) and `other` (the second tile's, `apart` along the axis); None where
     they are not (tensor, index) pairs of one tensor (a `Piece`, which names part of other tiles' bytes, is not
-    copied: standard attention's products, whose copies made every prediction slower, 1.1-1.6x, as new key objects
-    cost the walk's lookups what the folds' shared ones did not)."""
+    copied: standard attention's products; with them and loop-free tiles copied, standard attention at 4k-16k tokens
+    took 1.13-1.60x the CPU time, `docs/results/tile_copies_50/not_kept_piece_copies_fast_ab.txt`)."""
     if type(key) is not tuple or type(other) is not tuple:
         return None
     pair, other_pair = cast(tuple[object, ...], key), cast(tuple[object, ...], other)

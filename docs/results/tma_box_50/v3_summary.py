@@ -1,6 +1,7 @@
-"""v3's validation against our kernel on the H200 (a `simgpu validate` CSV): MAPE over the 96 configurations, per head
-dimension and in FA3's configuration (ping-pong and intra-warpgroup overlap on), and the ping-pong gain (overlap on:
-the time without ping-pong over the time with it, less one, mean over the 24 shapes), predicted and measured.
+"""v3's validation against our kernel (a `simgpu validate` CSV): MAPE over the 96 configurations, per head dimension
+(and its mean signed error by sequence length) and in FA3's configuration (ping-pong and intra-warpgroup overlap on),
+and the ping-pong gain (overlap on: the time without ping-pong over the time with it, less one, mean over the 24
+shapes), predicted and measured.
 `python docs/results/tma_box_50/v3_summary.py VALIDATION.csv`"""
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ def main(path: Path) -> None:
     print(f"{len(rows)} configurations, MAPE {mape(rows):.1f}%")
     for d in ("64", "128"):
         print(f"  d={d}: {mape([row for row in rows if row['headdim'] == d]):.1f}%")
+    for d in ("64", "128"):
+        signed = []
+        for n in sorted({int(row["seqlen"]) for row in rows}):
+            chosen = [float(row["rel_error"]) for row in rows if row["headdim"] == d and int(row["seqlen"]) == n]
+            signed.append(f"N={n} {100 * statistics.mean(chosen):+.1f}%")
+        print(f"  d={d} mean signed error by N: " + ", ".join(signed))
     fa3 = [row for row in rows if flag(row, "pingpong") and flag(row, "intra_wg_overlap")]
     print(f"  FA3's configuration ({len(fa3)}): {mape(fa3):.1f}%")
     times: dict[tuple[str, ...], dict[bool, tuple[float, float]]] = {}

@@ -2,6 +2,7 @@
 grid of tensor-heavy cases on the H100 and H200 files (v3 with its ablation switches, v2, standard attention, the
 GEMM; d = 64-256, N = 512-32k at 16k tokens, causal or not, bf16 and fp8, forward and backward). A fast-mode rule
 that took the first run's cycles at the lowered clock (no re-run) would be off by this much.
+Then the speed benchmark's shapes that re-run at all, and how far the law lowers their clock.
 `python docs/results/prefix_checks_50/not_kept/rerun_grid.py > docs/results/prefix_checks_50/not_kept/rerun_grid.txt`
 """
 
@@ -80,6 +81,21 @@ def main() -> None:
     for change, first_hz, second_hz, activity, *case in rows[:12]:
         print(f"{change:+.2e}  {first_hz / 1e6:.0f} -> {second_hz / 1e6:.0f} MHz  u={activity:.3f}", *case)
     print(f"median |change| {statistics.median(abs(row[0]) for row in rows):.2e}")
+    print("the speed benchmark's shapes (d = 128, 16k tokens) that re-run, with the clock's drop:")
+    for arch in ("h100", "h200"):
+        for algo in ("standard", "v1", "v2", "v3"):
+            for pass_ in ("fwd", "bwd"):
+                for seqlen in (1024, 4096, 16384, 65536, 131072):
+                    calls.clear()
+                    try:
+                        simulate(arch, algo, Problem(max(1, 16384 // seqlen), 16, seqlen, 128, pass_=pass_))
+                    except SimgpuError:  # standard attention past 16k: out of memory
+                        continue
+                    if len(calls) == 2:
+                        (first_hz, _), (second_hz, _) = calls
+                        drop = 1 - second_hz / first_hz
+                        clocks = f"{first_hz / 1e6:.0f} -> {second_hz / 1e6:.0f} MHz"
+                        print(f"  {arch} {algo} {pass_} {seqlen}: {clocks} ({drop:.1%})")
 
 
 if __name__ == "__main__":
