@@ -20,6 +20,7 @@ Pass = Literal["fwd", "bwd", "fwd_bwd"]
 PASSES: tuple[str, ...] = ("fwd", "bwd", "fwd_bwd")
 INPUT_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8")
 LSE_BYTES = 4  # the log-sum-exp statistics are fp32 in every FlashAttention version
+PASS_FLOPS = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}  # a pass's FLOPs over the forward's (the papers' convention)
 
 
 GB = 1e9
@@ -110,8 +111,7 @@ class Problem:
 
     @property
     def flops(self) -> float:
-        factor = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}[self.pass_]
-        return self.forward_flops() * factor
+        return self.forward_flops() * PASS_FLOPS[self.pass_]
 
     @property
     def required_flops(self) -> float:
@@ -128,8 +128,7 @@ class Problem:
             nq, nk = self.seqlen_q, self.nk
             seen = min(nq, nk)  # rows that see a key: the last `seen` rows, the first of them sees nk - seen + 1
             pairs = float(self.batch * (seen * (nk - seen) + seen * (seen + 1) // 2))
-        factor = {"fwd": 1.0, "bwd": 2.5, "fwd_bwd": 3.5}[self.pass_]
-        return 4.0 * self.heads * self.headdim * pairs * factor
+        return 4.0 * self.heads * self.headdim * pairs * PASS_FLOPS[self.pass_]
 
     def tensor_bytes(self, seqlen: int) -> int:
         """Bytes of one (batch, heads, seqlen, headdim) tensor in the input dtype; of a varlen batch, of its packed

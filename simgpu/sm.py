@@ -135,7 +135,7 @@ class Sm:
         self._ingest = {"cp_async": self.cp_async_ingest, "tma": self.tma_ingest}
         # A TMA copy that misses L2 lands later than one line's HBM latency after its bytes: `tma.hbm_box_extra_cycles`.
         box_extra = arch.tma.hbm_box_extra_cycles if arch.tma is not None else None
-        self._box_extra: dict[str, float] = {"tma": box_extra} if box_extra else {}
+        self._tma_box_extra = box_extra or 0.0
         self._partial_sector_accesses = arch.l2.partial_sector_write_accesses
         self._fragment_store_cycles = arch.sm.fragment_store_cycles
         self._fragment_store_min_cycles = arch.sm.fragment_store_min_cycles
@@ -355,8 +355,8 @@ class Sm:
             # The copy's bytes leave the SM's load path at its rate; the last returns one latency after it left.
             ready = max(ready, ingest.reserve(issued, nbytes) + self._served_latency(access, issued))
         ready = max(ready, self.smem.copy_in(issued, nbytes, engine))
-        if not access.hit:
-            ready += self._box_extra.get(engine, 0.0)
+        if engine == "tma" and not access.hit:
+            ready += self._tma_box_extra
         return ready + self._tensor_map_wait(op)
 
     def _served_latency(self, access: Access, issued: float) -> float:
