@@ -103,6 +103,13 @@ def draw(rng: random.Random) -> dict[str, Any]:
     }
 
 
+def case_problem(case: dict[str, Any]) -> Problem:
+    """The `Problem` of a drawn case (`draw`); a `ProblemError` where its fields are not one."""
+    fields = ("batch", "heads", "seqlen_q", "headdim")
+    extra = ("seqlen_k", "causal", "dtype", "pass_")
+    return Problem(*(case[name] for name in fields), **{name: case[name] for name in extra})
+
+
 def compare(case: dict[str, Any]) -> dict[str, Any]:
     """Fast and exact mode on one case: the row of the CSV (`status` ok, skipped or crash)."""
     row = {key: case[key] for key in case if key not in ("overrides", "options")} | {
@@ -110,10 +117,9 @@ def compare(case: dict[str, Any]) -> dict[str, Any]:
         "sms": case["overrides"]["sms"],
         "l2_bytes": case["overrides"].get("l2.capacity_bytes", ""),
     }
-    fields = ("batch", "heads", "seqlen_q", "headdim", "seqlen_k", "causal", "dtype", "pass_")
     try:
         arch = load_arch(case["arch"], case["overrides"])
-        problem = Problem(*(case[name] for name in fields[:4]), **{name: case[name] for name in fields[4:]})
+        problem = case_problem(case)
         options = case["options"]
         if sum(estimated_ops(kernel) for kernel in schedule(arch, case["algo"], problem, options)) > EXACT_OPS:
             return row | {"status": "skipped", "detail": "exact mode too long"}

@@ -11,8 +11,7 @@ import random
 import sys
 
 from benchmarks.fast_equality import dump_record
-from benchmarks.fast_random import draw
-from simgpu import Problem
+from benchmarks.fast_random import case_problem, draw
 
 
 def dump(path: str, seed: int, count: int) -> None:
@@ -25,16 +24,7 @@ def dump(path: str, seed: int, count: int) -> None:
         case["batch"], case["heads"] = 1, rng.choice((1, 2, 4))
         if rng.random() < 0.5:
             case["overrides"] = {}
-        problem = Problem(
-            case["batch"],
-            case["heads"],
-            case["seqlen_q"],
-            case["headdim"],
-            seqlen_k=case["seqlen_k"],
-            causal=case["causal"],
-            dtype=case["dtype"],
-            pass_=case["pass_"],
-        )
+        problem = case_problem(case)
         record = dump_record(case["arch"], case["overrides"], case["algo"], problem, case["options"])
         out.append([repr(case), record])
     with open(path, "w", encoding="utf-8") as handle:
