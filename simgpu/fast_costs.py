@@ -1,32 +1,38 @@
 """Fast mode's class costs: what a tile of each kind costs, from one SM running the kind's representative.
 
-One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated; no more than the first
-wave puts on an SM, `filled_slots`), once and twice in a row,
-alone (all of the chip's HBM and L2 bandwidth) and with every SM busy (that the kernel can fill: no more than its
-tiles): the time to a slot's first tile, per further tile, and the per-tile busy cycles and bytes. In a kernel of
-unequal tiles (more than one cost class) the further tiles are timed with the SM's slots started a round's 1 / CTAs
-apart, as the list schedule hands them tiles at unrelated times; a kernel of one class keeps them in step, as its CTAs
-start and end together. With every SM busy, an SM gets what the other SMs leave of the bandwidth (processor sharing:
-each uses what it used alone), at least an equal share, except for the requests it makes before any of its data came
-back: every busy SM queues its first copies at once, and those are served at an equal share (the burst of
-`simgpu.units.fluid_l2`). Before the thirty-first session a slot's first tiles took an equal share throughout, which on
-a whole chip (1/128 or so) stretched each of their copies where the chip's HBM and L2 were mostly idle: FA3's forward on
-the whole H100 came out 5.0% slower than exact mode, `docs/results/fast_vs_exact_whole_31/`. A further tile takes no
-longer than alone: while an SM's copies are not in flight (its issue, its products) the busy SMs use its share, so only
-the bytes at an equal share bound it further (HBM-bound GEMMs whose 2-stage ring leaves the share idle while the next
-copy is issued). L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`); a further tile's time is averaged
-over enough rounds to hold its share of misses, and is at least the time HBM and L2 take to serve its bytes at the SM's
-share. Where the busiest unit's work per round exceeds the rounds' period (short CTAs, many per SM: the next round's
-work ran beside the first round's tail), a slot's first tile ends on the line of that work through the longest run, and
-a slot's only tile takes the rest, its tail. A removed iteration's cost is fitted from runs of the fit variants
-(`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more, or more until what they add holds a whole cycle of each
-tensor's spread misses (`_fit_variant`). In a kernel of one wave at most (no slot takes a second tile: v1's one CTA per
-head), no further tile is run: a removed iteration is fitted from the single round's time, and the per-tile metrics are
-that round's. In a kernel of `ALONE_FIT_WAVES` waves or more the SM alone takes the busy fit's cost of a removed
-iteration (its own fit variants are not run): only the tail wave has SMs alone.
+One SM runs the representative with 1, 2 and `fit` CTAs resident (other counts interpolated; no more than the first wave
+puts on an SM, `filled_slots`), once and twice in a row, alone (all of the chip's HBM and L2 bandwidth) and with every
+SM busy (that the kernel can fill: no more than its tiles): the time to a slot's first tile, per further tile, and the
+per-tile busy cycles and bytes. In a kernel of unequal tiles (more than one cost class) the further tiles are timed with
+the SM's slots started a round's 1 / CTAs apart, as the list schedule hands them tiles at unrelated times; a kernel of
+one class keeps them in step, as its CTAs start and end together. With every SM busy, an SM gets what the other SMs
+leave of the bandwidth (processor sharing: each uses what it used alone), at least an equal share, except for the
+requests it makes before any of its data came back: every busy SM queues its first copies at once, and those are served
+at an equal share (the burst of `simgpu.units.fluid_l2`). Before the thirty-first session a slot's first tiles took an
+equal share throughout, which on a whole chip (1/128 or so) stretched each of their copies where the chip's HBM and L2
+were mostly idle: FA3's forward on the whole H100 came out 5.0% slower than exact mode,
+`docs/results/fast_vs_exact_whole_31/`. A further tile gains from processor sharing: while an SM's copies are not in
+flight (its issue, its products) the busy SMs use its share, so it takes less than with every SM busy, down to its time
+alone and the bytes at an equal share (HBM-bound GEMMs whose 2-stage ring leaves the share idle while the next copy is
+issued), but by no more than the extra service its bytes took at the busy shares: the rest of what the busy run adds is
+the loaded HBM's latency, which the busy chip's misses wait out whatever the sharing (before the fifty-first session the
+whole difference was given back, and v3's forward at N = 512 on the whole H200 came out 3-7% faster than exact mode,
+`docs/results/shared_period_51/`). L2 hits come from the replay's miss shares (`simgpu.units.fluid_l2`); a further
+tile's time is averaged over enough rounds to hold its share of misses, and is at least the time HBM and L2 take to
+serve its bytes at the SM's share. Where the busiest unit's work per round exceeds the rounds' period (short CTAs, many
+per SM: the next round's work ran beside the first round's tail), a slot's first tile ends on the line of that work
+through the longest run, and a slot's only tile takes the rest, its tail. A removed iteration's cost is fitted from runs
+of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more, or more until what they add holds a
+whole cycle of each tensor's spread misses (`_fit_variant`). In a kernel of one wave at most (no slot takes a second
+tile: v1's one CTA per head), no further tile is run: a removed iteration is fitted from the single round's time, and
+the per-tile metrics are that round's. In a kernel of `ALONE_FIT_WAVES` waves or more the SM alone takes the busy fit's
+cost of a removed iteration (its own fit variants are not run): only the tail wave has SMs alone.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
-takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly).
+takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly: where exact mode's first readers
+take them behind their prefetch, the spread misses wait out the loaded HBM latency in every tile, and v2's causal
+forward on the whole H200 at 16 x 16 x 1024, d = 128, comes out 3.5% slower than exact mode, 0.5% before the busy runs
+kept that latency).
 """
 
 from __future__ import annotations
@@ -192,9 +198,10 @@ def class_costs(
             if not alone:
                 # Processor sharing: while this SM's copies are not in flight (its issue, its products) the busy SMs
                 # use its share, so a further tile takes no longer than alone, bounded by its bytes at an equal share
-                # (`Cost.of`).
-                vector = vector.copy()
-                vector[1] = min(vector[1], simulated_costs[kind, ctas, True].base[1])
+                # (`Cost.of`). What the sharing gives back is at most what the shares cost the tile's bytes, their
+                # service at the busy shares over their service alone: the rest of the difference is the loaded
+                # HBM's latency (`simgpu.units.hbm`), which every SM's misses wait out while the chip is busy.
+                vector = _shared_period(vector, simulated_costs[kind, ctas, True].base, bounds[1], ctas)
             simulated_costs[kind, ctas, alone] = Cost(vector, slopes, ctas, bounds)
             if borrowed and fitted and not alone:
                 simulated_costs[kind, ctas, True] = replace(simulated_costs[kind, ctas, True], slopes=slopes)
@@ -206,6 +213,15 @@ def class_costs(
         for kind in representatives
     }
     return costs, ops
+
+
+def _shared_period(busy: np.ndarray, alone: np.ndarray, served: Sequence[int], ctas: int) -> np.ndarray:
+    """`busy`'s cost vector with its further tile's time (a round of `ctas` tiles) lowered towards `alone`'s by no
+    more than the extra service its HBM and L2 bytes took at the busy shares (positions `served`, per tile)."""
+    shares_cost = ctas * float(sum(busy[n] - alone[n] for n in served))
+    vector: np.ndarray = busy.copy()
+    vector[1] = min(busy[1], max(alone[1], busy[1] - max(0.0, shares_cost)))
+    return vector
 
 
 def _within_serial(deltas: list[np.ndarray], ones: list[np.ndarray], ctas: int) -> list[np.ndarray]:
