@@ -197,10 +197,10 @@ def class_costs(
             vector = run.vector
             if not alone:
                 # Processor sharing: while this SM's copies are not in flight (its issue, its products) the busy SMs
-                # use its share, so a further tile takes no longer than alone, bounded by its bytes at an equal share
-                # (`Cost.of`). What the sharing gives back is at most what the shares cost the tile's bytes, their
-                # service at the busy shares over their service alone: the rest of the difference is the loaded
-                # HBM's latency (`simgpu.units.hbm`), which every SM's misses wait out while the chip is busy.
+                # use its share, which gives a further tile back at most what the shares cost its bytes (their
+                # service at the busy shares over alone), down to its time alone; its bytes at an equal share bound
+                # it still (`Cost.of`). The rest of what the busy run adds is the loaded HBM's latency
+                # (`simgpu.units.hbm`), which every SM's misses wait out while the chip is busy.
                 vector = _shared_period(vector, simulated_costs[kind, ctas, True].base, bounds[1], ctas)
             simulated_costs[kind, ctas, alone] = Cost(vector, slopes, ctas, bounds)
             if borrowed and fitted and not alone:
