@@ -11,12 +11,12 @@ import csv
 from pathlib import Path
 
 from simgpu import Problem, load_arch, simulate
+from simgpu.validation import KERNEL_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 OURS = {
-    "block_m": 128, "block_n": 128, "stages": 2, "pingpong": True, "intra_wg_overlap": True, "persistent": False,
-    "epilogue": "registers",
-}  # fmt: skip
+    **KERNEL_OPTIONS["v3"], "block_m": 128, "block_n": 128, "stages": 2, "pingpong": True, "intra_wg_overlap": True,
+}  # our kernel's, as `simgpu validate` runs it (`simgpu.validation.KERNEL_OPTIONS` and its tiles)  # fmt: skip
 VALIDATION = ROOT / "validation/h200/kernels_on_h100/validation_tma_box_v3/validation.csv"
 
 

@@ -583,7 +583,8 @@ def test_fast_mode_keeps_the_loaded_hbm_latency_of_a_busy_chip(causal: bool) -> 
     # (what-ifs): the busy representative's further tiles wait out that latency on their misses, as every SM's do in
     # exact mode, so the latency slows both modes alike (0.26% and 0.33% apart). When the whole of what the busy run
     # adds over the SM alone was given back to processor sharing, fast mode took 3.4% (causal 5.4%) less of it; the
-    # extra service of the bytes at the busy shares is all that sharing gives back now.
+    # extra service of the bytes at the busy shares is all that sharing gives back now
+    # (`docs/results/shared_period_51/loaded_latency_whatif.txt`).
     problem = Problem(4, 16, 512, 64, causal=causal)
     slowdown = {}
     for mode in ("fast", "exact"):

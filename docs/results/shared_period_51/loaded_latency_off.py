@@ -15,10 +15,12 @@ import numpy as np
 import simgpu.fast_costs as fast_costs
 from simgpu import Problem, load_arch, simulate
 from simgpu.trace import Trace
+from simgpu.validation import KERNEL_OPTIONS
 
-V3_OPTIONS = dict(
-    block_m=128, block_n=128, stages=2, pingpong=False, intra_wg_overlap=True, persistent=False, epilogue="registers"
-)  # our kernel's (`cupy_kernels/v3`), as `simgpu validate` runs it
+# Our kernel's options as `simgpu validate` runs it (`cupy_kernels/v3`): its tiles, ping-pong off, the overlap on.
+V3_OPTIONS = {
+    **KERNEL_OPTIONS["v3"], "block_m": 128, "block_n": 128, "stages": 2, "pingpong": False, "intra_wg_overlap": True,
+}  # fmt: skip
 CASES = (
     ("v3", Problem(8, 33, 512, 64), V3_OPTIONS),
     ("v2", Problem(16, 16, 1024, 128, causal=True), {}),

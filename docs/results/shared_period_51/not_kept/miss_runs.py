@@ -8,11 +8,11 @@ from __future__ import annotations
 import os
 
 from simgpu import Problem, load_arch, simulate
+from simgpu.validation import KERNEL_OPTIONS
 
 OURS = {
-    "block_m": 128, "block_n": 128, "stages": 2, "pingpong": False, "intra_wg_overlap": True, "persistent": False,
-    "epilogue": "registers",
-}  # fmt: skip
+    **KERNEL_OPTIONS["v3"], "block_m": 128, "block_n": 128, "stages": 2, "pingpong": False, "intra_wg_overlap": True,
+}  # our kernel's, as `simgpu validate` runs it (`simgpu.validation.KERNEL_OPTIONS` and its tiles)  # fmt: skip
 CASES = (
     ("v2", Problem(16, 16, 1024, 128, causal=True), {}),
     ("v2", Problem(16, 32, 1024, 64, causal=True), {}),
