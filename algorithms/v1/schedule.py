@@ -54,10 +54,8 @@ block_n = 256 or 128 keys); with the option `sram_bytes` (on-chip memory M) Algo
 B_r = min(B_c, d) (`algorithms.v1.tiles.block_sizes`); `block_m`, `block_n`, `warps` override them. The MMAs
 run on whole instruction tiles: rows rounded up to 16, each warp's key slice to 16 keys. Bytes follow the real rows
 and columns.
-Each `__syncthreads` in a step (the forward's two: the partial row maxes, the partial outputs; the backward's one,
-before the partial dQ_i are read back) costs the arch's `latency.cta_sync_cycles` (a `Delay`; none where the arch
-gives none). Ignored: dropout (the kernel regenerates its mask from the RNG, no HBM bytes), the barriers' waits for
-the slowest warp (the warps run as one role in lockstep), register pressure. Query rows that see no
+Ignored: dropout (the kernel regenerates its mask from the RNG, no HBM bytes), __syncthreads latency (no arch
+parameter; the warps run in lockstep, so only the serialization shows), register pressure. Query rows that see no
 key at all (causal with seqlen_k < seqlen_q; the released kernel is top-left aligned and never has them) get their
 zero O, dQ and -inf lse written once, before the key loop.
 The o_tmp load is waited for where lse_i seeds the row max: in v1.0.9's kernel built for sm_90 (nvcc 13), the
@@ -99,7 +97,7 @@ from simgpu.arch import Arch
 from simgpu.engine import ctas_per_sm
 from simgpu.errors import OptionError, ProblemError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
-from simgpu.ops import Chain, Delay, Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
+from simgpu.ops import Chain, Load, Mma, Op, Repeat, Smem, Store, Vector, Wait
 from simgpu.problem import Problem
 
 PROBLEM = "attention"
@@ -255,12 +253,12 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     check_footprint(arch, "v1", buffers)
     kernels: list[Kernel] = []
     if problem.pass_ != "bwd":
-        forward = forward_kernel(problem, cfg, sync_cycles(arch))
+        forward = forward_kernel(problem, cfg)
         if _splits_apart(arch, problem, cfg, forward):
             forward = dataclasses.replace(forward, launched_apart_axis=SPLIT_AXIS)
         kernels.append(forward)
     if problem.pass_ != "fwd":
-        kernels.append(backward_kernel(problem, cfg, sync_cycles(arch)))
+        kernels.append(backward_kernel(problem, cfg))
     return tuple(kernels)
 
 
@@ -409,20 +407,7 @@ def _split_tiles(p: Problem, splits: int) -> tuple[tuple[int, int, int], ...]:
     return tuple((b, h, z) for z in range(splits) for h in range(p.heads) for b in range(p.batch))
 
 
-def sync_cycles(arch: Arch) -> float:
-    """The latency of a `__syncthreads` the CTA's warps reach together (`latency.cta_sync_cycles`; 0 where the arch
-    gives none)."""
-    return (arch.latency.cta_sync_cycles or 0.0) if arch.latency is not None else 0.0
-
-
-def _barrier(cycles: float) -> tuple[Op, ...]:
-    """A `__syncthreads` of the CTA's warps, which run as one role in lockstep: its latency (`Delay`), none where
-    `cycles` is 0."""
-    return (Delay(cycles),) if cycles else ()
-
-
-def forward_kernel(p: Problem, cfg: Config, sync: float = 0.0) -> Kernel:
-    """The forward; `sync`: the cycles of each `__syncthreads` (`sync_cycles`), two per step."""
+def forward_kernel(p: Problem, cfg: Config) -> Kernel:
     d, eb, w = p.headdim, p.element_bytes, cfg.forward_warps
     rp, kp = cfg.rows_pad, cfg.cols_pad(w)
     n_k = ceil_div(p.nk, cfg.block_n)
@@ -433,7 +418,6 @@ def forward_kernel(p: Problem, cfg: Config, sync: float = 0.0) -> Kernel:
     # A step's ops that name no tile depend on its rows, key columns, mask and key block only: built once each (a
     # long sequence's tile folds build hundreds of thousands of steps).
     qk = Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=qk_frag)
-    barrier = _barrier(sync)
 
     @functools.cache
     def commit_q(r: int) -> Smem:
@@ -460,16 +444,12 @@ def forward_kernel(p: Problem, cfg: Config, sync: float = 0.0) -> Kernel:
         )
         # Partial P~ V_j and row sums of every warp through smem, each warp reading its share of all.
         partials = w * r * (d + 1) * ACC_BYTES
-        # Each exchange through smem waits at a __syncthreads between its writes and its reads (`reduce_max`'s, and
-        # the one before the partial outputs are read).
         return (
             row_max,
             Smem(read_bytes=w * w * r * ACC_BYTES, write_bytes=w * r * ACC_BYTES),  # partial row maxes
-            *barrier,
             exps,
             Mma(rp, d, kp, p.dtype, "reg", "reg", instruction="mma_sync"),
             Smem(read_bytes=partials, write_bytes=partials),
-            *barrier,
         )
 
     @functools.cache
@@ -579,9 +559,7 @@ def forward_kernel(p: Problem, cfg: Config, sync: float = 0.0) -> Kernel:
     )
 
 
-def backward_kernel(p: Problem, cfg: Config, sync: float = 0.0) -> Kernel:
-    """The backward; `sync`: the cycles of each `__syncthreads` (`sync_cycles`), one per step (before the warps'
-    partial dQ_i are read back)."""
+def backward_kernel(p: Problem, cfg: Config) -> Kernel:
     d, eb, w = p.headdim, p.element_bytes, cfg.backward_warps
     rp, kp = cfg.rows_pad, cfg.cols_pad(w)
     n_k = ceil_div(p.nk, cfg.block_n)
@@ -598,7 +576,6 @@ def backward_kernel(p: Problem, cfg: Config, sync: float = 0.0) -> Kernel:
     # A step's ops that name no tile depend on its rows, key columns and mask only: built once each (a long
     # sequence's tile folds build hundreds of thousands of steps).
     nt = Mma(rp, kp, d, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=nt_frag)
-    barrier = _barrier(sync)
     dk = Mma(kp, d, rp, p.dtype, "reg", "reg", instruction="mma_sync", operand_smem_bytes=tn_frag)
 
     @functools.cache
@@ -715,9 +692,7 @@ def backward_kernel(p: Problem, cfg: Config, sync: float = 0.0) -> Kernel:
                 ops.append(dk)
                 if nxt is not None:  # after a sync: HBM: D_i+1 (fp32) into registers
                     ops.append(load("Delta", nxt.i, nxt.rows * ACC_BYTES, "delta"))
-                # The warps' partial dQ_i read back, after the __syncthreads that makes them visible.
-                ops += barrier
-                ops.append(dq_read(r))
+                ops.append(dq_read(r))  # the warps' partial dQ_i read back
                 if not first:
                     ops.append(Wait("dq"))
                 ops.append(dq_add(r))

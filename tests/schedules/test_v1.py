@@ -8,10 +8,9 @@ import pytest
 
 import algorithms.v1 as v1
 from algorithms._schedule.tiling import ceil_div, key_blocks, rows_in_block
-from algorithms.v1.schedule import backward_kernel, config, forward_kernel, release_splits
+from algorithms.v1.schedule import config, forward_kernel, release_splits
 from simgpu import Problem, ResourceError, load_arch, roofline_cycles, simulate
-from simgpu.kernel import Kernel
-from simgpu.ops import Delay, Load, Op, Repeat, Smem, Vector, Wait
+from simgpu.ops import Load, Repeat, Vector, Wait
 from tests.schedules._helpers import inputs, no_l2
 
 SHAPES = [
@@ -158,43 +157,6 @@ def test_a_step_waits_for_its_o_tmp_before_its_softmax() -> None:
     waited = step.index(Wait("o_tmp"))
     first_elementwise = next(n for n, op in enumerate(step) if isinstance(op, Vector))
     assert o_tmp < waited < first_elementwise
-
-
-def _middle_step(kernel: Kernel) -> list[Op]:
-    """The ops of the second query step of the second key block of the kernel's one CTA."""
-    (program,) = [role.program for role in kernel.roles]
-    key_loop = next(op for op in program(kernel.tiles[0]) if isinstance(op, Repeat))
-    query_loop = next(op for op in key_loop.body(1) if isinstance(op, Repeat))
-    return list(query_loop.body(1))
-
-
-def test_a_step_waits_at_the_kernels_syncthreads_for_the_archs_barrier_latency() -> None:
-    # v1.0.9's forward step: two __syncthreads, each between the warps' partials written to smem and read back (its
-    # SASS: two unconditional BAR.SYNC a step); the backward's one before the partial dQ_i are read back.
-    problem = Problem(1, 1, 1024, 64, pass_="fwd_bwd")
-    cfg = config(problem, {})
-    forward = _middle_step(forward_kernel(problem, cfg, 106.0))
-    barriers = [n for n, op in enumerate(forward) if isinstance(op, Delay)]
-    assert [forward[n] for n in barriers] == [Delay(106.0)] * 2
-    assert all(isinstance(forward[n - 1], Smem) for n in barriers)
-    backward = _middle_step(backward_kernel(problem, cfg, 106.0))
-    (barrier,) = [n for n, op in enumerate(backward) if isinstance(op, Delay)]
-    assert backward[barrier] == Delay(106.0)
-    assert backward[barrier + 1] == Smem(read_bytes=cfg.backward_warps * 16 * 64 * 4)  # the partial dQ_i, fp32
-    assert not any(isinstance(op, Delay) for op in _middle_step(forward_kernel(problem, cfg)))
-
-
-def test_the_barriers_add_at_most_their_latency_to_a_ctas_run() -> None:
-    # One CTA on one SM, exact mode: the barriers lengthen its run, by no more than their latencies summed (the warps
-    # wait at them; loads already in flight go on meanwhile).
-    problem = Problem(1, 1, 512, 64, pass_="fwd_bwd")
-    steps = sum(len(range(0, 512, 16)) for _ in range(0, 512, 256))  # 16-row query steps x 256-key blocks
-    arch = load_arch("h100", overrides={"sms": 1})
-    without = simulate(arch.with_overrides({"latency.cta_sync_cycles": 0}), "v1", problem, mode="exact")
-    with_barriers = simulate(arch, "v1", problem, mode="exact")
-    assert without.clock_hz == with_barriers.clock_hz
-    added = with_barriers.cycles - without.cycles
-    assert 0 < added <= 3 * steps * 106.0
 
 
 def test_slower_than_v2_at_2k() -> None:
