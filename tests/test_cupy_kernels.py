@@ -106,6 +106,7 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
                      "s_gemm<128, 64, 1>", "pv_gemm<128, 64, 1>", "s_gemm<128, 64, 2>", "pv_gemm<128, 64, 2>",
                      "mma_distinct<8>", "mma_distinct<16>"]),
     "cta_launch": (PROBES / "cta_launch.cu", "", ["turnaround", "chase"]),
+    "cta_sync": (PROBES / "cta_sync.cu", "", ["exchange"]),
     "cp_async_stream": (PROBES / "cp_async_stream.cu", "", [f"cp_async_stream<{d}, {n}, {st}>"
                         for d, n, st in ((64, 128, 2), (128, 64, 2), (64, 128, 3))]
                         + [f"cp_async_issue<{c}>" for c in (2, 4, 8, 16, 32)]),
