@@ -57,9 +57,8 @@ and columns.
 Ignored: dropout (the kernel regenerates its mask from the RNG, no HBM bytes), the __syncthreads (the warps run in
 lockstep, so only the serialization shows: one that the warps reach together costs 14 cycles at 4 warps and 21 at 8,
 `validation/h200/cta_sync_on_h100/`, under 1% of a step; the chip's barrier phases are its warps arriving apart),
-register pressure. Query rows that see no
-key at all (causal with seqlen_k < seqlen_q; the released kernel is top-left aligned and never has them) get their
-zero O, dQ and -inf lse written once, before the key loop.
+register pressure. Query rows that see no key at all (causal with seqlen_k < seqlen_q; the released kernel is
+top-left aligned and never has them) get their zero O, dQ and -inf lse written once, before the key loop.
 The o_tmp load is waited for where lse_i seeds the row max: in v1.0.9's kernel built for sm_90 (nvcc 13), the
 instruction that scales lse_i waits on the scoreboard the four o_tmp loads just issued share, so a step waits for
 their whole latency there; Nsight Compute on an H100 puts 30-33% of the main loop's stall samples on it
