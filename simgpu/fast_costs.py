@@ -26,13 +26,23 @@ of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold periods mor
 whole cycle of each tensor's spread misses (`_fit_variant`). In a kernel of one wave at most (no slot takes a second
 tile: v1's one CTA per head), no further tile is run: a removed iteration is fitted from the single round's time, and
 the per-tile metrics are that round's. In a kernel of `ALONE_FIT_WAVES` waves or more the SM alone takes the busy fit's
-cost of a removed iteration (its own fit variants are not run): only the tail wave has SMs alone.
+cost of a removed iteration (its own fit variants are not run): only the tail wave has SMs alone. Where the other SMs'
+demand alone leaves an SM no more than an equal share (the chip's HBM or L2 saturated), its removed iterations take
+their idle share back as a further tile does, down to their time alone (the alone fit runs for them then, in a kernel
+of many waves or of CTAs in lockstep too) and no lower than their bytes at the equal share: the busy fit's fixed share
+idles while the SM issues, and serves each of its copies at 1/N of the chip's rate, where exact mode's FCFS HBM and
+L2 serve each copy whole once the queue ahead of it drains. Before the fifty-third session, the H100's default GEMM at
+4096^3 came out 9.3% slower than exact mode, and v1 (our kernel's loop) at 8 x 16 x 2048, d = 128, whose 128 CTAs
+wait on each copy, 51% slower (`docs/results/saturated_53/`). Below saturation the share the others leave is the
+processor-sharing share of an SM that keeps its own pace, and the busy fit stands.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly: where exact mode's first readers
 take them behind their prefetch, the spread misses wait out the loaded HBM latency in every tile, and v2's causal
 forward on the whole H200 at 16 x 16 x 1024, d = 128, comes out 3.5% slower than exact mode, 0.5% before the busy runs
-kept that latency).
+kept that latency); that a loop whose demand alone saturates the chip may, waiting on its copies, hold it below
+saturation in exact mode (FA1's split forward on the A100 at 8 x 32 x 2048, d = 64: exact mode's HBM 72% busy; given
+the share back, fast mode went from 0.969 to 0.860 of exact mode, `docs/results/saturated_53/`).
 """
 
 from __future__ import annotations
@@ -134,8 +144,8 @@ def class_costs(
     single = len(plan.kernel.tiles) <= slots * arch.sms
     # Alike tiles, one to an SM of the sharers, start together and end together: every SM stays busy until the end,
     # so the schedule reads no time of an SM alone (`simgpu.fast_schedule._at_weight` at weight 1), and the fit
-    # variants run alone would go unread. The base run alone still sets the busy SMs' shares; its Cost keeps no
-    # slopes. (v1's one CTA per head: 4 of its 10 runs.)
+    # variants run alone go unread unless the chip is saturated (below). The base run alone still sets the busy SMs'
+    # shares. (v1's one CTA per head: 4 of its 10 runs.)
     lockstep = single and not spread and len(plan.kernel.tiles) == (sharers or arch.sms)
     # The ops of the kernel's costliest kind of tile: all kinds take as many further rounds at most (`ROUNDS_OPS`),
     # so that a kind's cost is not averaged over a whole cycle of its misses where another's is cut short.
@@ -157,7 +167,7 @@ def class_costs(
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
         for ctas, alone in itertools.product(_occupancies(slots), (True, False)):
             busy = sharers or arch.sms
-            burst, share = (1.0, 1.0) if alone else _busy_shares(busy, demand[ctas])
+            burst, share, saturated = (1.0, 1.0, False) if alone else _busy_shares(busy, demand[ctas])
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
             setting = (ctas, burst, share, traffic, max(MAX_ROUNDS, int(ROUNDS_OPS // max(1.0, ctas * tile_ops))))
@@ -165,7 +175,9 @@ def class_costs(
             demand.setdefault(ctas, run.demand)
             ops += run.ops
             slopes = np.zeros((len(base.executed), len(run.vector)))
-            if fitted and not (lockstep and alone) and not (borrowed and alone):
+            # The alone fit is read by a kernel's tail wave, and by the busy fit of a saturated chip (below).
+            alone_read = (not lockstep and not borrowed) or _busy_shares(busy, demand[ctas])[2]
+            if fitted and (alone_read or not alone):
                 deltas = []
                 for variant in variants:
                     more = _representative(
@@ -202,8 +214,12 @@ def class_costs(
                 # it still (`Cost.of`). The rest of what the busy run adds is the loaded HBM's latency
                 # (`simgpu.units.hbm`), which every SM's misses wait out while the chip is busy.
                 vector = _shared_period(vector, simulated_costs[kind, ctas, True].base, bounds[1], ctas)
+                if fitted and saturated:
+                    # A saturated chip: the removed iterations, most of a long tile, take their idle share back as
+                    # the further tile's period does (the module's docstring).
+                    slopes = _shared_slopes(slopes, simulated_costs[kind, ctas, True].slopes, bounds[1], ctas)
             simulated_costs[kind, ctas, alone] = Cost(vector, slopes, ctas, bounds)
-            if borrowed and fitted and not alone:
+            if borrowed and fitted and not alone and not alone_read:
                 simulated_costs[kind, ctas, True] = replace(simulated_costs[kind, ctas, True], slopes=slopes)
     costs = {
         kind: tuple(
@@ -222,6 +238,17 @@ def _shared_period(busy: np.ndarray, alone: np.ndarray, served: Sequence[int], c
     vector: np.ndarray = busy.copy()
     vector[1] = min(busy[1], max(alone[1], busy[1] - max(0.0, shares_cost)))
     return vector
+
+
+def _shared_slopes(busy: np.ndarray, alone: np.ndarray, served: Sequence[int], ctas: int) -> np.ndarray:
+    """`busy`'s removed-iteration costs (rows of `Cost.slopes`) with each one's time lowered towards `alone`'s as
+    `_shared_period` lowers a further tile's, and no lower than its bytes take at the busy (equal) share."""
+    slopes: np.ndarray = busy.copy()
+    for row in range(len(slopes)):
+        shared = _shared_period(busy[row], alone[row], served, ctas)[1]
+        floor = ctas * float(max(busy[row][n] for n in served))
+        slopes[row, 0] = slopes[row, 1] = max(shared, floor)
+    return slopes
 
 
 def _within_serial(deltas: list[np.ndarray], ones: list[np.ndarray], ctas: int) -> list[np.ndarray]:
@@ -439,13 +466,14 @@ def _rounds(tile: FoldedTile, shares: Mapping[str, MissShares], ctas: int, most:
     return min(most, max(1, math.ceil(1 / min(per_round)))) if per_round else 1
 
 
-def _busy_shares(sms: int, demand: float) -> tuple[float, float]:
+def _busy_shares(sms: int, demand: float) -> tuple[float, float, bool]:
     """An SM's bandwidth shares while every SM is busy: for the requests it makes before any of its data came back,
     which every SM makes at once and queues behind the others', an equal share; for the rest, which that queue has
     staggered, what the other SMs leave (each uses `demand` of the chip's bandwidth when alone; a processor-sharing
-    server), but at least an equal share."""
+    server), but at least an equal share; and whether the others leave less than that (the chip saturated)."""
     equal = 1.0 / sms
-    return equal, max(equal, 1.0 - (sms - 1) * demand)
+    left = 1.0 - (sms - 1) * demand
+    return equal, max(equal, left), left < equal
 
 
 def _demand(arch: Arch, clock_hz: float, once: RunStats | None, later: RunStats) -> float:
