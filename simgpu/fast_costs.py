@@ -29,12 +29,13 @@ the per-tile metrics are that round's. In a kernel of `ALONE_FIT_WAVES` waves or
 cost of a removed iteration (its own fit variants are not run): only the tail wave has SMs alone. Where the other SMs'
 demand alone leaves an SM no more than an equal share (the chip's HBM or L2 saturated), its removed iterations take
 their idle share back as a further tile does, down to their time alone (the alone fit runs for them then, in a kernel
-of many waves or of CTAs in lockstep too) and no lower than their bytes at the equal share: the busy fit's fixed share
-idles while the SM issues, and serves each of its copies at 1/N of the chip's rate, where exact mode's FCFS HBM and
-L2 serve each copy whole once the queue ahead of it drains. Before the fifty-third session, the H100's default GEMM at
-4096^3 came out 9.3% slower than exact mode, and v1 (our kernel's loop) at 8 x 16 x 2048, d = 128, whose 128 CTAs
-wait on each copy, 51% slower (`docs/results/saturated_53/`). Below saturation the share the others leave is the
-processor-sharing share of an SM that keeps its own pace, and the busy fit stands.
+of many waves or of CTAs in lockstep too, and the tail wave's SMs alone keep it) and no lower than their bytes at the
+equal share: the busy fit's fixed share idles while the SM issues, and serves each of its copies at 1/N of the chip's
+rate, where exact mode's FCFS HBM and L2 serve each copy whole once the queue ahead of it drains. Before the
+fifty-third session, the H100's default GEMM at 4096^3 came out 9.3% slower than exact mode, and v1 (our kernel's
+loop) at 8 x 16 x 2048, d = 128, whose 128 CTAs wait on each copy, 51% slower (`docs/results/saturated_53/`). Below
+saturation the share the others leave is the processor-sharing share of an SM that keeps its own pace, and the busy
+fit stands.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly: where exact mode's first readers
