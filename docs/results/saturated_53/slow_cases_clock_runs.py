@@ -9,7 +9,8 @@ import time
 from typing import Any
 
 import simgpu.api as api
-from simgpu import Problem, load_arch, native
+from benchmarks.simspeed import problem_for
+from simgpu import load_arch, native
 from simgpu.fast import run_fast
 
 CASES = (
@@ -35,7 +36,7 @@ def main() -> None:
     api.__dict__["run_fast"] = timed  # `simgpu.api` is not compiled: its name for the function can be replaced
     print(f"compiled engine: {native.compiled()}")
     for arch_name, algo, pass_, seqlen in CASES:
-        arch, problem = load_arch(arch_name), Problem(max(1, 16384 // seqlen), 16, seqlen, 128, pass_=pass_)
+        arch, problem = load_arch(arch_name), problem_for(seqlen, pass_)
         api.simulate(arch, algo, problem)  # warm-up
         runs.clear()
         started = time.perf_counter()
