@@ -587,14 +587,15 @@ def test_a_busy_sm_gets_what_the_others_leave_and_knows_when_that_is_only_an_equ
 
 
 def test_a_saturated_chips_removed_iterations_take_back_their_idle_share() -> None:
-    # Rows of `Cost.slopes`: (first, further, tail, busy:tensor, served:hbm, served:l2), one CTA. A GEMM k-step at the
-    # equal share: 1206 cycles where its tensor cores take 1024 and its bytes 950 at the share, 7 at the whole chip.
+    # Rows of `Cost.slopes`: (first, further, tail, busy:tensor, served:hbm, served:l2), one CTA. The H100's default
+    # GEMM at 4096^3, a k-step at the clock the run settles at, rounded: 1,181 cycles at the equal share, 1,023 alone,
+    # 1,024 of tensor-core work; its bytes served at the share in 302 (HBM) and 939 (L2) cycles, alone in 2 and 7.
     served = (4, 5)
-    busy = np.array([[1206.0, 1206.0, 0.0, 1024.0, 300.0, 950.0]])
-    alone = np.array([[1027.0, 1027.0, 0.0, 1024.0, 2.0, 7.0]])
-    # Back to its time alone: the share cost its bytes 943 more cycles than the 179 the busy run added.
-    assert list(_shared_slopes(busy, alone, served, 1)[0]) == [1027.0, 1027.0, 0.0, 1024.0, 300.0, 950.0]
-    # Its bytes at the equal share bound it: 1100 cycles of L2 service, above its time alone.
+    busy = np.array([[1181.0, 1181.0, 0.0, 1024.0, 302.0, 939.0]])
+    alone = np.array([[1023.0, 1023.0, 0.0, 1024.0, 2.0, 7.0]])
+    # Back to its time alone: the share cost its bytes 1,232 more cycles than alone, over the 158 the busy run added.
+    assert list(_shared_slopes(busy, alone, served, 1)[0]) == [1023.0, 1023.0, 0.0, 1024.0, 302.0, 939.0]
+    # Its bytes at the equal share bound it: 1,100 cycles of L2 service, above its time alone.
     slow_l2 = busy.copy()
     slow_l2[0, 5] = 1100.0
     assert _shared_slopes(slow_l2, alone, served, 1)[0, :2].tolist() == [1100.0, 1100.0]
