@@ -1,7 +1,7 @@
-"""The removed k-step of the H100's default GEMM at 4096^3 as fast mode prices it at each clock the run takes: busy (the
-equal share of a saturated L2), alone, and after the fifty-third session's sharing; with its bytes' service at the
-share. One row of `Cost.slopes` per role's iteration (three roles a k-step). Runs the sources, since a compiled
-function cannot be wrapped:
+"""The removed k-step of the H100's default GEMM (4096^3 and 8192 x 8192 x 2048) as fast mode prices it at each
+clock the run takes: busy (the equal share of a saturated L2), alone, and after the fifty-third session's sharing;
+with its bytes' service at the share. One row of `Cost.slopes` per role's iteration (three roles a k-step). Runs the
+sources, since a compiled function cannot be wrapped:
 `SIMGPU_NATIVE=0 python docs/results/saturated_53/gemm_slopes.py > docs/results/saturated_53/gemm_slopes.txt`"""
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ def main() -> None:
         return slopes
 
     fast_costs._shared_slopes = shown
-    result = simulate("h100", "gemm", GemmProblem(4096, 4096, 4096, "bf16"))
-    print(f"{result.cycles:,.0f} cycles at {result.clock_hz / 1e6:.0f} MHz (the second line: the clock it settles at)")
+    for m, n, k in ((4096, 4096, 4096), (8192, 8192, 2048)):
+        print(f"{m} x {n} x {k}:")
+        result = simulate("h100", "gemm", GemmProblem(m, n, k, "bf16"))
+        print(f"{result.cycles:,.0f} cycles at {result.clock_hz / 1e6:.0f} MHz (the second k-step line's clock)")
 
 
 if __name__ == "__main__":
