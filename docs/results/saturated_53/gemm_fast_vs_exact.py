@@ -4,10 +4,11 @@ clock): cycles and time (the two modes may settle at different power-limited clo
 
 from __future__ import annotations
 
-import csv
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
+from benchmarks.simspeed import write_rows
 from simgpu import GemmProblem, simulate
 
 ARCHS = ("a100", "h100", "h200", "b200")
@@ -45,10 +46,7 @@ def compare(case: tuple[str, tuple[int, int, int]]) -> dict[str, object]:
 def main(out: str) -> None:
     with ProcessPoolExecutor(2) as pool:
         rows = list(pool.map(compare, [(arch, shape) for arch in ARCHS for shape in SHAPES]))
-    with open(out, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_rows(Path(out), rows)
     for row in rows:
         print(*(row[key] for key in ("arch", "m", "n", "k", "cycles_fast_over_exact", "time_fast_over_exact")))
 
