@@ -284,7 +284,8 @@ _AHEAD: Final = object()
 
 class _Cta:
     __slots__ = (
-        "barriers", "held", "index", "kernel", "queue", "reached", "rings", "slots", "sm", "tensor_maps", "tiles",
+        "barriers", "held", "index", "kernel", "queue", "reached", "rings", "slot", "slots", "sm", "tensor_maps",
+        "tiles",
     )  # fmt: skip
 
     def __init__(
@@ -295,8 +296,10 @@ class _Cta:
         tiles: list[Hashable],
         queue: _TileQueue | None,
         wake: Callable[[Process, Any], None],
+        slot: int = 0,
     ):
         self.index = index
+        self.slot = slot  # the CTA slot of its SM it runs in (0 to the CTAs that fit on an SM, less one)
         self.kernel = kernel
         self.sm = sm
         self.tiles = tiles
@@ -501,9 +504,9 @@ class Engine:
         firsts = [queue.pop() if kernel.persistent and queue else None for _ in placed]
         self._slots_done = 0
         slots: list[list[Process]] = []
-        for sm, first in zip(placed, firsts, strict=True):
+        for number, (sm, first) in enumerate(zip(placed, firsts, strict=True)):
             itself: list[Process] = []
-            itself.append(self._slot(sm, kernel, queue, start, first, itself))
+            itself.append(self._slot(sm, number // len(self.sms), kernel, queue, start, first, itself))
             slots.append(itself)
             self._start(itself[0])
         self._loop()
@@ -639,9 +642,16 @@ class Engine:
         return f"deadlock in kernel {kernel.name}: " + "; ".join(shown) + more
 
     def _slot(
-        self, sm: Sm, kernel: Kernel, queue: _TileQueue, start: float, first: Hashable | None, itself: list[Process]
+        self,
+        sm: Sm,
+        slot: int,
+        kernel: Kernel,
+        queue: _TileQueue,
+        start: float,
+        first: Hashable | None,
+        itself: list[Process],
     ) -> Process:
-        """Run CTAs on one slot of `sm`; `first` is a persistent slot's tile handed out at launch (None: none);
+        """Run CTAs on slot `slot` of `sm`; `first` is a persistent slot's tile handed out at launch (None: none);
         `itself` holds this generator (its roles' last notice wakes it)."""
         yield start - self.now
         launch = self.arch.sm.cta_launch_cycles
@@ -652,7 +662,7 @@ class Engine:
                 break
             tile = first if first is not None else queue.pop()
             first = None
-            cta = _Cta(self._ctas, kernel, sm, [tile], queue if kernel.persistent else None, self._wake)
+            cta = _Cta(self._ctas, kernel, sm, [tile], queue if kernel.persistent else None, self._wake, slot)
             self._ctas += 1
             join = _Join(len(kernel.roles), itself[0], self._wake)
             for number, role in enumerate(kernel.roles):

@@ -107,6 +107,8 @@ class Sm:
         self._role: object = None  # the role of the op `execute` is reserving
         self.arch = arch
         self.l2 = l2
+        # Fast mode's L2 counts a tile's later accesses' misses per CTA slot (`simgpu.units.fluid_l2`): told the slot.
+        self._fluid = l2 if isinstance(l2, FluidL2) else None
         self.issue = IssueSlots(arch.sm.warp_schedulers, rec)
         self._issue_server = self.issue.server
         tc = arch.tensor_core
@@ -335,6 +337,8 @@ class Sm:
     def _load(self, op: Load, now: float, warps: int) -> float:
         # The fields read once each: compiled, every read of an op's field is a Python attribute lookup.
         engine, nbytes, rounds = op.engine, op.nbytes, op.rounds
+        if self._fluid is not None:
+            self._fluid.slot = self._cta_slot()
         issued = self._copy_issue(now, engine, nbytes, warps, op.address_instructions)
         # The role that issues a cp.async goes on once its warps have issued it (the engine holds it until then).
         self.copy_issued = issued if engine == "cp_async" else now
@@ -359,12 +363,19 @@ class Sm:
             ready += self._tma_box_extra
         return ready + self._tensor_map_wait(op)
 
+    def _cta_slot(self) -> int:
+        """The CTA slot of the role whose op is being reserved (0 for an op executed outside a CTA)."""
+        cta = getattr(self._role, "cta", None)  # None: an op executed outside a CTA (unit tests of the SM)
+        return 0 if cta is None else int(cta.slot)
+
     def _served_latency(self, access: Access, issued: float) -> float:
         """The latency of the level that served `access` (a load issued at `issued`): L2's for a hit, HBM's then."""
         return self.l2.hit_latency if access.hit else self.l2.hbm.latency(issued)
 
     def _store(self, op: Store, now: float, warps: int) -> float:
         key = op.key
+        if self._fluid is not None:
+            self._fluid.slot = self._cta_slot()
         if op.fragment_lane_bytes:
             issued = self._fragment_store_issue(now, op, warps)
             # L2 and HBM are booked when the stores start: they serve every SM first come, first served in booking

@@ -9,15 +9,22 @@ blended latency would push a pipeline that hides a hit but not a miss over an ed
 rounded share (all hits or all misses) would drop every miss of a tensor that mostly hits, such as a K/V tile missed by
 only the first of the CTAs that read it. A tile's first access to a key and its later accesses to the same key
 (`Retouch`: v1 re-reading its Q_i and O_i for every key block) keep separate shares: the first read of Q_i misses where
-the re-reads hit. A store is absorbed by L2, done once the write-backs it causes (charged to HBM) have been served, as
-in the L2 model; a load does not wait for the write-backs it causes. With the representative SMs' share of the chip's
-bandwidth (see `simgpu.fast`), the HBM and L2 servers then see the chip's average load. The HBM time a representative's
-run reports (its bound: `simgpu.fast_costs.Cost`) is that of its misses at their shares, not of the whole misses it
-waited for: a few rounds hold one more or one fewer of a tensor's rare misses than their share (`owed_miss_bytes`).
+the re-reads hit. The later accesses keep their count of misses owed per CTA slot of the SM: the CTAs of a class
+that start together re-read their own data as it ages alike, so they miss at the same points of their programs and
+stay in step, as in exact mode. With one count for the SM the misses alternated between them and pulled them apart (v1
+as our kernel loops on the H200 at 32 x 32 x 512, d = 64, two CTAs an SM: 6,500 cycles apart after their first
+tiles, their stores meeting less on the SM's store path, 867 cycles each against exact mode's 1,082, a further round
+272k cycles against exact mode's tiles' 326k; `docs/results/slot_misses_54/representative_phases*.txt`). A tile's
+first accesses keep one count for the SM: where several CTAs read a key, the first to come misses. A store is absorbed
+by L2, done once the write-backs it causes (charged to HBM) have been served, as in the L2 model; a load does not wait
+for the write-backs it causes. With the representative SMs' share of the chip's bandwidth (see `simgpu.fast`), the HBM
+and L2 servers then see the chip's average load. The HBM time a representative's run reports (its bound:
+`simgpu.fast_costs.Cost`) is that of its misses at their shares, not of the whole misses it waited for: a few rounds
+hold one more or one fewer of a tensor's rare misses than their share (`owed_miss_bytes`).
 With a `burst_share`, the SM's requests made before any of its data came back are served at that share of the rate
 (and of HBM's): at a kernel's start every busy SM queues its first copies at once, so each is served behind the others'
 (`simgpu.fast_costs`); later requests, which that queue has staggered, at the full rate of the SM's share.
-Ignored: which particular accesses miss (the first CTA to touch a tile, in exact mode).
+Ignored: which particular accesses miss (the first CTA to touch a tile, in exact mode; in step or not across the SMs).
 """
 
 from __future__ import annotations
@@ -77,6 +84,7 @@ class FluidL2:
         "read_bytes",
         "server",
         "shares",
+        "slot",
         "write_bytes",
     )
 
@@ -95,9 +103,10 @@ class FluidL2:
         self.hit_latency = hit_latency_cycles
         self.hbm = hbm
         self.shares = shares
-        # Per (tensor, kind, again): [misses owed, miss share, write-back bytes per byte]. The shares are looked up
-        # once per counter: every access of a run passes here.
-        self._counters: dict[tuple[str, int, bool], list[float]] = {}
+        # Per (tensor, kind, again, CTA slot for a later access, else 0): [misses owed, miss share, write-back bytes
+        # per byte]. The shares are looked up once per counter: every access of a run passes here.
+        self._counters: dict[tuple[str, int, bool, int], list[float]] = {}
+        self.slot = 0  # the CTA slot of the SM whose access comes next (set by `simgpu.sm.Sm`)
         self.read_bytes = 0.0
         self.write_bytes = 0.0
         # The HBM cost of the misses owed (their shares of the accesses so far) less that of the whole misses
@@ -116,7 +125,7 @@ class FluidL2:
         else:
             tensor, tile = key if isinstance(key, tuple) else (key, None)
         again = isinstance(tile, Retouch)
-        counter = (str(tensor), kind, again)
+        counter = (str(tensor), kind, again, self.slot if again else 0)
         state = self._counters.get(counter)
         if state is None:
             shares = self.shares.get(str(tensor), _ALL_MISS)
