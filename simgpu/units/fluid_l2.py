@@ -15,12 +15,13 @@ stay in step, as in exact mode. With one count for the SM the misses alternated 
 as our kernel loops on the H200 at 32 x 32 x 512, d = 64, two CTAs an SM: 6,500 cycles apart after their first
 tiles, their stores meeting less on the SM's store path, 867 cycles each against exact mode's 1,082, a further round
 272k cycles against exact mode's tiles' 326k; `docs/results/slot_misses_54/representative_phases*.txt`). A tile's
-first accesses keep one count for the SM: where several CTAs read a key, the first to come misses. A store is absorbed
-by L2, done once the write-backs it causes (charged to HBM) have been served, as in the L2 model; a load does not wait
-for the write-backs it causes. With the representative SMs' share of the chip's bandwidth (see `simgpu.fast`), the HBM
-and L2 servers then see the chip's average load. The HBM time a representative's run reports (its bound:
-`simgpu.fast_costs.Cost`) is that of its misses at their shares, not of the whole misses it waited for: a few rounds
-hold one more or one fewer of a tensor's rare misses than their share (`owed_miss_bytes`).
+first accesses keep one count for the SM, their misses spread over its slots in turn: where several CTAs read a key
+first, one of them misses (in exact mode the first to come), and which slot that is goes with where they run. A store
+is absorbed by L2, done once the write-backs it causes (charged to HBM) have been served, as in the L2 model; a load
+does not wait for the write-backs it causes. With the representative SMs' share of the chip's bandwidth (see
+`simgpu.fast`), the HBM and L2 servers then see the chip's average load. The HBM time a representative's run reports
+(its bound: `simgpu.fast_costs.Cost`) is that of its misses at their shares, not of the whole misses it waited for: a
+few rounds hold one more or one fewer of a tensor's rare misses than their share (`owed_miss_bytes`).
 With a `burst_share`, the SM's requests made before any of its data came back are served at that share of the rate
 (and of HBM's): at a kernel's start every busy SM queues its first copies at once, so each is served behind the others'
 (`simgpu.fast_costs`); later requests, which that queue has staggered, at the full rate of the SM's share.
