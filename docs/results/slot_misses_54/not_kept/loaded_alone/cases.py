@@ -27,7 +27,7 @@ def main() -> None:
         exact = simulate(arch, algo, problem, options, mode="exact")
         print(
             f"{arch} {algo} {problem.describe()} {options}: fast {fast.cycles:,.0f}, exact {exact.cycles:,.0f}, "
-            f"fast over exact {fast.cycles / exact.cycles:.3f}"
+            f"fast over exact {fast.cycles / exact.cycles:.3f}; exact mode's HBM {exact.busy['hbm']:.3f} busy"
         )
 
 
