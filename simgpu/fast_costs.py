@@ -168,7 +168,7 @@ def class_costs(
         # Alone first: its bandwidth demand sets the share that the busy SMs leave one another.
         for ctas, alone in itertools.product(_occupancies(slots), (True, False)):
             busy = sharers or arch.sms
-            burst, share, saturated = (1.0, 1.0, False) if alone else _busy_shares(busy, demand[ctas])
+            burst, share, _ = (1.0, 1.0, False) if alone else _busy_shares(busy, demand[ctas])
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
             setting = (ctas, burst, share, traffic, max(MAX_ROUNDS, int(ROUNDS_OPS // max(1.0, ctas * tile_ops))))
@@ -176,8 +176,10 @@ def class_costs(
             demand.setdefault(ctas, run.demand)
             ops += run.ops
             slopes = np.zeros((len(base.executed), len(run.vector)))
+            # Whether the other SMs' demand alone saturates the chip (known once the alone run set `demand`).
+            saturated = _busy_shares(busy, demand[ctas])[2]
             # The alone fit is read by a kernel's tail wave, and by the busy fit of a saturated chip (below).
-            alone_read = (not lockstep and not borrowed) or _busy_shares(busy, demand[ctas])[2]
+            alone_read = (not lockstep and not borrowed) or saturated
             if fitted and (alone_read or not alone):
                 deltas = []
                 for variant in variants:
