@@ -393,7 +393,8 @@ class Engine:
     ) -> None:
         """`sms` builds only that many SMs, with `bandwidth_share` of the chip's HBM and L2 bandwidth (by default their
         share of the SMs) and making `traffic_share` of the chip's HBM traffic (by default as much as their
-        bandwidth share: the HBM's loaded latency counts their bookings over that share of the chip's rate),
+        bandwidth share: the HBM's loaded latency counts their bookings over that share of the chip's rate, and
+        the other SMs' at their average, `simgpu.units.hbm.Hbm.latency`),
         `miss_shares` replaces L2 residency by the chip-wide miss shares (with `burst_share`: the share of their
         bandwidth at which the SMs' requests made before any of their data came back are served,
         `simgpu.units.fluid_l2`), and `max_ctas_per_sm` runs fewer CTAs at once than fit: fast mode's
@@ -424,6 +425,7 @@ class Engine:
             arch.hbm.loaded_latency,
             hbm_rate * (share if traffic_share is None else traffic_share),
             arch.hbm.write_cost_ratio,
+            1.0 if sms is None else (share if traffic_share is None else traffic_share),
         )
         l2_rate = arch.l2_bytes_per_cycle(self.clock_hz) * share
         self.l2: L2 | FluidL2

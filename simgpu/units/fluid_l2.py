@@ -9,12 +9,13 @@ blended latency would push a pipeline that hides a hit but not a miss over an ed
 rounded share (all hits or all misses) would drop every miss of a tensor that mostly hits, such as a K/V tile missed by
 only the first of the CTAs that read it. A tile's first access to a key and its later accesses to the same key
 (`Retouch`: v1 re-reading its Q_i and O_i for every key block) keep separate shares: the first read of Q_i misses where
-the re-reads hit. The later accesses keep their count of misses owed per CTA slot of the SM: the CTAs of a class
-that start together re-read their own data as it ages alike, so they miss at the same points of their programs and
-stay in step, as in exact mode. With one count for the SM the misses alternated between them and pulled them apart (v1
-as our kernel loops on the H200 at 32 x 32 x 512, d = 64, two CTAs an SM: 6,500 cycles apart after their first
-tiles, their stores meeting less on the SM's store path, 867 cycles each against exact mode's 1,082, a further round
-272k cycles against exact mode's tiles' 326k; `docs/results/slot_misses_54/representative_phases*.txt`). A tile's
+the re-reads hit (a kind that the replay never saw takes the other's share: `simgpu.replay._shares`). The later
+accesses keep their count of misses owed per CTA slot of the SM: the CTAs of a class that start together re-read their
+own data as it ages alike, so they miss at the same points of their programs and stay in step, as in exact mode. With
+one count for the SM the misses alternated between them and pulled them apart (v1 as our kernel loops on the H200 at
+32 x 32 x 512, d = 64, two CTAs an SM: 6,500 cycles apart after their first tiles, their stores meeting less on the
+SM's store path, 867 cycles each against exact mode's 1,082, a further round 272k cycles against exact mode's tiles'
+326k; `docs/results/slot_misses_54/representative_phases*.txt`). A tile's
 first accesses keep one count for the SM, their misses spread over its slots in turn: where several CTAs read a key
 first, one of them misses (in exact mode the first to come), and which slot that is goes with where they run. A store
 is absorbed by L2, done once the write-backs it causes (charged to HBM) have been served, as in the L2 model; a load

@@ -27,6 +27,24 @@ def test_the_hbms_loaded_latency_follows_the_recent_bookings() -> None:
     assert Hbm(1000.0, 50.0).latency(0.0) == 50.0  # without a spec: the idle latency whatever the load
 
 
+def test_a_representatives_own_bookings_load_it_as_they_come_and_the_other_sms_at_their_average() -> None:
+    # One SM standing for ten (own share 0.1, full load a tenth of the chip's): 25 KB booked at cycle 0. At once
+    # its burst is all the load there is (the others' average so far is its own over the first window), 200 extra
+    # as above. Four windows later its own burst has decayed by e^4, but the other nine SMs' traffic, which does not
+    # come in step with its own, stays at the average of its bookings since the first: 25 KB over 4000 cycles.
+    spec = LoadedLatencySpec(extra_cycles=400.0, knee_utilization=0.5, window_cycles=1000.0)
+    knee = 0.5 * 100.0
+    spread = Hbm(500.0, 50.0, loaded=spec, full_load_bytes_per_cycle=100.0, own_share=0.1)
+    spread.read(0.0, 25_000)
+    assert spread.latency(0.0) == pytest.approx(50.0 + 200.0)
+    rate = 0.1 * 25.0 * math.exp(-4.0) + 0.9 * 25_000 / 4000
+    assert spread.latency(4000.0) == pytest.approx(50.0 + 400.0 * rate / knee)
+    # All of the load its own (exact mode's chip, own share 1): the burst alone, decayed.
+    in_step = Hbm(500.0, 50.0, loaded=spec, full_load_bytes_per_cycle=100.0)
+    in_step.read(0.0, 25_000)
+    assert in_step.latency(4000.0) == pytest.approx(50.0 + 400.0 * 25.0 * math.exp(-4.0) / knee)
+
+
 def test_a_written_byte_takes_the_write_cost_of_the_read_rate() -> None:
     # 1000 B/cycle for reads, a written byte 1.25 read bytes: 4000 B read then 4000 B written end at 4 and 9 cycles,
     # and both are counted as the bytes they are.
