@@ -28,7 +28,7 @@ from typing import Any, Final, cast
 
 from simgpu.arch import Arch
 from simgpu.ops import HashedKeys, Load, Op, Piece, Repeat, Store
-from simgpu.units.fluid_l2 import MissShares
+from simgpu.units.fluid_l2 import MissShares, Seen
 
 # Final, so that compiled (mypyc) they are constants: a plain module name is looked up in the module's dict at every
 # use, several times per access in the walk.
@@ -117,6 +117,7 @@ def extrapolated_shares(
                 _share(share.store_again),
                 _share(share.atomic_again),
                 max(0.0, share.written),
+                share.seen,
             )
     return shares
 
@@ -1037,29 +1038,22 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
 
 
 def _shares(counts: MissCounts, kernels: int) -> tuple[dict[str, MissShares], ...]:
-    """Per kernel of `kernels`, the miss shares of each tensor it accessed, from the bytes behind them. A kind of
-    access that the replay never saw a tensor make, first or later, takes the share of the other (a load of O that
-    comes only after its store takes the re-reads' share for a first load): a folded tile can make an access first
-    that the whole program makes later, where the fold removed the iteration that made it first (v1's causal
-    forward: a later key block's kept steps read rows whose first key block's step was removed). With the share of
-    no bytes, 0, each such load hit, and on the H200 at 16 x 16 x 1k, d = 128, the fit's variants, which turn some
-    of them back into re-reads, priced a removed step of the first key block at 4,757 cycles against 2,172-2,233
-    in exact mode: fast mode 16.9% slow (`docs/results/spread_load_55/causal_*.txt`)."""
+    """Per kernel of `kernels`, the miss shares of each tensor it accessed, from the bytes behind them, and which
+    kinds of access the replay saw the tensor make (`MissShares.seen`)."""
     l2_bytes, read_bytes, written_bytes = counts.accessed, counts.read, counts.written
     shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in range(kernels))
     for number, tensor, _ in l2_bytes:
         if tensor not in shares[number]:
-            ratios = [_ratio(read_bytes, l2_bytes, (number, tensor, kind)) for kind in range(6)]
+            load, store, atomic, load_again, store_again, atomic_again = (
+                _ratio(read_bytes, l2_bytes, (number, tensor, kind)) for kind in range(6)
+            )
             by_kind = [l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6)]
-            for first in range(_AGAIN):
-                if not by_kind[first]:
-                    ratios[first] = ratios[first + _AGAIN]
-                elif not by_kind[first + _AGAIN]:
-                    ratios[first + _AGAIN] = ratios[first]
-            load, store, atomic, load_again, store_again, atomic_again = ratios
             accessed = sum(by_kind)
             written = written_bytes.get((number, tensor), 0.0) / accessed if accessed else 0.0
-            shares[number][tensor] = MissShares(load, store, atomic, load_again, store_again, atomic_again, written)
+            seen = cast(Seen, tuple(nbytes > 0 for nbytes in by_kind))
+            shares[number][tensor] = MissShares(
+                load, store, atomic, load_again, store_again, atomic_again, written, seen
+            )
     return shares
 
 

@@ -9,7 +9,7 @@ blended latency would push a pipeline that hides a hit but not a miss over an ed
 rounded share (all hits or all misses) would drop every miss of a tensor that mostly hits, such as a K/V tile missed by
 only the first of the CTAs that read it. A tile's first access to a key and its later accesses to the same key
 (`Retouch`: v1 re-reading its Q_i and O_i for every key block) keep separate shares: the first read of Q_i misses where
-the re-reads hit (a kind that the replay never saw takes the other's share: `simgpu.replay._shares`). The later
+the re-reads hit (a kind that the replay never saw counts as the other, `MissShares.counted_again`). The later
 accesses keep their count of misses owed per CTA slot of the SM: the CTAs of a class that start together re-read their
 own data as it ages alike, so they miss at the same points of their programs and stay in step, as in exact mode. With
 one count for the SM the misses alternated between them and pulled them apart (v1 as our kernel loops on the H200 at
@@ -45,13 +45,20 @@ from simgpu.units.server import Server, SpanRecorder
 _LOAD: Final = 0
 _STORE: Final = 1
 _ATOMIC: Final = 2
+_AGAIN: Final = 3  # a later access's kind in `MissShares.seen` is its first access's plus this
+
+
+Seen = tuple[
+    bool, bool, bool, bool, bool, bool
+]  # per kind of access, in `MissShares`' order: whether the replay saw it
 
 
 @dataclass(frozen=True)
 class MissShares:
     """Per tensor: the share of bytes that missed (read from HBM) for loads, stores and atomics, at a tile's first
-    access to a key and (`*_again`) at its later accesses to that key; and the bytes its accesses wrote back to
-    HBM (the dirty tiles they evicted) per byte accessed."""
+    access to a key and (`*_again`) at its later accesses to that key; the bytes its accesses wrote back to HBM (the
+    dirty tiles they evicted) per byte accessed; and which of the six kinds of access the replay saw
+    (`counted_again`)."""
 
     load: float = 0.0
     store: float = 0.0
@@ -60,12 +67,30 @@ class MissShares:
     store_again: float = 0.0
     atomic_again: float = 0.0
     written: float = 0.0
+    seen: Seen = (True, True, True, True, True, True)
 
     def kinds(self, again: bool) -> tuple[float, float, float]:
         """The load, store and atomic shares of first accesses, or of later ones."""
         if again:
             return self.load_again, self.store_again, self.atomic_again
         return self.load, self.store, self.atomic
+
+    def counted_again(self, kind: int, again: bool) -> bool:
+        """Whether an access of `kind` (load, store, atomic), a tile's later one to its key or its first (`again`),
+        counts as a later one: as it is, unless the replay never saw that kind of access and saw the other. A folded
+        tile makes accesses first that the whole program makes later, where the fold removed the iteration that made
+        them first (v1's causal forward: a later key block's kept steps read rows whose first key block's step was
+        removed; the whole program stores O_i and the LSE there before it ever loads them). Taken as first accesses
+        of a share of no bytes, 0, they all hit; the fit's variants, which turn some of them back into re-reads,
+        then priced a removed first-block step on the H200 at 16 x 16 x 1k, d = 128, at 4,757 cycles against exact
+        mode's 2,172-2,233, and fast mode came out 16.9% slow (`docs/results/spread_load_55/causal_*.txt`). Counted as
+        later accesses they take the re-reads' share and their count per CTA slot (`FluidL2`). With the share alone
+        and one count for the SM, their misses fell to the SM's CTAs in turn and pulled them apart (`FluidL2`'s
+        docstring): FA1's split forward on the H100 at 1 x 32 x 16k, d = 64, causal, folded, cost 1.40 times the
+        same fast mode with nothing folded, and came out 1.32 times exact mode's cycles
+        (`docs/results/spread_load_55/fold_faithfulness_at_7c986dd.txt`, `fa1_release_check_at_7c986dd.txt`)."""
+        first, later = self.seen[kind], self.seen[kind + _AGAIN]
+        return (later or not first) if again else (later and not first)
 
 
 @dataclass(frozen=True)
@@ -77,6 +102,7 @@ class Retouch:
 
 class FluidL2:
     __slots__ = (
+        "_counted_other",
         "_counters",
         "burst_share",
         "burst_until",
@@ -108,6 +134,14 @@ class FluidL2:
         # Per (tensor, kind, again, CTA slot for a later access, else 0): [misses owed, miss share, write-back bytes
         # per byte]. The shares are looked up once per counter: every access of a run passes here.
         self._counters: dict[tuple[str, int, bool, int], list[float]] = {}
+        # (tensor, kind, again) of the accesses that count as the other of first and later (`MissShares.counted_again`).
+        self._counted_other = {
+            (tensor, kind, again)
+            for tensor, share in shares.items()
+            for kind in (_LOAD, _STORE, _ATOMIC)
+            for again in (False, True)
+            if share.counted_again(kind, again) != again
+        }
         self.slot = 0  # the CTA slot of the SM whose access comes next (set by `simgpu.sm.Sm`)
         self.read_bytes = 0.0
         self.write_bytes = 0.0
@@ -127,6 +161,8 @@ class FluidL2:
         else:
             tensor, tile = key if isinstance(key, tuple) else (key, None)
         again = isinstance(tile, Retouch)
+        if self._counted_other and (str(tensor), kind, again) in self._counted_other:
+            again = not again
         counter = (str(tensor), kind, again, self.slot if again else 0)
         state = self._counters.get(counter)
         if state is None:

@@ -1,6 +1,6 @@
 """Fast mode's mean departure from exact mode (mean |fast / exact - 1| of cycles) and the cases within 1%, per set,
 before the fifty-fifth session (the baselines it started from, `before/`) and after its two changes (this folder);
-for the causal set also with the first change alone (`causal_share_only/`).
+for the causal set also with the variant not kept (`not_kept_share_copy/`).
 `python docs/results/spread_load_55/mean_departures.py > mean_departures.txt`"""
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ SETS = (
     ("whole chips", RESULTS / "slot_misses_54/whole/fast_vs_exact_whole.csv", HERE / "whole/fast_vs_exact_whole.csv"),
     ("causal", HERE / "before/fast_vs_exact_causal.csv", HERE / "causal/fast_vs_exact_causal.csv"),
     (
-        "causal, shares only",
+        "causal, not kept: shares copied",
         HERE / "before/fast_vs_exact_causal.csv",
-        HERE / "causal_share_only/fast_vs_exact_causal.csv",
+        HERE / "not_kept_share_copy/causal/fast_vs_exact_causal.csv",
     ),
     ("FA2's shapes", HERE / "before/fast_vs_exact_fa2.csv", HERE / "fa2/fast_vs_exact_fa2.csv"),
     ("random, seed 0", HERE / "before/fast_random.csv", HERE / "random/fast_random.csv"),
