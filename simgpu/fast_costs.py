@@ -221,6 +221,8 @@ def class_costs(
                     # A saturated chip: the removed iterations, most of a long tile, take their idle share back as
                     # the further tile's period does (the module's docstring).
                     slopes = _shared_slopes(slopes, simulated_costs[kind, ctas, True].slopes, bounds[1], ctas)
+                elif fitted and alone_read:
+                    slopes = _no_faster_than_alone(slopes, simulated_costs[kind, ctas, True].slopes)
             simulated_costs[kind, ctas, alone] = Cost(vector, slopes, ctas, bounds)
             if borrowed and fitted and not alone and not alone_read:
                 simulated_costs[kind, ctas, True] = replace(simulated_costs[kind, ctas, True], slopes=slopes)
@@ -251,6 +253,18 @@ def _shared_slopes(busy: np.ndarray, alone: np.ndarray, served: Sequence[int], c
         shared = _shared_period(busy[row], alone[row], served, ctas)[1]
         floor = ctas * float(max(busy[row][n] for n in served))
         slopes[row, 0] = slopes[row, 1] = max(shared, floor)
+    return slopes
+
+
+def _no_faster_than_alone(busy: np.ndarray, alone: np.ndarray) -> np.ndarray:
+    """The removed-iteration costs of the SM with every SM busy (rows of `Cost.slopes`), each time at least the
+    SM's alone: the other SMs take bandwidth and load the HBM, they give it none. A fit of several CTAs can price an
+    iteration below that where its base and its variants fell into other phase lockings of the CTAs (the bound
+    below, `_within_serial`, is the other side of the same): v1's causal forward on the H200 at 16 x 32 x 1k, d = 64,
+    two CTAs an SM, busy 2,298 cycles an inner step against 2,613 alone, and its fold 0.931 of the same fast mode with
+    nothing folded (`docs/results/spread_load_55/two_wave_costs_at_6097f5a.txt`)."""
+    slopes: np.ndarray = busy.copy()
+    slopes[:, :2] = np.maximum(busy[:, :2], alone[:, :2])
     return slopes
 
 
