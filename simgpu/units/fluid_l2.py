@@ -15,9 +15,9 @@ own data as it ages alike, so they miss at the same points of their programs and
 one count for the SM the misses alternated between them and pulled them apart (v1 as our kernel loops on the H200 at
 32 x 32 x 512, d = 64, two CTAs an SM: 6,500 cycles apart after their first tiles, their stores meeting less on the
 SM's store path, 867 cycles each against exact mode's 1,082, a further round 272k cycles against exact mode's tiles'
-326k; `docs/results/slot_misses_54/representative_phases*.txt`). A tile's
-first accesses keep one count for the SM, their misses spread over its slots in turn: where several CTAs read a key
-first, one of them misses (in exact mode the first to come), and which slot that is goes with where they run. A store
+326k; `docs/results/slot_misses_54/representative_phases*.txt`). A tile's first accesses keep one count for the SM,
+their misses spread over its slots in turn: where several CTAs read a key first, one of them misses (in exact mode the
+first to come), and which slot that is goes with where they run. A store
 is absorbed by L2, done once the write-backs it causes (charged to HBM) have been served, as in the L2 model; a load
 does not wait for the write-backs it causes. With the representative SMs' share of the chip's bandwidth (see
 `simgpu.fast`), the HBM and L2 servers then see the chip's average load. The HBM time a representative's run reports
@@ -48,9 +48,8 @@ _ATOMIC: Final = 2
 _AGAIN: Final = 3  # a later access's kind in `MissShares.seen` is its first access's plus this
 
 
-Seen = tuple[
-    bool, bool, bool, bool, bool, bool
-]  # per kind of access, in `MissShares`' order: whether the replay saw it
+# Per kind of access, in `MissShares`' order (loads, stores, atomics, then the same again): whether the replay saw it.
+Seen = tuple[bool, bool, bool, bool, bool, bool]
 
 
 @dataclass(frozen=True)

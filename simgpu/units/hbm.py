@@ -11,12 +11,12 @@ H200 by one SM's copies while the others stream from HBM (`validation/h200/loade
 7% of the sustained rate, ~+450 from 30% to 65%). The utilization is an exponential moving average of the server
 time booked, so a burst (every CTA loading its first tiles) raises the latency of the loads inside it; a run of a few
 SMs that stand for the chip (fast mode's representatives) counts the other SMs' load at its own average, not in step
-with its own bursts (`Hbm.latency`). Queueing once
-demand exceeds the rate is the server's own wait, not part of the extra. Ignored: streams of writes alone, which
-reach the read rate on the H200 (4.3 TB/s: with no reads to turn around to, writes cost what reads do; every
-attention kernel reads), bank/channel conflicts and refresh (inside the measured rates and the extra), the further
-rise of the latency measured at 67-90% utilization (+600..+950, queueing of bursts that a fluid server does not
-have), and any difference between reads and writes in the extra.
+with its own bursts (`Hbm.latency`). Queueing once demand exceeds the rate is the server's own wait, not part of the
+extra. Ignored: streams of writes alone, which reach the read rate on the H200 (4.3 TB/s: with no reads to turn around
+to, writes cost what reads do; every attention kernel reads), bank/channel conflicts and refresh (inside the measured
+rates and the extra), the further rise of the latency measured at 67-90% utilization (+600..+950, queueing of bursts
+that a fluid server does not have), any difference between reads and writes in the extra, and whether the chip's SMs
+run in step or apart, which goes with the kernel (a representative takes them apart but at a kernel's start).
 """
 
 from __future__ import annotations
