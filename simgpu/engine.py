@@ -418,14 +418,15 @@ class Engine:
         built = arch.sms if sms is None else sms
         share = built / arch.sms if bandwidth_share is None else bandwidth_share
         hbm_rate = arch.hbm_bytes_per_cycle(self.clock_hz)
+        traffic = share if traffic_share is None else traffic_share
         self.hbm = Hbm(
             hbm_rate * share,
             arch.hbm.latency_cycles,
             self._chip_recorder(),
             arch.hbm.loaded_latency,
-            hbm_rate * (share if traffic_share is None else traffic_share),
+            hbm_rate * traffic,
             arch.hbm.write_cost_ratio,
-            1.0 if sms is None else (share if traffic_share is None else traffic_share),
+            1.0 if sms is None else traffic,
         )
         l2_rate = arch.l2_bytes_per_cycle(self.clock_hz) * share
         self.l2: L2 | FluidL2

@@ -1044,10 +1044,11 @@ def _shares(counts: MissCounts, kernels: int) -> tuple[dict[str, MissShares], ..
     shares: tuple[dict[str, MissShares], ...] = tuple({} for _ in range(kernels))
     for number, tensor, _ in l2_bytes:
         if tensor not in shares[number]:
-            load, store, atomic, load_again, store_again, atomic_again = (
-                _ratio(read_bytes, l2_bytes, (number, tensor, kind)) for kind in range(6)
-            )
             by_kind = [l2_bytes.get((number, tensor, kind), 0.0) for kind in range(6)]
+            load, store, atomic, load_again, store_again, atomic_again = (
+                read_bytes.get((number, tensor, kind), 0.0) / nbytes if nbytes else 0.0
+                for kind, nbytes in enumerate(by_kind)
+            )
             accessed = sum(by_kind)
             written = written_bytes.get((number, tensor), 0.0) / accessed if accessed else 0.0
             seen = cast(Seen, tuple(nbytes > 0 for nbytes in by_kind))
@@ -1252,11 +1253,6 @@ def _covered(
     for whole in known:
         lines.move_to_end(whole)
     return True
-
-
-def _ratio(hbm_bytes: Mapping[_Key, float], l2_bytes: Mapping[_Key, float], key: _Key) -> float:
-    accessed = l2_bytes.get(key, 0.0)
-    return hbm_bytes.get(key, 0.0) / accessed if accessed else 0.0
 
 
 def _tensor(memory: MemoryKey) -> str:

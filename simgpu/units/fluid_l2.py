@@ -159,13 +159,14 @@ class FluidL2:
             tensor, tile = key.tensor, key.tile
         else:
             tensor, tile = key if isinstance(key, tuple) else (key, None)
+        name = str(tensor)
         again = isinstance(tile, Retouch)
-        if self._counted_other and (str(tensor), kind, again) in self._counted_other:
+        if self._counted_other and (name, kind, again) in self._counted_other:
             again = not again
-        counter = (str(tensor), kind, again, self.slot if again else 0)
+        counter = (name, kind, again, self.slot if again else 0)
         state = self._counters.get(counter)
         if state is None:
-            shares = self.shares.get(str(tensor), _ALL_MISS)
+            shares = self.shares.get(name, _ALL_MISS)
             state = self._counters[counter] = [0.0, shares.kinds(again)[kind], shares.written]
         owed = state[0] + state[1]
         miss = owed >= 0.5
