@@ -102,6 +102,10 @@ class RunStats:
     ops: int
     ctas_per_sm: tuple[int, ...]
     tensor_activity: float  # MMA FLOPs as a share of the native tensor rate over the run (see simgpu.clock)
+    # When persistent CTAs drew their further tiles from the kernel's queue, in order: a CTA draws its next tile as
+    # the first of its roles to finish the current one asks (FA3's producer, once it has issued the tile's last
+    # loads), well before the tile ends (fast mode's list schedule hands a persistent slot its next tile then).
+    claim_cycles: tuple[float, ...] = ()
 
 
 def estimated_ops(kernel: Kernel) -> float:
@@ -314,8 +318,9 @@ class _Cta:
         self.slots: dict[tuple[str, int], _Barrier] = {}  # by an explicit reference: its slot
         self.tensor_maps: set[str] = set()  # tensors whose TMA descriptor this CTA has fetched (`simgpu.sm`)
 
-    def tile(self, k: int) -> Hashable | None:
-        """The CTA's tile k; None when the queue is empty; `_AHEAD` while some role has not started tile k - 1."""
+    def tile(self, k: int, now: float, claims: list[float]) -> Hashable | None:
+        """The CTA's tile k; None when the queue is empty; `_AHEAD` while some role has not started tile k - 1. A tile
+        drawn from the queue at `now` is noted in `claims`."""
         if k < len(self.tiles):
             return self.tiles[k]
         if not self.queue:
@@ -323,6 +328,7 @@ class _Cta:
         if min(self.reached) < k - 1:
             return _AHEAD
         self.tiles.append(self.queue.pop())
+        claims.append(now)
         return self.tiles[k]
 
     def start(self, role: int, k: int, wake: Callable[[Process, Any], None]) -> None:
@@ -447,6 +453,7 @@ class Engine:
         self._ops = 0
         self._roles: list[_RoleState] = []
         self._ctas = 0
+        self._claims: list[float] = []  # `RunStats.claim_cycles`
 
     def _chip_recorder(self) -> SpanRecorder | None:
         trace = self.trace
@@ -687,7 +694,7 @@ class Engine:
         trace = self.trace if self.trace is not None and sm.index in self.trace.sms else None
         wait_cycles = self.arch.latency.wait_cycles if self.arch.latency is not None else None
         k = 0
-        while (tile := cta.tile(k)) is not None:
+        while (tile := cta.tile(k, self.now, self._claims)) is not None:
             if tile is _AHEAD:
                 cta.held.append(state.process)  # type: ignore[arg-type]
                 yield None  # until the slowest role starts tile k - 1
@@ -879,4 +886,5 @@ class Engine:
             tensor_activity=(
                 sum(sm.tensor.native_cycles for sm in self.sms) / (len(self.sms) * self.now) if self.now else 0.0
             ),
+            claim_cycles=tuple(self._claims),
         )

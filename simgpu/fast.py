@@ -71,7 +71,7 @@ from simgpu.arch import Arch
 from simgpu.engine import RunStats, UnitTotals
 from simgpu.errors import ScheduleError
 from simgpu.fast_bytes import Shares, replayed_bytes
-from simgpu.fast_costs import TIMES, class_costs, filled_slots, metric_names, metric_vector
+from simgpu.fast_costs import CLAIMS, TIMES, class_costs, filled_slots, metric_names, metric_vector
 from simgpu.fast_plan import KernelPlan, plan_kernel
 from simgpu.fast_schedule import shared_schedule
 from simgpu.fast_whole import run_whole
@@ -161,13 +161,16 @@ def run_fast(
         shapes = zip(plan.kinds, plan.removed, strict=True)
         class_of_shape = np.array([classes.setdefault(shape, len(classes)) for shape in shapes])
         slots = filled_slots(plan.fit, len(plan.kernel.tiles), arch.sms)
-        vectors = np.zeros((len(classes), 2 * slots, len(names) + TIMES))  # class, setting, cost vector
+        metrics = slice(TIMES, TIMES + len(names))
+        vectors = np.zeros((len(classes), 2 * slots, TIMES + len(names) + CLAIMS))  # class, setting, cost vector
         for (kind, removed), position in classes.items():
             vectors[position] = [cost.of(removed) for cost in costs[kind]]
         tile_class = class_of_shape[plan.index]
-        times = vectors[:, :, :TIMES].reshape(len(classes), slots, 2, TIMES)  # class, CTAs - 1, (busy, alone), time
+        # Class, CTAs - 1, (busy, alone), then the times and the claims' leads.
+        times = np.concatenate((vectors[:, :, :TIMES], vectors[:, :, metrics.stop :]), axis=2)
+        times = times.reshape(len(classes), slots, 2, TIMES + CLAIMS)
         tiles_per_class = np.bincount(tile_class, minlength=len(classes))
-        kernel_totals = tiles_per_class @ vectors[:, -2, TIMES:]  # as full as the tiles fill an SM, all SMs busy
+        kernel_totals = tiles_per_class @ vectors[:, -2, metrics]  # as full as the tiles fill an SM, all SMs busy
         totals += kernel_totals
         # No kernel ends before the chip's L2 served what its tiles moved through it: where every SM starts its first
         # tiles at once, a representative's first tiles may take more of L2 than its share.

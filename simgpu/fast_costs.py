@@ -25,17 +25,18 @@ through the longest run, and a slot's only tile takes the rest, its tail. A remo
 of the fit variants (`simgpu.fold`), each keeping `FIT_PERIODS` fold periods more, or more until what they add holds a
 whole cycle of each tensor's spread misses (`_fit_variant`). In a kernel of one wave at most (no slot takes a second
 tile: v1's one CTA per head), no further tile is run: a removed iteration is fitted from the single round's time, and
-the per-tile metrics are that round's. In a kernel of `ALONE_FIT_WAVES` waves or more the SM alone takes the busy fit's
-cost of a removed iteration (its own fit variants are not run): only the tail wave has SMs alone. Where the other SMs'
-demand alone leaves an SM no more than an equal share (the chip's HBM or L2 saturated), its removed iterations take
-their idle share back as a further tile does, down to their time alone (the alone fit runs for them then, in a kernel
-of many waves or of CTAs in lockstep too, and the tail wave's SMs alone keep it) and no lower than their bytes at the
-equal share: the busy fit's fixed share idles while the SM issues, and serves each of its copies at 1/N of the chip's
-rate, where exact mode's FCFS HBM and L2 serve each copy whole once the queue ahead of it drains. Before the
-fifty-third session, the H100's default GEMM at 4096^3 came out 9.3% slower than exact mode, and v1 (our kernel's
-loop) at 8 x 16 x 2048, d = 128, whose 128 CTAs wait on each copy, 51% slower (`docs/results/saturated_53/`). Below
-saturation the share the others leave is the processor-sharing share of an SM that keeps its own pace, and the busy
-fit stands.
+the per-tile metrics are that round's. A persistent CTA alone on its SM draws its next tile before its tile ends: the
+runs tell how long before (`_claim_leads`), which the list schedule reads. In a kernel of `ALONE_FIT_WAVES` waves or
+more the SM alone takes the busy fit's cost of a removed iteration (its own fit variants are not run): only the tail
+wave has SMs alone. Where the other SMs' demand alone leaves an SM no more than an equal share (the chip's HBM or L2
+saturated), its removed iterations take their idle share back as a further tile does, down to their time alone (the
+alone fit runs for them then, in a kernel of many waves or of CTAs in lockstep too, and the tail wave's SMs alone keep
+it) and no lower than their bytes at the equal share: the busy fit's fixed share idles while the SM issues, and serves
+each of its copies at 1/N of the chip's rate, where exact mode's FCFS HBM and L2 serve each copy whole once the queue
+ahead of it drains. Before the fifty-third session, the H100's default GEMM at 4096^3 came out 9.3% slower than exact
+mode, and v1 (our kernel's loop) at 8 x 16 x 2048, d = 128, whose 128 CTAs wait on each copy, 51% slower
+(`docs/results/saturated_53/`). Below saturation the share the others leave is the processor-sharing share of an SM that
+keeps its own pace, and the busy fit stands.
 
 Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
 takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly: where exact mode's first readers
@@ -64,6 +65,9 @@ from simgpu.ops import Delay, Load, Op, Store
 from simgpu.units.fluid_l2 import MissShares
 
 TIMES = 3  # the times that begin a cost vector: a slot's first tile, a further tile, a lone first tile's tail (`Cost`)
+# The times that end a cost vector: how long before a slot's first tile, and before a further one, ends its CTA draws
+# its next tile from a persistent kernel's queue (`_claim_leads`; 0: as it ends).
+CLAIMS = 2
 MAX_ROUNDS = 4  # further rounds a representative SM runs at most, to average its spread misses over
 # ... or more, up to a whole cycle of the rarest misses, where those rounds simulate at most this many ops. A tensor
 # missed on every k-th access whose further rounds hold part of a cycle holds one miss or none there: the H100's
@@ -202,6 +206,7 @@ def class_costs(
                 elif alone in one_deltas:
                     deltas = _within_serial(deltas, one_deltas[alone], ctas)
                 slopes = solve_removed(added, deltas)
+                slopes[:, -CLAIMS:] = 0.0  # a removed iteration lies before the tile's last ones, which claim
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
                 # further one, and nothing of the first round's tail; and no less than its SM's share of HBM and L2
                 # takes to serve its bytes (a variant's last write-backs are booked after its end, not waited for).
@@ -436,7 +441,8 @@ def _representative(
     floor = ctas * max(metrics[n] for n, name in enumerate(names) if name.startswith("busy:"))
     if period < floor and start is once:
         first_cycles = max(lone_cycles - more * (floor - period), floor)
-    vector = np.concatenate(([first_cycles, period, lone_cycles - first_cycles], metrics))
+    leads = _claim_leads(later, launch + first_cycles, period) if ctas == 1 else (0.0, 0.0)
+    vector = np.concatenate(([first_cycles, period, lone_cycles - first_cycles], metrics, leads))
     ops = once.ops + later.ops + (start.ops if start is not once else 0)
     return _Run(vector, ops, _demand(arch, clock_hz, start, later))
 
@@ -449,8 +455,26 @@ def _single_round(arch: Arch, clock_hz: float, names: Sequence[str], ctas: int, 
     launch = arch.kernel_launch_s * clock_hz
     metrics = metric_vector(once, names) / ctas
     served = max(once.units[unit].busy_cycles for unit in ("hbm", "l2"))
-    vector = np.concatenate(([once.cycles - launch, max(once.cycles - launch, served), 0.0], metrics))
+    vector = np.concatenate(([once.cycles - launch, max(once.cycles - launch, served), 0.0], metrics, (0.0, 0.0)))
     return _Run(vector, once.ops, _demand(arch, clock_hz, None, once))
+
+
+def _claim_leads(later: RunStats, first_end: float, period: float) -> tuple[float, float]:
+    """How long before its first tile and before a further one end (at `first_end` and every `period` after, as the
+    list schedule times them) a persistent CTA drew its next tile from the queue in the run of several rounds `later`
+    (`RunStats.claim_cycles`; one CTA on the SM): the first, and the mean of the further ones (the first's where the
+    run held one further tile). A CTA takes its next tile when the first of its roles is done with the current one:
+    FA3's producer, once it has issued the tile's last loads, which a tile of few key blocks does as it starts. In a
+    kernel of unequal tiles in the order of their work (a causal forward's LPT order), the CTAs holding short tiles
+    then draw the next long ones, which the SMs of long tiles would have drawn as they ended: on an H100 cut to 33
+    SMs, v3's persistent causal forward at 3 x 3 x 2048 queries over 727 keys, d = 32, took 24,370 cycles in exact
+    mode, three long tiles on the SMs that started short ones, and 20,910 in fast mode, which handed tiles out as
+    they ended (`docs/results/claims_56/`). No claims (a kernel that is not persistent): 0, as the tiles end."""
+    leads = [max(0.0, first_end + round_ * period - claim) for round_, claim in enumerate(later.claim_cycles)]
+    if not leads:
+        return 0.0, 0.0
+    further = leads[1:] or leads[:1]
+    return leads[0], sum(further) / len(further)
 
 
 def _staggered(kernel: Kernel, programs: Sequence[Sequence[Op]], ctas: int, cycles: float) -> Kernel:

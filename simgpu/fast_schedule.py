@@ -2,9 +2,13 @@
 of an SM share it and the busy SMs share the chip's bandwidth (a fluid schedule), so full waves, the tail wave and
 uneven (causal, LPT) work come out of one schedule. The tiles of a kernel of one class start and end together on
 each SM: there the schedule walks runs of SMs in one state rather than SMs (`_uniform_schedule`), and skips full
-waves whole.
+waves whole. A persistent kernel's slot (one CTA an SM) draws its next tile where its CTA would, some way into the
+tile it runs (the claims' leads, `simgpu.fast_costs._claim_leads`), and starts it as that tile ends: with tiles of
+unequal work, the slots that run short tiles draw the long ones queued next.
 
-Ignored: that an SM's bandwidth share depends on how many CTAs it holds (each busy SM counts as one sharer).
+Ignored: that an SM's bandwidth share depends on how many CTAs it holds (each busy SM counts as one sharer); the
+claims of a persistent kernel of several CTAs an SM (its slots take their tiles as they free) and of tiles all
+alike (which slot takes which does not change when the kernel ends).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 
 SHARE_STEPS = 64  # busy-SM counts the bandwidth share distinguishes
 TAIL = 2  # the column of `shared_schedule`'s times that holds a first tile's tail
+LEADS = 3  # the first of the columns that hold how long before a first tile, and a further one, ends it claims the next
 
 
 def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarray, sharers: int | None = None) -> float:
@@ -32,22 +37,27 @@ def shared_schedule(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarra
     a further tile hides it), so that the kernel ends that much later if that SM ends last. With A SMs busy
     the time is interpolated linearly in A between the two, A rounded to a 64th of the sharers (each change moves
     every SM's rates); a tile advances at 1/time per cycle while k and A hold. Each busy SM counts as one sharer
-    however many CTAs it holds (see the module docstring).
+    however many CTAs it holds (see the module docstring). Optional f = 3 and 4 (`LEADS`): how long before a first
+    and a further tile end a persistent kernel's slot draws its next tile (0: as it ends), read with one slot an SM.
     """
     sharers = sms if sharers is None else sharers
+    # A persistent kernel's slots draw their next tiles before their tiles end (`LEADS` columns, one CTA an SM):
+    # where its tiles are of several classes, which slot takes which tile goes by those claims.
+    claiming = fit == 1 and times.shape[-1] > LEADS and bool(np.any(times[..., LEADS:] > 0.0))
     if len(tile_class) <= sms * fit:
         # One tile per slot at most: no first tile is followed, each takes its tail, and its SM's share of the
         # bandwidth stays taken meanwhile.
         times = times.copy()
         times[..., 0] += times[..., TAIL]
         times[..., TAIL] = 0.0
+        claiming = False
     table = times.tolist()  # plain lists: indexing numpy arrays element by element is slow
-    if times.shape[0] == 1:
+    if times.shape[0] == 1:  # (tiles all alike: which slot takes which does not matter)
         return _uniform_schedule(sms, fit, table[0], len(tile_class), sharers)
     # Where the runs of tiles of one class end (the class changes), so that the schedule hands out a stretch of
     # tiles of one class by counts rather than tile by tile.
     run_ends = [*(np.flatnonzero(np.diff(tile_class)) + 1).tolist(), len(tile_class)]
-    return _ListSchedule(sms, fit, table, tile_class.tolist(), run_ends, sharers).run()
+    return _ListSchedule(sms, fit, table, tile_class.tolist(), run_ends, sharers, claiming).run()
 
 
 class _ListSchedule:
@@ -62,8 +72,8 @@ class _ListSchedule:
     (the schedule took a third of `run_fast` for v3's backward at 128k tokens on the H100)."""
 
     __slots__ = (
-        "classes", "events", "fit", "groups", "position", "resident", "run_ends", "sms", "spare", "started",
-        "table", "times_now", "updated", "version", "weight", "weights",
+        "claiming", "classes", "events", "fit", "groups", "pending", "position", "resident", "run_ends", "sms",
+        "spare", "started", "table", "times_now", "updated", "version", "weight", "weights",
     )  # fmt: skip
 
     def __init__(
@@ -74,6 +84,7 @@ class _ListSchedule:
         classes: list[int],
         run_ends: list[int],
         sharers: int,
+        claiming: bool = False,
     ):
         self.sms = sms
         self.fit = fit
@@ -95,6 +106,9 @@ class _ListSchedule:
         self.position = 0
         self.weight = 1.0  # `weights` at the busy SMs now: 1 when all are busy
         self.times_now: dict[int, float] = {}  # `duration`'s answers at the present weight, by group x (fit + 1) + CTAs
+        # With claims (one CTA an SM), per SM the classes of the tiles its slot drew ahead, to start as its tile ends.
+        self.claiming = claiming
+        self.pending: list[list[int]] = [[] for _ in range(sms)]
 
     def run(self) -> float:
         """When the last tile ends."""
@@ -121,10 +135,18 @@ class _ListSchedule:
             freed, tails = [], []
             for each in ending:
                 self.advance(each, now)
+                if self.claiming:
+                    self.claim(each)
                 done, longest = self.finish(each)
                 freed.append(done)
                 tails.append(longest)
             end = max(end, now)
+            if self.claiming:
+                for n, each in enumerate(ending):  # a slot that drew its next tile ahead starts it
+                    drawn = self.pending[each]
+                    if freed[n] and drawn:
+                        self.start_many(each, drawn.pop(0), 1)
+                        freed[n] -= 1
             self.start_freed(ending, freed)
             for n, each in enumerate(ending):
                 if not resident[each]:
@@ -170,7 +192,27 @@ class _ListSchedule:
         for key, group in self.groups[sm].items():
             group.time = self.duration(key, ctas)
             ends = min(ends, (group.ends[0] - group.progress) * group.time)
+            if group.claim >= 0.0:
+                ends = min(ends, (group.claim - group.progress) * group.time)
         return (now + max(ends, 0.0), sm, self.version[sm])
+
+    def claim(self, sm: int) -> None:
+        """The SM's slot draws the next tile from the queue where its tile has reached the point where it claims one
+        (`claim_point`), to start it as the tile ends."""
+        for group in self.groups[sm].values():
+            if group.claim >= 0.0 and (group.claim - group.progress <= 1e-9 or not group.time):
+                group.claim = -1.0
+                if self.position < len(self.classes):
+                    self.pending[sm].append(self.classes[self.position])
+                    self.position += 1
+
+    def claim_point(self, tile_class: int, further: int) -> float:
+        """Where in a slot's tile of `tile_class` (first or further) it draws the next one, from 0 (as it starts) to
+        1 (as it ends): its lead over its time at the present weight, one CTA on the SM."""
+        settings = self.table[tile_class][0]
+        time = _at_weight(settings, further, self.weight)
+        lead = _at_weight(settings, LEADS + further, self.weight)
+        return max(0.0, 1.0 - lead / time) if time > 0.0 else 0.0
 
     def schedule(self, sm: int, now: float) -> None:
         event = self.next_end(sm, now)
@@ -275,6 +317,8 @@ class _ListSchedule:
         else:
             group.ends.append(end)
             group.counts.append(count)
+        if self.claiming:  # (one tile on the SM: its group is new)
+            group.claim = group.progress + self.claim_point(key >> 1, key & 1)
 
     def finish(self, sm: int) -> tuple[int, float]:
         """Remove the SM's tiles that have ended; return how many, and the longest tail of the first tiles among
@@ -296,6 +340,7 @@ class _ListSchedule:
         for key in emptied or ():
             group = groups.pop(key)
             group.progress = group.time = 0.0  # as a new group
+            group.claim = -1.0
             self.spare.append(group)
         self.resident[sm] -= done
         return done, longest
@@ -375,12 +420,14 @@ class _Run:
 
 
 class _Group:
-    """An SM's resident tiles of one class and start (first or further): they advance at one rate."""
+    """An SM's resident tiles of one class and start (first or further): they advance at one rate. `claim`: where
+    on that scale its tile draws the next one (`_ListSchedule.claim`; -1: drawn, or no claims)."""
 
-    __slots__ = ("counts", "ends", "progress", "time")
+    __slots__ = ("claim", "counts", "ends", "progress", "time")
 
     def __init__(self) -> None:
         self.progress = 0.0
         self.ends: deque[float] = deque()
         self.counts: deque[int] = deque()
         self.time = 0.0
+        self.claim = -1.0

@@ -184,7 +184,9 @@ def test_persistent_ctas_pull_tiles_in_order(toy_hopper: Arch) -> None:
     # One SM, one CTA at a time (smem-bound): a persistent CTA runs all 5 tiles back to back.
     role = fixed(Fma(128 * 100))
     kernel = Kernel("p", tuple(range(5)), CtaResources(128, 32, 200 * 1024), (role,), persistent=True)
-    assert Engine(toy_hopper).run([kernel]).cycles == 500
+    stats = Engine(toy_hopper).run([kernel])
+    assert stats.cycles == 500
+    assert stats.claim_cycles == (100, 200, 300, 400)  # its one role draws each next tile as it ends the last
 
 
 def test_a_role_with_nothing_to_do_does_not_drain_the_queue_into_its_cta() -> None:
@@ -194,7 +196,10 @@ def test_a_role_with_nothing_to_do_does_not_drain_the_queue_into_its_cta() -> No
     arch = load_arch("h100", {**TOY, "sms": 2})
     work, idle = Role("work", 4, lambda tile: (Fma(128 * 100),)), Role("idle", 1, lambda tile: ())
     kernel = Kernel("p", tuple(range(8)), CtaResources(160, 32, 200 * 1024), (work, idle), persistent=True)
-    assert Engine(arch).run([kernel]).cycles == 4 * 100
+    stats = Engine(arch).run([kernel])
+    assert stats.cycles == 4 * 100
+    # The idle role asks as soon as the working role starts a tile: each CTA draws its next tile as its last starts.
+    assert stats.claim_cycles == (0, 0, 100, 100, 200, 200)
 
 
 def test_a_role_can_fill_and_drain_one_ring_with_two_cursors(toy_hopper: Arch) -> None:

@@ -865,6 +865,32 @@ def test_a_first_tile_that_no_further_tile_follows_takes_its_tail(general: bool)
     assert shared_schedule(2, 1, times, np.zeros(4, dtype=int)) == 220.0
 
 
+def test_a_persistent_slot_draws_its_next_tile_as_its_tile_claims_it() -> None:
+    # 2 SMs x 1 slot, tiles A (4 cycles), B (8), C (10), D (1) in that order. Handed out as slots free: A's SM frees
+    # at 4 and takes C (ends 14), B's takes D at 8: 14. B draws its next tile as it starts (a lead of 8, its whole
+    # time: FA3's producer issues a short tile's few loads at once): B's SM takes C at 0 and runs it from 8 to 18,
+    # A's takes D at 4: 18. A lead of 3 draws C at 5, after A's SM took it at 4: 14 again.
+    times = np.zeros((4, 1, 2, 5))
+    times[..., 0] = times[..., 1] = np.array([4.0, 8.0, 10.0, 1.0]).reshape(4, 1, 1)
+    order = np.arange(4)
+    assert shared_schedule(2, 1, times, order) == 14.0
+    times[1, ..., 3] = 8.0
+    assert shared_schedule(2, 1, times, order) == 18.0
+    times[1, ..., 3] = 3.0
+    assert shared_schedule(2, 1, times, order) == 14.0
+
+
+def test_fast_matches_exact_where_persistent_ctas_of_short_tiles_draw_the_long_ones() -> None:
+    # v3's persistent causal forward with fewer keys than queries: a query block sees 0 to 5 key blocks, in LPT
+    # order (the longest first). In exact mode each CTA draws its next tile once its producer issued the current
+    # one's last loads: the SMs that started the shortest tiles of work drew the next long ones at once and ended
+    # last (24,370 cycles); handed out as tiles ended, fast mode balanced them: 0.858 of exact mode's cycles.
+    arch = load_arch("h100", {"sms": 33})
+    problem = Problem(3, 3, 2048, 32, seqlen_k=727, causal=True, dtype="fp16")
+    exact, fast = (simulate(arch, "v3", problem, {"persistent": True}, mode=mode) for mode in ("exact", "fast"))
+    assert fast.cycles == pytest.approx(exact.cycles, rel=0.01)
+
+
 def test_shared_schedule_shares_an_sm_between_its_resident_tiles() -> None:
     # One SM, 2 slots: a tile takes 100 alone and 150 beside another. Tiles A (work 1) and B: both at rate
     # 1/150 until both end at 150. Three tiles: the third starts alone at 150 and ends at 250.

@@ -10,30 +10,50 @@ import math
 import numpy as np
 import pytest
 
-from simgpu.fast_schedule import SHARE_STEPS, TAIL, _at_weight, shared_schedule
+from simgpu.fast_schedule import LEADS, SHARE_STEPS, TAIL, _at_weight, shared_schedule
 
 
 def _tile_by_tile(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarray, sharers: int) -> float:
-    """The list schedule of several classes, each tile started and ended on its own."""
+    """The list schedule of several classes, each tile started and ended on its own; with one slot an SM and the
+    claims' leads (`LEADS` columns), each tile drawing the next one at its claim."""
+    claiming = fit == 1 and times.shape[-1] > LEADS and bool(np.any(times[..., LEADS:] > 0))
     if len(tile_class) <= sms * fit:
         times = times.copy()
         times[..., 0] += times[..., TAIL]
         times[..., TAIL] = 0.0
+        claiming = False
     table, classes = times.tolist(), tile_class.tolist()
     steps = min(sharers, SHARE_STEPS)
     weights = [round(steps * (busy - 1) / (sharers - 1)) / steps if sharers > 1 else 1.0 for busy in range(sms + 1)]
-    groups: list[dict[tuple[int, int], list]] = [{} for _ in range(sms)]  # key: [progress, ends, time]
+    groups: list[dict[tuple[int, int], list]] = [{} for _ in range(sms)]  # key: [progress, ends, time, claim]
     resident, started, updated, version = [0] * sms, [0] * sms, [0.0] * sms, [0] * sms
+    pending: list[list[int]] = [[] for _ in range(sms)]
     state = {"position": 0, "weight": 1.0}
 
-    def start(sm: int) -> None:
-        if state["position"] < len(classes):
-            key = (classes[state["position"]], 1 if started[sm] >= fit else 0)
-            group = groups[sm].setdefault(key, [0.0, [], 0.0])
-            group[1].append(group[0] + 1.0)
-            resident[sm] += 1
-            started[sm] += 1
+    def start(sm: int, drawn: int | None = None) -> None:
+        if drawn is None and state["position"] >= len(classes):
+            return
+        if drawn is None:
+            drawn = classes[state["position"]]
             state["position"] += 1
+        key = (drawn, 1 if started[sm] >= fit else 0)
+        group = groups[sm].setdefault(key, [0.0, [], 0.0, -1.0])
+        group[1].append(group[0] + 1.0)
+        if claiming:
+            settings = table[drawn][0]
+            time = _at_weight(settings, key[1], state["weight"])
+            lead = _at_weight(settings, LEADS + key[1], state["weight"])
+            group[3] = group[0] + (max(0.0, 1.0 - lead / time) if time > 0 else 0.0)
+        resident[sm] += 1
+        started[sm] += 1
+
+    def claim(sm: int) -> None:
+        for group in groups[sm].values():
+            if group[3] >= 0 and (group[3] - group[0] <= 1e-9 or not group[2]):
+                group[3] = -1.0
+                if state["position"] < len(classes):
+                    pending[sm].append(classes[state["position"]])
+                    state["position"] += 1
 
     def advance(sm: int, now: float) -> None:
         elapsed = now - updated[sm]
@@ -51,6 +71,8 @@ def _tile_by_tile(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarray,
         for key, group in groups[sm].items():
             group[2] = _at_weight(table[key[0]][resident[sm] - 1], key[1], state["weight"])
             ends = min(ends, (group[1][0] - group[0]) * group[2])
+            if group[3] >= 0:
+                ends = min(ends, (group[3] - group[0]) * group[2])
         return (now + max(ends, 0.0), sm, version[sm])
 
     def finish(sm: int) -> tuple[int, float]:
@@ -86,11 +108,18 @@ def _tile_by_tile(sms: int, fit: int, times: np.ndarray, tile_class: np.ndarray,
         finished = []
         for each in ending:
             advance(each, now)
+            if claiming:
+                claim(each)
             finished.append(finish(each))
         end = max(end, now)
-        for turn in range(max(done for done, _ in finished)):
+        freed = [done for done, _ in finished]
+        for n, each in enumerate(ending):
+            if freed[n] and pending[each]:
+                start(each, pending[each].pop(0))
+                freed[n] -= 1
+        for turn in range(max(freed)):
             for n, each in enumerate(ending):
-                if turn < finished[n][0]:
+                if turn < freed[n]:
                     start(each)
         for n, each in enumerate(ending):
             if not resident[each]:
@@ -142,3 +171,19 @@ def test_lockstep_waves_with_an_edge_tile_per_head() -> None:
     tile_class[97::98] = 1
     times = _times(rng, 2, fit)
     assert shared_schedule(sms, fit, times, tile_class, sms) == _tile_by_tile(sms, fit, times, tile_class, sms)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_persistent_slots_that_draw_ahead_end_as_tiles_one_by_one(seed: int) -> None:
+    """One slot an SM, each class drawing its next tile some way into its own (the leads, up to its whole time): the
+    schedule by runs of one class ends where the tile-by-tile schedule does, bit for bit."""
+    rng = np.random.default_rng(100 + seed)
+    sms, classes = int(rng.integers(1, 20)), int(rng.integers(2, 6))
+    tiles = int(rng.integers(sms + 1, 12 * sms + 2))
+    run = int(rng.choice([1, 3, 40]))
+    tile_class = np.repeat(rng.integers(0, classes, size=tiles // run + 1), run)[:tiles]
+    times = _times(rng, classes, 1)
+    leads = times[..., :2] * rng.uniform(0.0, 1.2, size=(classes, 1, 2, 2)) * (rng.random((classes, 1, 1, 1)) < 0.7)
+    times = np.concatenate([times, leads], axis=-1)
+    sharers = min(sms, tiles)
+    assert shared_schedule(sms, 1, times, tile_class, sharers) == _tile_by_tile(sms, 1, times, tile_class, sharers)
