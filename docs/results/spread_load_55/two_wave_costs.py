@@ -22,6 +22,11 @@ PROBLEM = Problem(16, 32, 1024, 64, causal=True)
 
 
 def main() -> None:
+    report("h200", "v1", PROBLEM)
+
+
+def report(arch: Any, algo: str, problem: Problem, options: dict[str, Any] | None = None) -> None:
+    """The class costs of `algo` on `arch` for `problem`, folded and with nothing folded (`main`'s print)."""
     seen: list[tuple[Any, Any]] = []
     class_costs = fast.class_costs
 
@@ -34,7 +39,7 @@ def main() -> None:
     for label, keep in (("folded", simgpu.fast_plan.KEEP_ITERATIONS), ("nothing folded", 10**9)):
         seen.clear()
         with mock.patch.object(simgpu.fast_plan, "KEEP_ITERATIONS", keep):
-            cycles = simulate("h200", "v1", PROBLEM).cycles
+            cycles = simulate(arch, algo, problem, options).cycles
         plan, costs = seen[-1]  # the run at the clock the prediction settles at
         print(f"{label}: {cycles:,.0f} cycles; iterations removed per loop {plan.removed[0]}")
         for cost_list in costs.values():
