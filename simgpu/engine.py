@@ -104,7 +104,8 @@ class RunStats:
     tensor_activity: float  # MMA FLOPs as a share of the native tensor rate over the run (see simgpu.clock)
     # When persistent CTAs drew their further tiles from the kernel's queue, in order: a CTA draws its next tile as
     # the first of its roles to finish the current one asks (FA3's producer, once it has issued the tile's last
-    # loads), well before the tile ends (fast mode's list schedule hands a persistent slot its next tile then).
+    # loads), before the tile ends where that role runs ahead (fast mode's list schedule hands a slot its next tile
+    # then, `simgpu.fast_costs._claim_leads`).
     claim_cycles: tuple[float, ...] = ()
 
 
