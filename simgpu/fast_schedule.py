@@ -106,9 +106,10 @@ class _ListSchedule:
         self.position = 0
         self.weight = 1.0  # `weights` at the busy SMs now: 1 when all are busy
         self.times_now: dict[int, float] = {}  # `duration`'s answers at the present weight, by group x (fit + 1) + CTAs
-        # With claims (one CTA an SM), per SM the classes of the tiles its slot drew ahead, to start as its tile ends.
+        # With claims (one CTA an SM), per SM the class of the tile its slot drew ahead, to start as its tile ends (-1:
+        # none drawn).
         self.claiming = claiming
-        self.pending: list[list[int]] = [[] for _ in range(sms)]
+        self.pending = [-1] * sms
 
     def run(self) -> float:
         """When the last tile ends."""
@@ -144,8 +145,9 @@ class _ListSchedule:
             if self.claiming:
                 for n, each in enumerate(ending):  # a slot that drew its next tile ahead starts it
                     drawn = self.pending[each]
-                    if freed[n] and drawn:
-                        self.start_many(each, drawn.pop(0), 1)
+                    if freed[n] and drawn >= 0:
+                        self.pending[each] = -1
+                        self.start_many(each, drawn, 1)
                         freed[n] -= 1
             self.start_freed(ending, freed)
             for n, each in enumerate(ending):
@@ -203,7 +205,7 @@ class _ListSchedule:
             if group.claim >= 0.0 and (group.claim - group.progress <= 1e-9 or not group.time):
                 group.claim = -1.0
                 if self.position < len(self.classes):
-                    self.pending[sm].append(self.classes[self.position])
+                    self.pending[sm] = self.classes[self.position]
                     self.position += 1
 
     def claim_point(self, tile_class: int, further: int) -> float:
