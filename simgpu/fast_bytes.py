@@ -59,6 +59,7 @@ from simgpu.replay import (
     extrapolated_shares,
     head_template,
     keys_of_head,
+    labelled,
     memory_of_head,
     program_records,
     records,
@@ -837,7 +838,7 @@ def _head_prefix_bytes(
     small_accesses = smaller.accesses(arch, plans)
     small_replay = smaller.replay(arch, small_accesses, keep=[*varied, shared] if shared else varied)
     large_accesses = [
-        small_accesses[k] if counts[0][k] == counts[1][k] else _accesses(arch, plan, folded[k])
+        small_accesses[k] if counts[0][k] == counts[1][k] else _accesses(arch, plan, folded[k], larger[k])
         for k, plan in enumerate(plans)
     ]
     start = (shared, small_replay.states[shared]) if shared else None
@@ -894,7 +895,10 @@ class _Replayed:
     carry_share: float | None = None
 
     def accesses(self, arch: Arch, plans: Sequence[KernelPlan]) -> list[KernelAccesses]:
-        return [_accesses(arch, plan, folded) for plan, folded in zip(plans, self.folded, strict=True)]
+        return [
+            _accesses(arch, plan, folded, tiles)
+            for plan, folded, tiles in zip(plans, self.folded, self.tiles, strict=True)
+        ]
 
     def replay(
         self,
@@ -984,7 +988,7 @@ def _removed_cost(
                 for tile, base in zip(fit.tiles[k], fit.folded[k], strict=True)
             ]
             variant = list(fit_accesses)
-            variant[k] = _accesses(arch, plan, more)
+            variant[k] = _accesses(arch, plan, more, fit.tiles[k])
             added.append(
                 list(np.sum([t.executed for t in more], axis=0) - np.sum([b.executed for b in fit.folded[k]], axis=0))
             )
@@ -999,9 +1003,25 @@ def _varied(plans: Sequence[KernelPlan]) -> list[int]:
     return [k for k, plan in enumerate(plans) if plan.replay_sides]
 
 
-def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[Shape | _HeadCopy]) -> KernelAccesses:
-    """The replay's view of a kernel's tiles; where some are head copies, with the tiles' totals, which a shape and
-    its copies share (a tile's own would cost what summing its records in the walk does)."""
+def _accesses(
+    arch: Arch, plan: KernelPlan, tiles: Sequence[Shape | _HeadCopy], keys: Sequence[Hashable]
+) -> KernelAccesses:
+    """The replay's view of a kernel's tiles (`keys`: the tiles they fold, in the same order); where some are head
+    copies, with the tiles' totals, which a shape and its copies share (a tile's own would cost what summing its
+    records in the walk does). In a kernel of several cost kinds that is not run whole, and whose kinds of a head the
+    chip starts in different waves (`KernelPlan.kind_waves`), each record's tensor carries its tile's kind
+    (`_labelled_records`), so that each kind's representative meets its own misses."""
+    kind_waves = plan.kind_waves(arch.sms * plan.fit) if plan.several_kinds and not plan.whole else None
+    if kind_waves is not None:
+        return KernelAccesses(
+            _labelled_records(plan, tiles, keys),
+            arch.sms * plan.fit,
+            None,  # (the totals count by tensor, unlabelled)
+            waves=-(-len(plan.kernel.tiles) // (arch.sms * plan.fit)),
+            rereads=plan.rereads,
+            labelled=True,
+            kind_waves=kind_waves,
+        )
     totals = [tile.totals for tile in tiles] if any(type(tile) is _HeadCopy for tile in tiles) else None
     if totals is not None and any(each is None for each in totals):
         totals = None
@@ -1013,3 +1033,26 @@ def _accesses(arch: Arch, plan: KernelPlan, tiles: Sequence[Shape | _HeadCopy]) 
         waves=-(-len(plan.kernel.tiles) // slots),
         rereads=plan.rereads,
     )
+
+
+def _labelled_records(
+    plan: KernelPlan, tiles: Sequence[Shape | _HeadCopy], keys: Sequence[Hashable]
+) -> list[list[Record]]:
+    """Each tile's records with its tensors named for its cost kind (`simgpu.replay.labelled`). Which tiles of a
+    causal kernel meet a tensor's first touches depends on their order: FA3's LPT order starts a group of heads'
+    longest query blocks together, and those read all of the heads' K and V from HBM, where the shorter blocks that
+    follow hit in L2 (v3's persistent causal forward on the whole H100 at N = 512: with one share for all kinds,
+    fast mode spread those misses over every kind and came out 19.4% faster than exact mode,
+    `docs/results/first_touch_57/`)."""
+    names: dict[tuple[int, str], str] = {}
+    out: list[list[Record]] = []
+    for tile, key in zip(tiles, keys, strict=True):
+        kind = plan.kind_of(key)
+        own: list[Record] = []
+        for access, tensor, memory, nbytes in tile.records:
+            name = names.get((kind, tensor))
+            if name is None:
+                name = names[kind, tensor] = labelled(tensor, kind)
+            own.append((access, name, memory, nbytes))
+        out.append(own)
+    return out

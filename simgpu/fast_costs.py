@@ -38,13 +38,18 @@ mode, and v1 (our kernel's loop) at 8 x 16 x 2048, d = 128, whose 128 CTAs wait 
 (`docs/results/saturated_53/`). Below saturation the share the others leave is the processor-sharing share of an SM that
 keeps its own pace, and the busy fit stands.
 
-Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; which CTA
-takes the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly: where exact mode's first readers
-take them behind their prefetch, the spread misses wait out the loaded HBM latency in every tile, and v2's causal
-forward on the whole H200 at 16 x 16 x 1024, d = 128, comes out 3.5% slower than exact mode, 0.5% before the busy runs
-kept that latency); that a loop whose demand alone saturates the chip may, waiting on its copies, hold it below
-saturation in exact mode (FA1's split forward on the A100 at 8 x 32 x 2048, d = 64: exact mode's HBM 72% busy; given
-the share back, fast mode went from 0.969 to 0.860 of exact mode, `docs/results/saturated_53/`).
+Each kind of tile meets its own miss shares where the replay counted them apart: where the chip starts a head's kinds
+in different waves (FA3's LPT order), the kind that starts first takes the first touches (`simgpu.replay.kind_shares`).
+Ignored: that co-resident CTAs of different classes slow each other differently from CTAs of one class; that a busy
+SM's kind runs beside other kinds (its busy runs take every SM to run its kind: with misses counted per kind, FA3's
+LPT order on the H200 at 16 x 16 x 1k, d = 128, takes the longest blocks' first touches beside shorter blocks that
+hit, and fast mode stays 3.0% under exact mode's cycles, `docs/results/first_touch_57/`); which CTA of a kind takes
+the misses of a tile many CTAs read (fast mode spreads a tensor's misses evenly over a kind: where exact mode's first
+readers take them behind their prefetch, the spread misses wait out the loaded HBM latency in every tile, and v2's
+causal forward on the whole H200 at 16 x 16 x 1024, d = 128, comes out 3.5% slower than exact mode, 0.5% before the
+busy runs kept that latency); that a loop whose demand alone saturates the chip may, waiting on its copies, hold it
+below saturation in exact mode (FA1's split forward on the A100 at 8 x 32 x 2048, d = 64: exact mode's HBM 72% busy;
+given the share back, fast mode went from 0.969 to 0.860 of exact mode, `docs/results/saturated_53/`).
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ from simgpu.fast_plan import KernelPlan, solve_removed
 from simgpu.fold import FoldedTile
 from simgpu.kernel import Kernel, with_programs
 from simgpu.ops import Delay, Load, Op, Store
+from simgpu.replay import kind_shares
 from simgpu.units.fluid_l2 import MissShares
 
 TIMES = 3  # the times that begin a cost vector: a slot's first tile, a further tile, a lone first tile's tail (`Cost`)
@@ -132,15 +138,16 @@ def class_costs(
     plan: KernelPlan,
     clock_hz: float,
     event_budget: int,
-    shares: Mapping[str, MissShares],
+    by_kind: Mapping[str, MissShares],
     names: Sequence[str],
     sharers: int | None = None,
 ) -> tuple[dict[int, tuple[Cost, ...]], int]:
     """Per kind of tiles (`KernelPlan.kinds`), per number of CTAs at once on an SM (1 to the slots its tiles fill,
     `filled_slots`) and per bandwidth share (`sharers` SMs busy, by default all of them, or this SM alone): simulate
     the kind's representative (the tile with the most iterations removed) in that many slots of one SM, at the base
-    fold and at each fit variant of the kernel. Returns the costs, in the order (1 CTA, all busy), (1 CTA, alone),
-    (2 CTAs, all busy)..., and the ops simulated."""
+    fold and at each fit variant of the kernel, at the miss shares of its kind (`by_kind`: the replay's, which count
+    each kind's misses apart where it labelled them, `simgpu.replay.kind_shares`). Returns the costs, in the order
+    (1 CTA, all busy), (1 CTA, alone), (2 CTAs, all busy)..., and the ops simulated."""
     slots = filled_slots(plan.fit, len(plan.kernel.tiles), arch.sms)
     representatives = {kind: plan.representative(kind) for kind in dict.fromkeys(plan.kinds)}
     # Tiles of unequal cost reach their SMs at unrelated times (`Cost` classes: a kind and its removed iterations).
@@ -164,6 +171,7 @@ def class_costs(
     borrowed = len(plan.kernel.tiles) >= ALONE_FIT_WAVES * slots * (sharers or arch.sms)
     ops = 0
     for kind, base in representatives.items():
+        shares = kind_shares(by_kind, kind)  # the kind's own misses, where the replay counted them apart
         variants = [_fit_variant(base, side, plan.spec.period, shares) for side in plan.sides]
         added = [[now - before for now, before in zip(v.executed, base.executed, strict=True)] for v in variants]
         fitted = any(any(row) for row in added)  # classes whose loops are too short to fold need no fit

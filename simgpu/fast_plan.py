@@ -34,6 +34,7 @@ OUTLINED_SHAPES = 64  # shapes a kernel folds one by one at most; more are group
 UNFOLDED = 1 << 40  # iterations kept at each end of a loop that is not folded (`KernelPlan.replay_spec`)
 # Memory accesses of one head's tiles up to which a kernel of unequal tiles is replayed unfolded (`replay_spec`).
 UNFOLDED_REPLAY_ACCESSES = 10_000
+BATCH_HEAD = 2  # the entries of a tile's index that name its batch entry and head (`KernelPlan.kind_waves`)
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,77 @@ class KernelPlan:
     def looped(self) -> bool:
         """Whether the kernel's tiles have top-level loops long enough to fold."""
         return bool(self.replay_sides) or self.sampled_top
+
+    @cached_property
+    def several_kinds(self) -> bool:
+        """Whether the kernel's shapes fold to more than one kind."""
+        return len(set(self.kinds)) > 1
+
+    @cached_property
+    def _positions(self) -> dict[Hashable, int]:
+        """The position of each shape, by its tiles' index past the `head_axes` (by tile where there are none)."""
+        axes = self.kernel.head_axes
+        if not axes:
+            return {tile: int(n) for tile, n in zip(self.kernel.tiles, self.index, strict=True)}
+        return {tuple(source[axes:]): n for n, source in enumerate(self.sources)}  # type: ignore[index]
+
+    def kind_of(self, tile: Hashable) -> int:
+        """The kind of `tile`'s shape."""
+        axes = self.kernel.head_axes
+        return self.kinds[self._positions[tuple(tile[axes:]) if axes else tile]]  # type: ignore[index]
+
+    @cached_property
+    def _kind_waves(self) -> dict[int, tuple[tuple[int, int], ...] | None]:
+        return {}
+
+    def kind_waves(self, slots: int) -> tuple[tuple[int, int], ...] | None:
+        """Per kind, the first and the last wave in which the chip's `slots` run its tiles of a head, counted from
+        the head's first wave (tile order cut in runs of `slots`; each the median over the heads that hold the kind):
+        (0, 0) for every query block of a causal grid, whose blocks of a head follow one another; (0, 0), (1, 1),
+        (2, 2)... for FA3's LPT order, a group of heads' longest blocks first and the shorter ones a wave or more
+        later (`simgpu.replay.KernelAccesses.kind_waves`). None where every two kinds share a wave, or the kernel has
+        no `head_axes`: which tile of a head meets a key first then does not tell which kind misses."""
+        if slots in self._kind_waves:
+            return self._kind_waves[slots]
+        waves = self._head_waves(slots)
+        apart = waves is not None and max(first for first, _ in waves) > min(last for _, last in waves)
+        known = waves if apart else None
+        self._kind_waves[slots] = known
+        return known
+
+    def _head_waves(self, slots: int) -> tuple[tuple[int, int], ...] | None:
+        # A head here is a batch entry's head, the tiles that share memory: the first two entries of a tile's index,
+        # (batch, head), or (head, sequence) in a varlen batch, whose `head_axes` is the head alone (`simgpu.kernel`).
+        tiles = self.kernel.tiles
+        if not self.kernel.head_axes:
+            return None
+        count = len(tiles)
+        if isinstance(tiles, TileGrid):
+            heads = np.arange(count) // math.prod(tiles.shape[BATCH_HEAD:])
+        else:
+            head_numbers: dict[tuple[object, ...], int] = {}
+            heads = np.fromiter(
+                (head_numbers.setdefault(tuple(tile[:BATCH_HEAD]), len(head_numbers)) for tile in tiles),  # type: ignore[index]
+                dtype=np.int64,
+                count=count,
+            )
+        kind_count = max(self.kinds) + 1
+        head_count = int(heads.max()) + 1
+        # Waves rise with the position: a head's or a cell's first (last) tile is at its first (last) wave.
+        wave = np.arange(count) // slots
+        start = np.zeros(head_count, dtype=np.int64)
+        numbers, firsts = np.unique(heads, return_index=True)
+        start[numbers] = wave[firsts]
+        cells = heads * kind_count + np.asarray(self.kinds)[self.index]
+        # Per head and kind: the waves of the kind's first and last tile of the head, after the head's first.
+        bounds = []
+        for reverse in (False, True):
+            at = np.full(head_count * kind_count, np.nan)
+            numbers, firsts = np.unique(cells[::-1] if reverse else cells, return_index=True)
+            positions = count - 1 - firsts if reverse else firsts
+            at[numbers] = wave[positions] - start[numbers // kind_count]
+            bounds.append(np.floor(np.nanmedian(at.reshape(head_count, kind_count), axis=0)).astype(np.int64))
+        return tuple((int(a), int(b)) for a, b in zip(bounds[0], bounds[1], strict=True))
 
     def representative(self, kind: int) -> FoldedTile:
         """The folded shape of `kind` with the most iterations removed (the first such)."""

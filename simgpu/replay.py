@@ -12,7 +12,9 @@ the engine (a replay of part of a run may keep less between kernels: `carry_byte
 when evicted, when they exceed the L2's dirty capacity (`l2.max_dirty_fraction` of a kernel's share of L2: the
 oldest, which stay resident) and at the end. The result: HBM and L2 bytes, and per kernel, tensor and access kind the
 share of bytes that moved to or from HBM (`MissShares`), which the representative SMs use for timing; a tile's first
-access to a key and its later ones (`simgpu.fold.mark_retouches`) count apart.
+access to a key and its later ones (`simgpu.fold.mark_retouches`) count apart, and where fast mode labels the records
+with their tiles' cost kinds (`KernelAccesses.labelled`), so do the kinds, a wave's first touch of a key shared by the
+kinds the chip starts together.
 
 When nothing is evicted the replay's bytes do not depend on the order and equal exact mode's; when L2 overflows
 the launch-order interleaving stands in for the order timing would give (the two can differ at wave edges).
@@ -38,6 +40,28 @@ _ATOMIC: Final = 2
 _Key = tuple[int, str, int]  # (kernel, tensor, kind)
 _AGAIN: Final = 3  # added to the kind of an access to a key its tile accessed before
 REREAD: Final = _LOAD + _AGAIN  # the kind of a load of a key its tile accessed before
+
+
+KIND_MARK: Final = "#"  # joins a tensor's name and its tile's cost kind in a labelled record (`labelled`)
+
+
+def labelled(tensor: str, kind: int) -> str:
+    """`tensor`'s name as the records of a tile of cost kind `kind` carry it, so that the replay counts each kind's
+    misses apart (`KernelAccesses.labelled`)."""
+    return f"{tensor}{KIND_MARK}{kind}"
+
+
+def kind_shares(shares: Mapping[str, MissShares], kind: int) -> dict[str, MissShares]:
+    """The miss shares that tiles of cost kind `kind` meet: per tensor, its share as labelled for `kind`, or as
+    counted for all kinds where the replay did not label them."""
+    own: dict[str, MissShares] = {}
+    for name, share in shares.items():
+        tensor, mark, label = name.partition(KIND_MARK)
+        if not mark:
+            own.setdefault(tensor, share)
+        elif int(label) == kind:
+            own[tensor] = share
+    return own
 
 
 def writes(kind: int) -> bool:
@@ -473,6 +497,12 @@ class KernelAccesses:
     totals: Sequence[TileTotals] | None = None  # per tile (`tile_totals`); None: summed from the records
     waves: int = 1  # the waves in which the chip runs the kernel (all its tiles, not only those replayed)
     rereads: bool = False  # whether a tile loads a key it loaded before (`_wave_parts`)
+    # Whether each record's tensor carries its tile's cost kind (`labelled`), and per kind the first and last wave,
+    # after its head's first, in which the chip runs its tiles of a head (`simgpu.fast_plan.KernelPlan.kind_waves`):
+    # the walk shares the HBM read of a load that misses with the loads that hit the key in the same wave of the
+    # kinds that share a wave with it (`_share_first_touches`).
+    labelled: bool = False
+    kind_waves: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -669,8 +699,15 @@ def _walk(
     stand_in = rereads and later_heads is not None and later_heads > 0 and kernel.waves > 1
     stores: list[object] = []  # a re-reading kernel's trailing stores of the wave walked last (`_wave_parts`)
     ending: list[_Tile] = []  # another kernel's: per slot, its tile's trailing stores (`_handover`)
+    labelled = kernel.labelled
+    # Per key missed by a first load in the wave walked: [its bytes read, the missing load's tensor, the tensors of
+    # the wave's first loads that hit it after] (`labelled` only).
+    first_touches: dict[Any, list[Any]] = {}
     # The walk goes one wave past the last, whose first round is empty: the last wave's trailing stores.
     for start in range(0, len(tiles) + kernel.slots, kernel.slots):
+        if first_touches:
+            _share_first_touches(first_touches, missed, kernel.kind_waves)
+            first_touches = {}
         wave = _tuples(tiles[start : start + kernel.slots])
         if rereads:
             first_round, rest, tails = _wave_parts(wave)
@@ -714,6 +751,10 @@ def _walk(
                 if key in lines and (action != _STORE or _as_float(nbytes) <= room_float):  # (too large: bypasses)
                     move(key)
                     if action == _LOAD:
+                        if labelled and kind == _LOAD:
+                            touch = first_touches.get(key)
+                            if touch is not None:
+                                touch[2].append(tensor)
                         continue
                     if key in dirty:
                         move_dirty(key)
@@ -747,11 +788,15 @@ def _walk(
                             dirty_used, cleaned = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
                             written += cleaned
                 if read != 0.0 or written != 0.0:  # (compared, not tested for truth: compiled, that boxes them)
+                    if labelled and kind == _LOAD:
+                        first_touches[key] = [read, tensor, []]
                     counted = missed.of(kind, tensor)
                     counted.read += read
                     counted.written += written
                     hbm_read += read
                     hbm_write += written
+    if first_touches:
+        _share_first_touches(first_touches, missed, kernel.kind_waves)
     for (kind, tensor), counted in missed.order.items():
         read_bytes[number, tensor, kind] += counted.read
         written_bytes[number, tensor] += counted.written
@@ -761,6 +806,35 @@ def _walk(
         touched.append((_Touched(sizes, pieces, numbers, wholes), unique_bytes))
     state.used, state.hbm_read, state.hbm_write, state.evicted = used, hbm_read, hbm_write, evicted
     state.dirty_used = dirty_used
+
+
+def _share_first_touches(
+    first_touches: dict[Any, list[Any]], missed: _MissedBytes, kind_waves: Sequence[tuple[int, int]]
+) -> None:
+    """A wave's first loads of one key by tiles of kinds that the chip runs in a common wave of their heads
+    (`kind_waves`), the one that missed and the ones that hit after it, share its HBM read equally (`missed`, per
+    tensor as labelled): on the chip the later loads wait for the line that the first one requested (in exact mode
+    they queue behind it at the L2), so which of them the replay's interleaving walked first does not decide which
+    kind is charged the miss. The loads of a kind the chip starts later hit on their own: the first touch was its
+    head's earlier tiles'."""
+    for read, tensor, hits in first_touches.values():
+        first, last = kind_waves[_label_kind(tensor)]
+        sharers = []
+        for other in hits:
+            other_first, other_last = kind_waves[_label_kind(other)]
+            if other_first <= last and first <= other_last:
+                sharers.append(other)
+        if not sharers:
+            continue
+        part = read / (1 + len(sharers))
+        missed.of(_LOAD, tensor).read -= read - part
+        for other in sharers:
+            missed.of(_LOAD, other).read += part
+
+
+def _label_kind(name: str) -> int:
+    """The cost kind a labelled tensor name carries (`labelled`)."""
+    return int(name.rpartition(KIND_MARK)[2])
 
 
 class _Missed:
