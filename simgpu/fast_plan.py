@@ -128,6 +128,10 @@ class KernelPlan:
         return self.kinds[self._positions[tuple(tile[axes:]) if axes else tile]]  # type: ignore[index]
 
     @cached_property
+    def _kinds_held(self) -> frozenset[int]:
+        return frozenset(self.kinds)
+
+    @cached_property
     def _kind_waves(self) -> dict[int, tuple[tuple[int, int], ...] | None]:
         return {}
 
@@ -141,43 +145,61 @@ class KernelPlan:
         if slots in self._kind_waves:
             return self._kind_waves[slots]
         waves = self._head_waves(slots)
-        apart = waves is not None and max(first for first, _ in waves) > min(last for _, last in waves)
+        held = [bounds for kind, bounds in enumerate(waves or ()) if kind in self._kinds_held]
+        apart = bool(held) and max(first for first, _ in held) > min(last for _, last in held)
         known = waves if apart else None
         self._kind_waves[slots] = known
         return known
 
     def _head_waves(self, slots: int) -> tuple[tuple[int, int], ...] | None:
-        # A head here is a batch entry's head, the tiles that share memory: the first two entries of a tile's index,
-        # (batch, head), or (head, sequence) in a varlen batch, whose `head_axes` is the head alone (`simgpu.kernel`).
+        """Per kind (by number), the median over the heads of the waves of its first and last tile of a head, after
+        the head's first wave; (0, 0) for a number no shape has. A head here is a batch entry's head, the tiles that
+        share memory: the first two entries of a tile's index, (batch, head), or (head, sequence) in a varlen batch,
+        whose `head_axes` is the head alone (`simgpu.kernel`)."""
         tiles = self.kernel.tiles
         if not self.kernel.head_axes:
             return None
-        count = len(tiles)
-        if isinstance(tiles, TileGrid):
-            heads = np.arange(count) // math.prod(tiles.shape[BATCH_HEAD:])
-        else:
-            head_numbers: dict[tuple[object, ...], int] = {}
-            heads = np.fromiter(
-                (head_numbers.setdefault(tuple(tile[:BATCH_HEAD]), len(head_numbers)) for tile in tiles),  # type: ignore[index]
-                dtype=np.int64,
-                count=count,
-            )
         kind_count = max(self.kinds) + 1
-        head_count = int(heads.max()) + 1
-        # Waves rise with the position: a head's or a cell's first (last) tile is at its first (last) wave.
-        wave = np.arange(count) // slots
-        start = np.zeros(head_count, dtype=np.int64)
-        numbers, firsts = np.unique(heads, return_index=True)
-        start[numbers] = wave[firsts]
-        cells = heads * kind_count + np.asarray(self.kinds)[self.index]
-        # Per head and kind: the waves of the kind's first and last tile of the head, after the head's first.
+        kinds = np.asarray(self.kinds)[self.index]  # per tile
+        if isinstance(tiles, TileGrid):
+            # A head's tiles follow one another, their kinds in one pattern, the first head's.
+            per_head = math.prod(tiles.shape[BATCH_HEAD:])
+            pattern = kinds[:per_head]
+            starts = np.arange(len(tiles) // per_head) * per_head
+            ends = []
+            for pick, absent in ((np.minimum, per_head), (np.maximum, -1)):
+                at = np.full(kind_count, absent)
+                pick.at(at, pattern, np.arange(per_head))
+                waves = ((starts[:, None] + at[None, :]) // slots - (starts // slots)[:, None]).astype(np.float64)
+                waves[:, at == absent] = np.nan
+                ends.append(waves)
+        else:
+            numbers: dict[tuple[object, ...], int] = {}
+            heads = np.fromiter(
+                (numbers.setdefault(tuple(tile[:BATCH_HEAD]), len(numbers)) for tile in tiles),  # type: ignore[index]
+                dtype=np.int64,
+                count=len(tiles),
+            )
+            # Waves rise with the position: a head's (a head's kind's) first tile is at its first wave, its last at
+            # its last.
+            wave = np.arange(len(tiles)) // slots
+            start = np.zeros(len(numbers), dtype=np.int64)
+            found, firsts = np.unique(heads, return_index=True)
+            start[found] = wave[firsts]
+            cells = heads * kind_count + kinds
+            ends = []
+            for reverse in (False, True):
+                at = np.full(len(numbers) * kind_count, np.nan)
+                found, firsts = np.unique(cells[::-1] if reverse else cells, return_index=True)
+                positions = len(tiles) - 1 - firsts if reverse else firsts
+                at[found] = wave[positions] - start[found // kind_count]
+                ends.append(at.reshape(len(numbers), kind_count))
         bounds = []
-        for reverse in (False, True):
-            at = np.full(head_count * kind_count, np.nan)
-            numbers, firsts = np.unique(cells[::-1] if reverse else cells, return_index=True)
-            positions = count - 1 - firsts if reverse else firsts
-            at[numbers] = wave[positions] - start[numbers // kind_count]
-            bounds.append(np.floor(np.nanmedian(at.reshape(head_count, kind_count), axis=0)).astype(np.int64))
+        for waves in ends:
+            held = ~np.isnan(waves).all(axis=0)
+            median = np.zeros(kind_count)
+            median[held] = np.nanmedian(waves[:, held], axis=0)
+            bounds.append(np.floor(median).astype(np.int64))
         return tuple((int(a), int(b)) for a, b in zip(bounds[0], bounds[1], strict=True))
 
     def representative(self, kind: int) -> FoldedTile:
