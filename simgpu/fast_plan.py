@@ -116,16 +116,13 @@ class KernelPlan:
 
     @cached_property
     def _positions(self) -> dict[Hashable, int]:
-        """The position of each shape, by its tiles' index past the `head_axes` (by tile where there are none)."""
+        """The position of each shape, by its tiles' index past the `head_axes`."""
         axes = self.kernel.head_axes
-        if not axes:
-            return {tile: int(n) for tile, n in zip(self.kernel.tiles, self.index, strict=True)}
         return {tuple(source[axes:]): n for n, source in enumerate(self.sources)}  # type: ignore[index]
 
     def kind_of(self, tile: Hashable) -> int:
-        """The kind of `tile`'s shape."""
-        axes = self.kernel.head_axes
-        return self.kinds[self._positions[tuple(tile[axes:]) if axes else tile]]  # type: ignore[index]
+        """The kind of `tile`'s shape (a kernel with `head_axes`, as `kind_waves` asks)."""
+        return self.kinds[self._positions[tuple(tile[self.kernel.head_axes :])]]  # type: ignore[index]
 
     @cached_property
     def _kinds_held(self) -> frozenset[int]:

@@ -14,7 +14,7 @@ oldest, which stay resident) and at the end. The result: HBM and L2 bytes, and p
 share of bytes that moved to or from HBM (`MissShares`), which the representative SMs use for timing; a tile's first
 access to a key and its later ones (`simgpu.fold.mark_retouches`) count apart, and where fast mode labels the records
 with their tiles' cost kinds (`KernelAccesses.labelled`), so do the kinds, a wave's first touch of a key shared by the
-kinds the chip starts together.
+kinds that the chip runs in a common wave of their heads.
 
 When nothing is evicted the replay's bytes do not depend on the order and equal exact mode's; when L2 overflows
 the launch-order interleaving stands in for the order timing would give (the two can differ at wave edges).

@@ -4,6 +4,8 @@ kinds it starts together."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
 from simgpu.fast_plan import plan_kernel
@@ -63,6 +65,20 @@ def test_lpt_order_starts_a_heads_query_blocks_apart_and_a_grid_together() -> No
     plan = plan_kernel(arch, grid)
     # A head's four query blocks follow one another: they start in one wave, but for the heads cut by a wave's end.
     assert plan.kind_waves(arch.sms * plan.fit) is None
+
+
+def test_a_grids_kind_waves_from_its_first_heads_pattern_are_those_of_every_tile() -> None:
+    # v2's causal forward, 8 query blocks of 4 kinds a head (the longer ones fold alike): a grid is asked from its
+    # first head's pattern, a list of the same tiles from every tile. With 3 slots a head's blocks fall in 3 or 4
+    # waves; with 64, in one.
+    arch = load_arch("h100")
+    (kernel,) = schedule(arch, "v2", Problem(2, 3, 1024, 128, causal=True), {})
+    grid, listed = plan_kernel(arch, kernel), plan_kernel(arch, replace(kernel, tiles=list(kernel.tiles)))
+    assert len(set(grid.kinds)) == 4
+    for slots in (3, 5, 64):
+        assert grid.kind_waves(slots) == listed.kind_waves(slots)
+    assert grid.kind_waves(3) is not None
+    assert grid.kind_waves(64) is None
 
 
 def test_fast_mode_follows_lpts_first_touches_on_the_whole_h100() -> None:
