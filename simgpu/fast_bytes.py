@@ -1011,27 +1011,24 @@ def _accesses(
     records in the walk does). In a kernel of several cost kinds that is not run whole, and whose kinds of a head the
     chip starts in different waves (`KernelPlan.kind_waves`), each record's tensor carries its tile's kind
     (`_labelled_records`), so that each kind's representative meets its own misses."""
-    kind_waves = plan.kind_waves(arch.sms * plan.fit) if plan.several_kinds and not plan.whole else None
-    if kind_waves is not None:
-        return KernelAccesses(
-            _labelled_records(plan, tiles, keys),
-            arch.sms * plan.fit,
-            None,  # (the totals count by tensor, unlabelled)
-            waves=-(-len(plan.kernel.tiles) // (arch.sms * plan.fit)),
-            rereads=plan.rereads,
-            labelled=True,
-            kind_waves=kind_waves,
-        )
-    totals = [tile.totals for tile in tiles] if any(type(tile) is _HeadCopy for tile in tiles) else None
-    if totals is not None and any(each is None for each in totals):
-        totals = None
     slots = arch.sms * plan.fit
+    kind_waves = plan.kind_waves(slots) if plan.several_kinds and not plan.whole else None
+    if kind_waves is not None:
+        tile_records: Sequence[Sequence[Record]] = _labelled_records(plan, tiles, keys)
+        totals = None  # (the totals count by tensor, unlabelled)
+    else:
+        tile_records = [tile.records for tile in tiles]
+        totals = [tile.totals for tile in tiles] if any(type(tile) is _HeadCopy for tile in tiles) else None
+        if totals is not None and any(each is None for each in totals):
+            totals = None
     return KernelAccesses(
-        [tile.records for tile in tiles],
+        tile_records,
         slots,
         totals,  # type: ignore[arg-type]
         waves=-(-len(plan.kernel.tiles) // slots),
         rereads=plan.rereads,
+        labelled=kind_waves is not None,
+        kind_waves=kind_waves or (),
     )
 
 

@@ -109,10 +109,10 @@ class KernelPlan:
         """Whether the kernel's tiles have top-level loops long enough to fold."""
         return bool(self.replay_sides) or self.sampled_top
 
-    @cached_property
+    @property
     def several_kinds(self) -> bool:
         """Whether the kernel's shapes fold to more than one kind."""
-        return len(set(self.kinds)) > 1
+        return len(self._kinds_held) > 1
 
     @cached_property
     def _positions(self) -> dict[Hashable, int]:
@@ -157,11 +157,10 @@ class KernelPlan:
         if not self.kernel.head_axes:
             return None
         kind_count = max(self.kinds) + 1
-        kinds = np.asarray(self.kinds)[self.index]  # per tile
         if isinstance(tiles, TileGrid):
             # A head's tiles follow one another, their kinds in one pattern, the first head's.
             per_head = math.prod(tiles.shape[BATCH_HEAD:])
-            pattern = kinds[:per_head]
+            pattern = np.asarray(self.kinds)[self.index[:per_head]]
             starts = np.arange(len(tiles) // per_head) * per_head
             ends = []
             for pick, absent in ((np.minimum, per_head), (np.maximum, -1)):
@@ -183,7 +182,7 @@ class KernelPlan:
             start = np.zeros(len(numbers), dtype=np.int64)
             found, firsts = np.unique(heads, return_index=True)
             start[found] = wave[firsts]
-            cells = heads * kind_count + kinds
+            cells = heads * kind_count + np.asarray(self.kinds)[self.index]
             ends = []
             for reverse in (False, True):
                 at = np.full(len(numbers) * kind_count, np.nan)
