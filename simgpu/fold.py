@@ -377,7 +377,7 @@ def mark_retouches(programs: Sequence[Sequence[Op]]) -> tuple[tuple[Op, ...], ..
     for (role, position), op in memory_order(programs):
         key = (op.tensor, op.tile)
         if key in touched:
-            marked[role][position] = replace(op, tile=Retouch(op.tile))
+            marked[role][position] = op.with_tile(Retouch(op.tile))
         touched.add(key)
     return tuple(tuple(program) for program in marked)
 

@@ -200,6 +200,19 @@ class Load(_Frozen):
         """The key, where the class runs as Python (`slot_init`'s `__init__` calls this; the compiled one stores it)."""
         object.__setattr__(self, "key", TileKey(self.tensor, self.tile))
 
+    def with_tile(self, tile: Hashable) -> Load:
+        """This load of `tile` (as `with_nbytes`: fast mode marks the re-reads of thousands of tiles' loads)."""
+        return Load(
+            self.tensor,
+            tile,
+            self.nbytes,
+            self.engine,
+            self.arrive,
+            self.acquire,
+            self.address_instructions,
+            self.rounds,
+        )
+
     def with_nbytes(self, nbytes: int | float) -> Load:
         """This load moving `nbytes`: `dataclasses.replace` without its generic walk of the fields (the L2 replay's
         sampled loops scale thousands of accesses)."""
@@ -264,6 +277,21 @@ class Store(_Frozen):
     def __post_init__(self) -> None:
         """The key, as `Load.__post_init__`."""
         object.__setattr__(self, "key", TileKey(self.tensor, self.tile))
+
+    def with_tile(self, tile: Hashable) -> Store:
+        """This store to `tile` (as `Load.with_tile`)."""
+        return Store(
+            self.tensor,
+            tile,
+            self.nbytes,
+            self.engine,
+            self.atomic,
+            self.wait,
+            self.arrive,
+            self.release,
+            self.fragment_lane_bytes,
+            self.fragment_rows,
+        )
 
     def with_nbytes(self, nbytes: int | float) -> Store:
         """This store moving `nbytes` (as `Load.with_nbytes`)."""
