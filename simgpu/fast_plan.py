@@ -34,7 +34,6 @@ OUTLINED_SHAPES = 64  # shapes a kernel folds one by one at most; more are group
 UNFOLDED = 1 << 40  # iterations kept at each end of a loop that is not folded (`KernelPlan.replay_spec`)
 # Memory accesses of one head's tiles up to which a kernel of unequal tiles is replayed unfolded (`replay_spec`).
 UNFOLDED_REPLAY_ACCESSES = 10_000
-BATCH_HEAD = 2  # the entries of a tile's index that name its batch entry and head (`KernelPlan.kind_waves`)
 
 
 @dataclass(frozen=True)
@@ -137,8 +136,8 @@ class KernelPlan:
         the head's first wave (tile order cut in runs of `slots`; each the median over the heads that hold the kind):
         (0, 0) for every query block of a causal grid, whose blocks of a head follow one another; (0, 0), (1, 1),
         (2, 2)... for FA3's LPT order, a group of heads' longest blocks first and the shorter ones a wave or more
-        later (`simgpu.replay.KernelAccesses.kind_waves`). None where every two kinds share a wave, or the kernel has
-        no `head_axes`: which tile of a head meets a key first then does not tell which kind misses."""
+        later (`simgpu.replay.KernelAccesses.kind_waves`). None where every two kinds share a wave, or the kernel does
+        not declare its `memory_axes`: which tile of a head meets a key first then does not tell which kind misses."""
         if slots in self._kind_waves:
             return self._kind_waves[slots]
         waves = self._head_waves(slots)
@@ -151,15 +150,14 @@ class KernelPlan:
     def _head_waves(self, slots: int) -> tuple[tuple[int, int], ...] | None:
         """Per kind (by number), the median over the heads of the waves of its first and last tile of a head, after
         the head's first wave; (0, 0) for a number no shape has. A head here is a batch entry's head, the tiles that
-        share memory: the first two entries of a tile's index, (batch, head), or (head, sequence) in a varlen batch,
-        whose `head_axes` is the head alone (`simgpu.kernel`)."""
-        tiles = self.kernel.tiles
-        if not self.kernel.head_axes:
+        share memory (`Kernel.memory_axes`)."""
+        tiles, axes = self.kernel.tiles, self.kernel.memory_axes
+        if not axes or not self.kernel.head_axes:
             return None
         kind_count = max(self.kinds) + 1
         if isinstance(tiles, TileGrid):
             # A head's tiles follow one another, their kinds in one pattern, the first head's.
-            per_head = math.prod(tiles.shape[BATCH_HEAD:])
+            per_head = math.prod(tiles.shape[axes:])
             pattern = np.asarray(self.kinds)[self.index[:per_head]]
             starts = np.arange(len(tiles) // per_head) * per_head
             ends = []
@@ -172,7 +170,7 @@ class KernelPlan:
         else:
             numbers: dict[tuple[object, ...], int] = {}
             heads = np.fromiter(
-                (numbers.setdefault(tuple(tile[:BATCH_HEAD]), len(numbers)) for tile in tiles),  # type: ignore[index]
+                (numbers.setdefault(tuple(tile[:axes]), len(numbers)) for tile in tiles),  # type: ignore[index]
                 dtype=np.int64,
                 count=len(tiles),
             )

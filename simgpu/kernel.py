@@ -114,6 +114,11 @@ class Kernel:
     # same memory only through keys that name no head (PyTorch's causal mask, which every head reads). Fast mode
     # builds one tile of each shape and replays the first heads' memory traffic. 0: tiles may all differ.
     head_axes: int = 0
+    # The first entries of every tile's index that name the memory its tiles share: a batch entry's head, (batch,
+    # head), or (head, sequence) in a varlen batch, whose `head_axes` is the head alone. Tiles that differ in them
+    # meet in L2 only through keys that name no head. Fast mode counts the waves in which the chip runs each kind of
+    # tile per such group (`simgpu.fast_plan.KernelPlan.kind_waves`). 0: not declared (fast mode then counts none).
+    memory_axes: int = 0
     # Whether the tiles (a TileGrid) run the same programs but for their memory keys, renamed one to one (where a tile
     # touches a key again, the others touch theirs again), except where an index past the head axes is its axis's
     # last (a short last block): fast mode then folds and signs one tile of each such form, not each tile
@@ -137,6 +142,8 @@ class Kernel:
             raise ScheduleError(
                 f"kernel {self.name}: roles have {role_warps} warps but the CTA has {self.cta.threads} threads"
             )
+        if self.memory_axes and self.memory_axes < self.head_axes:
+            raise ScheduleError(f"kernel {self.name}: memory_axes must hold the head axes")
         if self.launched_apart_axis is not None and not self.head_axes <= self.launched_apart_axis:
             raise ScheduleError(f"kernel {self.name}: launched_apart_axis must lie past the head axes")
         names = [b.name for b in self.barriers]

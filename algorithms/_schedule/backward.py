@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from functools import cache
 
-from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
+from algorithms._schedule.tiling import HEAD_AXES, MEMORY_AXES, ceil_div, rows_in_block
 from simgpu.kernel import CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import Load, Op, Store, Vector
 from simgpu.problem import Problem
@@ -45,6 +45,7 @@ def _row_kernel(
         name=name,
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(n_q_blocks, per_tile))),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         alike_but_edges=True,  # tiles differ in their keys but the last one (fewer or shorter Q blocks)
         cta=CtaResources(128, 32, 0),
         roles=(Role("warps", 4, program),),

@@ -19,6 +19,8 @@ from simgpu.problem import Problem
 # Attention tiles are indexed (batch, head, ...): the kernels' `head_axes`; a varlen batch's (head, batch, ...).
 HEAD_AXES = 2
 VARLEN_HEAD_AXES = 1
+# The entries that name the memory a tile shares with others, (batch, head) or (head, batch): `Kernel.memory_axes`.
+MEMORY_AXES = 2
 
 
 def ceil_div(a: int, b: int) -> int:

@@ -44,7 +44,7 @@ from itertools import product
 from typing import Generic, TypeVar
 
 from algorithms._schedule.copies import tile_copy
-from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
+from algorithms._schedule.tiling import HEAD_AXES, MEMORY_AXES, ceil_div, rows_in_block
 from simgpu.errors import ScheduleError
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid
 from simgpu.ops import HashedKeys, Load, Mma, Op, Piece, Repeat, Smem, Store, Vector, Wait
@@ -191,6 +191,7 @@ def nt_gemm_kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, n_i, n_j)),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         # Tiles differ in their keys but in the last query or key block (a short one). A tile reads A_i and B_j once
         # each: the same key twice, and then on the diagonal only, where A is B.
         alike_but_edges=a != b,
@@ -264,6 +265,7 @@ def long_k_kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, ceil_div(rows_total, rows_block))),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         alike_but_edges=True,  # blocks differ in their keys (each step's its own) but the last one (short)
         cta=CtaResources(cfg.warps * 32, GEMM_REGISTERS, smem),
         roles=(Role("warps", cfg.warps, program),),
@@ -427,6 +429,7 @@ def rowwise_kernel(
         name=name,
         tiles=TileGrid((p.batch, p.heads, ctas)),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         alike_but_edges=True,  # row groups differ in their keys but the last one (short); every pass reads them again
         cta=CtaResources(w * 32, registers, 0),
         roles=(Role("warps", w, program),),

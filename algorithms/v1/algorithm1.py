@@ -27,7 +27,7 @@ from typing import Any
 
 from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.softmax import online_softmax
-from algorithms._schedule.tiling import HEAD_AXES, ceil_div, rows_in_block
+from algorithms._schedule.tiling import HEAD_AXES, MEMORY_AXES, ceil_div, rows_in_block
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role
 from simgpu.ops import Chain, Load, Mma, Op, Repeat, Store, Vector, Wait
 from simgpu.problem import Problem
@@ -129,6 +129,7 @@ def forward_kernel(p: Problem, block_m: int, block_n: int, warps: int, steps: Ca
         name="v1_fwd",
         tiles=tuple((b, h) for b in range(p.batch) for h in range(p.heads)),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         cta=CtaResources(warps * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", warps, program),),
         barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q"), BarrierSpec("state", arrivals=3)),

@@ -90,7 +90,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, cast
 
 from algorithms._schedule.memory import check_footprint
-from algorithms._schedule.tiling import HEAD_AXES, ceil_div, key_blocks, round_up, rows_in_block
+from algorithms._schedule.tiling import HEAD_AXES, MEMORY_AXES, ceil_div, key_blocks, round_up, rows_in_block
 from algorithms.v1 import algorithm1
 from algorithms.v1.sass_counts import MASK_PER_SCORE, step_instructions
 from algorithms.v1.tiles import tile_sizes
@@ -554,6 +554,7 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         name="v1_fwd",
         tiles=_split_tiles(p, cfg.splits) if cfg.splits > 1 else _tiles(p),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         cta=CtaResources(w * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", w, program),),
         barriers=(BarrierSpec("kv", arrivals=2), BarrierSpec("q"), BarrierSpec("lse"), BarrierSpec("o_tmp")),
@@ -751,6 +752,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
         name="v1_bwd",
         tiles=_tiles(p),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         cta=CtaResources(w * 32, REGISTERS_PER_THREAD, smem),
         roles=(Role("warps", w, program),),
         barriers=(

@@ -49,6 +49,7 @@ from algorithms._schedule.backward import ACC_BYTES, convert_kernel, preprocess_
 from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.tiling import (
     HEAD_AXES,
+    MEMORY_AXES,
     ceil_div,
     first_query_block,
     rows_in_block,
@@ -235,6 +236,7 @@ def _main_kernel(
         name="v2_bwd",
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, cfg.block_n))),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         # Without a causal mask, every key block visits every Q block alike but the last one (short: every visit
         # masked); a causal one starts its visits at the diagonal.
         alike_but_edges=not problem.causal,

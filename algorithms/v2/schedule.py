@@ -45,6 +45,7 @@ from algorithms._schedule.copies import tile_copy
 from algorithms._schedule.softmax import online_softmax
 from algorithms._schedule.tiling import (
     HEAD_AXES,
+    MEMORY_AXES,
     KeyRange,
     ceil_div,
     key_blocks,
@@ -225,6 +226,7 @@ def forward_kernel(problem: Problem, cfg: Config) -> Kernel:
         name="v2_fwd",
         tiles=tiles,
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         # Without a causal mask, every Q block visits every key block alike but the last one (short); a causal one
         # visits the key blocks up to the diagonal.
         alike_but_edges=not problem.causal,

@@ -64,6 +64,7 @@ from algorithms._schedule.prologue import cta_setup
 from algorithms._schedule.softmax import o_rescale, online_softmax
 from algorithms._schedule.tiling import (
     HEAD_AXES,
+    MEMORY_AXES,
     ceil_div,
     first_query_block,
     key_blocks,
@@ -394,6 +395,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         name="v3_fwd",
         tiles=tiles,
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         # Without a causal mask, every Q block visits every key block alike but the last one (short); a causal one
         # visits the key blocks up to the diagonal. (LPT's order is not a TileGrid: the plan does not use it there.)
         alike_but_edges=not problem.causal,
@@ -592,6 +594,7 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
         name="v3_bwd",
         tiles=TileGrid((problem.batch, problem.heads, ceil_div(problem.nk, c))),
         head_axes=HEAD_AXES,
+        memory_axes=MEMORY_AXES,
         # Without a causal mask, every key block visits every Q block alike but the last one (short: every visit
         # masked); a causal one starts its visits at the diagonal.
         alike_but_edges=not problem.causal,

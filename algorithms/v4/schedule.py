@@ -101,6 +101,7 @@ from typing import Any
 
 from algorithms._schedule.exp2 import EXPONENT_INSERT_ALU, fma_per_exp2
 from algorithms._schedule.tiling import (
+    MEMORY_AXES,
     ceil_div,
     first_query_block,
     key_blocks,
@@ -464,6 +465,7 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         name="v4_fwd",
         tiles=tiles,
         head_axes=tile_axes(problem),
+        memory_axes=MEMORY_AXES,
         cta=CtaResources(
             threads,
             _registers(threads),
@@ -534,6 +536,7 @@ def _preprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
         name="v4_bwd_preprocess",
         tiles=_q_tiles(problem, cfg),
         head_axes=tile_axes(problem),
+        memory_axes=MEMORY_AXES,
         alike_but_edges=True,  # Q tiles differ in their keys but the last one of a sequence (short)
         cta=CtaResources(128, 64, 0),
         roles=(Role("preprocess", WARPGROUP, program),),
@@ -557,6 +560,7 @@ def _postprocess_kernel(problem: Problem, cfg: Config) -> Kernel:
         name="v4_bwd_postprocess",
         tiles=_q_tiles(problem, cfg),
         head_axes=tile_axes(problem),
+        memory_axes=MEMORY_AXES,
         alike_but_edges=True,  # Q tiles differ in their keys but the last one of a sequence (short)
         cta=CtaResources(128, 64, 0),
         roles=(Role("postprocess", WARPGROUP, program),),
@@ -937,6 +941,7 @@ def _backward_kernel(problem: Problem, cfg: Config) -> Kernel:
         name="v4_bwd",
         tiles=tiles,
         head_axes=tile_axes(problem),
+        memory_axes=MEMORY_AXES,
         cta=CtaResources(threads, _registers(threads), smem, tmem_columns=2 * r + 2 * d),
         roles=roles,
         barriers=barriers,

@@ -259,6 +259,12 @@ def test_a_launched_apart_axis_among_the_head_axes_is_refused() -> None:
         Kernel("k", [(0, 0, 0)], CtaResources(32, 32, 0), (role,), head_axes=2, launched_apart_axis=1)
 
 
+def test_memory_axes_short_of_the_head_axes_are_refused() -> None:
+    role = Role("w", 1, lambda _tile: [Delay(1)])
+    with pytest.raises(ScheduleError, match="memory_axes must hold the head axes"):
+        Kernel("k", [(0, 0, 0)], CtaResources(32, 32, 0), (role,), head_axes=2, memory_axes=1)
+
+
 def test_work_already_queued_on_a_pipe_is_stretched_by_a_later_mma(toy_hopper: Arch) -> None:
     # 3000 cycles of ex2 are reserved first; 100 cycles later a 1024-cycle wgmma starts. The ex2 work still pending
     # runs at the contended rate for those 1024 cycles, so the MUFU is busy (1 - rate) x 1024 cycles longer, and a

@@ -67,6 +67,16 @@ def test_lpt_order_starts_a_heads_query_blocks_apart_and_a_grid_together() -> No
     assert plan.kind_waves(arch.sms * plan.fit) is None
 
 
+def test_a_kernel_that_does_not_say_which_tiles_share_memory_gets_no_kind_waves() -> None:
+    # FA3's LPT order starts a head's kinds waves apart (above), but which entries of a tile's index name the head
+    # is the schedule's to say: without `memory_axes` fast mode counts no waves per head.
+    arch = load_arch("h100")
+    (lpt,) = schedule(arch, "v3", Problem(32, 16, 512, 128, causal=True), {})
+    assert lpt.memory_axes == 2
+    plan = plan_kernel(arch, replace(lpt, memory_axes=0))
+    assert plan.kind_waves(arch.sms * plan.fit) is None
+
+
 def test_a_grids_kind_waves_from_its_first_heads_pattern_are_those_of_every_tile() -> None:
     # v2's causal forward, 8 query blocks of 4 kinds a head (the longer ones fold alike): a grid is asked from its
     # first head's pattern, a list of the same tiles from every tile. With 3 slots a head's blocks fall in 3 or 4
