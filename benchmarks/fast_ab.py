@@ -126,6 +126,7 @@ def write_rounds(
     """`rounds` rounds into the CSV at `path`: each starts a worker per checkout (`versions`: label, folder) and hands
     them every case of `chosen` in turn, the checkouts alternating case by case (ABBA)."""
     columns = ["round", "label", "arch", "algo", "pass", "seqlen", "cpu_s", "cycles", "hbm_read_bytes", "load1"]
+    path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(columns)
