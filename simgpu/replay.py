@@ -728,8 +728,8 @@ def _walk(
             # The access walked last, and whether it left its key the newest line (and, a write, the newest dirty
             # line): then a twin of it (the same key, kind and size object), which the CTAs of a wave that read one
             # key in step issue one after another, hits and changes nothing (moving the newest line to the end
-            # keeps the order). Half to nine tenths of v2-v4's replayed accesses are
-            # such twins at 16k tokens and longer (`docs/results/twins_58/twins.txt`).
+            # keeps the order). Half to nine tenths of v2-v4's replayed accesses are such twins at 16k tokens and
+            # longer (`docs/results/twins_58/twins.txt`).
             key: Any = None
             last: Any = None
             last_kind = -1
