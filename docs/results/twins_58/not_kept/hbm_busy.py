@@ -1,0 +1,38 @@
+"""Exact mode's HBM busy fraction per 500 cycles for `shares.py`'s case, in four stretches of 60 windows (from cycle 0,
+100,000, 400,000 and 700,000): bursts in lockstep in part of the run, spread in the rest.
+`python docs/results/twins_58/not_kept/hbm_busy.py > docs/results/twins_58/not_kept/hbm_busy.txt`"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simgpu import Problem, load_arch, simulate
+from simgpu.trace import Trace
+
+WINDOW_CYCLES = 500
+
+
+def main() -> None:
+    trace = Trace(sms=(), max_spans=20_000_000)
+    result = simulate(
+        load_arch("h100"), "v1", Problem(32, 32, 512, 64), options={"splits": 1}, mode="exact", trace=trace
+    )
+    busy = np.zeros(int(result.cycles // WINDOW_CYCLES) + 1)
+    for span in trace.spans:
+        if span.track != "unit hbm":
+            continue
+        start, end = span.start_cycles, span.end_cycles
+        while start < end:
+            window = int(start // WINDOW_CYCLES)
+            stop = min(end, (window + 1) * WINDOW_CYCLES)
+            busy[window] += stop - start
+            start = stop
+    busy /= WINDOW_CYCLES
+    print(f"exact {result.cycles:,.0f} cycles, HBM busy {result.busy['hbm']:.3f}; per {WINDOW_CYCLES} cycles:")
+    for first in (0, 100_000, 400_000, 700_000):
+        window = first // WINDOW_CYCLES
+        print(f"from {first:,}: " + " ".join(f"{b:.2f}" for b in busy[window : window + 60]))
+
+
+if __name__ == "__main__":
+    main()
