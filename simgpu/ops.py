@@ -201,24 +201,18 @@ class Load(_Frozen):
         object.__setattr__(self, "key", TileKey(self.tensor, self.tile))
 
     def with_tile(self, tile: Hashable) -> Load:
-        """This load of `tile` (as `with_nbytes`: fast mode marks the re-reads of thousands of tiles' loads)."""
+        """This load of `tile`: `dataclasses.replace` without its generic walk of the fields (fast mode marks the
+        re-reads of thousands of tiles' loads, `simgpu.fold.mark_retouches`)."""
+        return self._copy(tile, self.nbytes)
+
+    def with_nbytes(self, nbytes: int | float) -> Load:
+        """This load moving `nbytes` (as `with_tile`: the L2 replay's sampled loops scale thousands of accesses)."""
+        return self._copy(self.tile, nbytes)
+
+    def _copy(self, tile: Hashable, nbytes: int | float) -> Load:
         return Load(
             self.tensor,
             tile,
-            self.nbytes,
-            self.engine,
-            self.arrive,
-            self.acquire,
-            self.address_instructions,
-            self.rounds,
-        )
-
-    def with_nbytes(self, nbytes: int | float) -> Load:
-        """This load moving `nbytes`: `dataclasses.replace` without its generic walk of the fields (the L2 replay's
-        sampled loops scale thousands of accesses)."""
-        return Load(
-            self.tensor,
-            self.tile,
             nbytes,
             self.engine,
             self.arrive,
@@ -280,24 +274,16 @@ class Store(_Frozen):
 
     def with_tile(self, tile: Hashable) -> Store:
         """This store to `tile` (as `Load.with_tile`)."""
-        return Store(
-            self.tensor,
-            tile,
-            self.nbytes,
-            self.engine,
-            self.atomic,
-            self.wait,
-            self.arrive,
-            self.release,
-            self.fragment_lane_bytes,
-            self.fragment_rows,
-        )
+        return self._copy(tile, self.nbytes)
 
     def with_nbytes(self, nbytes: int | float) -> Store:
         """This store moving `nbytes` (as `Load.with_nbytes`)."""
+        return self._copy(self.tile, nbytes)
+
+    def _copy(self, tile: Hashable, nbytes: int | float) -> Store:
         return Store(
             self.tensor,
-            self.tile,
+            tile,
             nbytes,
             self.engine,
             self.atomic,

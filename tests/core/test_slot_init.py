@@ -60,8 +60,8 @@ def test_a_field_left_out_of_init_gets_its_default() -> None:
     assert Counted("a").count == 3
 
 
-def test_with_nbytes_is_replace_of_the_bytes_for_every_field_of_loads_and_stores() -> None:
-    # Every field away from its default, so that a field added to the class and left out of `with_nbytes` fails here.
+def test_with_nbytes_and_with_tile_are_replace_for_every_field_of_loads_and_stores() -> None:
+    # Every field away from its default, so that a field added to the class and left out of their copy fails here.
     load = Load("K", ("b", 3), 64, engine="cp_async", arrive="kv", acquire=None, address_instructions=6.0, rounds=3)
     store = Store(
         "dQ",
@@ -81,6 +81,8 @@ def test_with_nbytes_is_replace_of_the_bytes_for_every_field_of_loads_and_stores
         assert defaults <= {"acquire", "engine", "arrive", "address_instructions", "rounds"}
         assert op.with_nbytes(384.5) == dataclasses.replace(op, nbytes=384.5)
         assert type(op.with_nbytes(1)) is type(op)
+        assert op.with_tile(("b", 5)) == dataclasses.replace(op, tile=("b", 5))
+        assert op.with_tile(("b", 5)).key == (op.tensor, ("b", 5))
 
 
 def test_a_class_s_own_init_is_replaced_only_where_it_takes_its_fields_with_their_defaults() -> None:
