@@ -46,6 +46,26 @@ class Trace:
         self._add(Span(process, track, name, start, end))
 
 
+def busy_per_window(spans: Iterable[Span], track: str, window_cycles: float, end_cycles: float) -> list[float]:
+    """The share of each window of `window_cycles` from 0 to `end_cycles` that the spans of `track` cover: a unit's
+    busy fraction over the run ("unit hbm": the chip's HBM, which serves one request at a time; the spans of a track
+    that overlap count each, and what of a span lies past the last window does not count)."""
+    if window_cycles <= 0:
+        raise SimgpuError(f"a window must be positive; got {window_cycles} cycles")
+    busy = [0.0] * (int(end_cycles // window_cycles) + 1)
+    for span in spans:
+        if span.track != track:
+            continue
+        start, end = span.start_cycles, span.end_cycles
+        while start < end:
+            window = int(start // window_cycles)
+            stop = min(end, (window + 1) * window_cycles)
+            if window < len(busy):
+                busy[window] += stop - start
+            start = stop
+    return [cycles / window_cycles for cycles in busy]
+
+
 def chrome_trace(spans: Iterable[Span], clock_hz: float) -> dict[str, object]:
     """The Chrome trace-event JSON object for `spans` (complete events, 'X')."""
     us_per_cycle = 1e6 / clock_hz

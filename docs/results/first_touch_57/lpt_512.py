@@ -6,29 +6,17 @@ the shorter blocks that follow hit), then fast over exact mode's cycles.
 
 from __future__ import annotations
 
-import numpy as np
-
 from simgpu import Problem, load_arch, simulate
-from simgpu.trace import Trace
+from simgpu.trace import Trace, busy_per_window
 
 WINDOW_CYCLES = 10_000
 
 
-def hbm_profile(arch_name: str, problem: Problem) -> tuple[float, np.ndarray]:
+def hbm_profile(arch_name: str, problem: Problem) -> tuple[float, list[float]]:
     """Exact mode's cycles and its HBM's busy fraction per `WINDOW_CYCLES`."""
     trace = Trace(sms=(), max_spans=10_000_000)
     result = simulate(load_arch(arch_name), "v3", problem, mode="exact", trace=trace)
-    busy = np.zeros(int(result.cycles // WINDOW_CYCLES) + 1)
-    for span in trace.spans:
-        if span.track != "unit hbm":
-            continue
-        start, end = span.start_cycles, span.end_cycles
-        while start < end:
-            window = int(start // WINDOW_CYCLES)
-            stop = min(end, (window + 1) * WINDOW_CYCLES)
-            busy[window] += stop - start
-            start = stop
-    return result.cycles, busy / WINDOW_CYCLES
+    return result.cycles, busy_per_window(trace.spans, "unit hbm", WINDOW_CYCLES, result.cycles)
 
 
 def main() -> None:

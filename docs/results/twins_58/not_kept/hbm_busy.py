@@ -4,10 +4,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from simgpu import Problem, load_arch, simulate
-from simgpu.trace import Trace
+from simgpu.trace import Trace, busy_per_window
 
 WINDOW_CYCLES = 500
 
@@ -17,17 +15,7 @@ def main() -> None:
     result = simulate(
         load_arch("h100"), "v1", Problem(32, 32, 512, 64), options={"splits": 1}, mode="exact", trace=trace
     )
-    busy = np.zeros(int(result.cycles // WINDOW_CYCLES) + 1)
-    for span in trace.spans:
-        if span.track != "unit hbm":
-            continue
-        start, end = span.start_cycles, span.end_cycles
-        while start < end:
-            window = int(start // WINDOW_CYCLES)
-            stop = min(end, (window + 1) * WINDOW_CYCLES)
-            busy[window] += stop - start
-            start = stop
-    busy /= WINDOW_CYCLES
+    busy = busy_per_window(trace.spans, "unit hbm", WINDOW_CYCLES, result.cycles)
     print(f"exact {result.cycles:,.0f} cycles, HBM busy {result.busy['hbm']:.3f}; per {WINDOW_CYCLES} cycles:")
     for first in (0, 100_000, 400_000, 700_000):
         window = first // WINDOW_CYCLES
