@@ -192,7 +192,7 @@ def plot(csv_path: Path, png_path: Path) -> None:
     if exact:
         axes[1].set_xscale("log")
     axes[1].set_title("agreement where exact mode is affordable")
-    fig.suptitle(f"simgpu prediction speed ({platform.processor() or platform.machine()}, 1 process)")
+    fig.suptitle(f"simgpu prediction speed ({cpu_model()}, 1 process)")
     fig.tight_layout()
     fig.savefig(png_path, dpi=140)
     plt.close(fig)
@@ -243,11 +243,27 @@ def main(argv: list[str] | None = None) -> None:
         "exact_ops_per_s": sum(r["ops"] for r in engine) / sum(r["seconds"] for r in engine),  # type: ignore[misc]
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "cpu": cpu_model(),
         "native": native.compiled(),  # whether the engine ran compiled (`simgpu.native`): the rows' too
     }
     write_rows(args.out / f"{stem}_sweep.csv", [summary])
     plot(csv_path, args.out / f"{stem}.png")
     print(summary)
+
+
+def cpu_model() -> str:
+    """The processor's model name (Linux's `/proc/cpuinfo`; else what `platform` tells): the same code runs 1.5-2x
+    apart on this project's development VMs of two makes (`docs/results/first_touch_57/README.md`), so a timing says
+    which it ran on."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                name, _, value = line.partition(":")
+                if name.strip() == "model name":
+                    return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":
