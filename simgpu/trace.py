@@ -1,4 +1,5 @@
-"""Event traces: spans of unit activity and of each warp role's ops, exported as Chrome trace JSON (Perfetto).
+"""Event traces: spans of unit activity and of each warp role's ops, exported as Chrome trace JSON (Perfetto) or
+read as a unit's busy fraction per window of cycles (`busy_per_window`).
 
 Only the SMs asked for are recorded (SM 0 by default), plus the chip-wide HBM and L2, and at most `max_spans`
 spans, so a trace of a long run stays small. One process per SM (and one for the chip), one track per unit and per
@@ -60,8 +61,9 @@ def busy_per_window(spans: Iterable[Span], track: str, window_cycles: float, end
         while start < end:
             window = int(start // window_cycles)
             stop = min(end, (window + 1) * window_cycles)
-            if window < len(busy):
-                busy[window] += stop - start
+            if window >= len(busy):
+                break
+            busy[window] += stop - start
             start = stop
     return [cycles / window_cycles for cycles in busy]
 
