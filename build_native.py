@@ -30,13 +30,14 @@ def load_native() -> ModuleType:
     return module
 
 
-def built_files(native: ModuleType) -> list[Path]:
-    """The group's compiled files now on disk: each module's and the shared library."""
-    files = []
+def built_files(native: ModuleType, root: Path = ROOT) -> list[Path]:
+    """The compiled files now on disk under `root`: every extension module in the package (the group's, and any that
+    a build of an earlier `MODULES` left, which a rebuild must remove too) and the group's shared library."""
+    files: list[Path] = []
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        files += [native.source(name).with_suffix(suffix) for name in native.MODULES]
-        files.append(ROOT / f"{native.GROUP}__mypyc{suffix}")
-    return [path for path in files if path.exists()]
+        files += sorted((root / native.PACKAGE).rglob(f"*{suffix}"))
+        files.append(root / f"{native.GROUP}__mypyc{suffix}")
+    return [path for path in dict.fromkeys(files) if path.exists()]
 
 
 def compile_group(native: ModuleType) -> None:

@@ -50,6 +50,7 @@ MODULES = (
     "simgpu.fold",
     "simgpu.ops",
 )
+PACKAGE = "simgpu"  # what the group's modules and every source the digest covers belong to
 GROUP = "simgpu_native"  # the name of the group's shared library, `simgpu_native__mypyc`, beside the package
 ROOT = Path(__file__).resolve().parent.parent  # the folder that holds the `simgpu` package
 DIGEST_FILE = Path(__file__).resolve().with_name("native.digest")
@@ -66,7 +67,7 @@ def digest(root: Path = ROOT) -> str:
     compiled from. Every file, not only `MODULES`: mypyc compiles in the types and final constants the group
     imports from the package's other modules."""
     hasher = hashlib.sha256()
-    package = root / "simgpu"
+    package = root / PACKAGE
     for path in sorted(package.rglob("*.py")):
         hasher.update(path.relative_to(root).as_posix().encode())
         hasher.update(b"\0")
@@ -85,14 +86,20 @@ def fresh() -> bool:
 
 
 class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Finds the group's modules as their `.py` sources, ahead of any compiled file beside them."""
+    """Finds the package's modules as their `.py` sources, ahead of any compiled file beside them: the group's, and
+    any other that a build of an earlier `MODULES` compiled (Python prefers an extension beside a source, and one left
+    from another group fails to import: it names a library that no longer holds it). Packages (`__init__`) are left
+    to the default finders."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in MODULES:
+        if not fullname.startswith(PACKAGE + "."):
             return None
-        return importlib.util.spec_from_file_location(fullname, source(fullname))
+        found = source(fullname)
+        if fullname not in MODULES and not found.is_file():
+            return None
+        return importlib.util.spec_from_file_location(fullname, found)
 
 
 def activate() -> None:

@@ -3,6 +3,7 @@ what the sources predict."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import build_native
 from simgpu import native
 
 # Each case in exact mode (trace of SM 0 included) and in fast mode, on 8 SMs: every unit of the group runs.
@@ -81,6 +83,35 @@ import simgpu.engine, simgpu.sm, simgpu.units.server
 print(simgpu.engine.__file__, simgpu.sm.__file__, simgpu.units.server.__file__)
 """
     assert all(path.endswith(".py") for path in _run(code, native_on=True).split())
+
+
+def test_switched_off_a_compiled_file_left_from_an_earlier_group_is_not_imported(tmp_path: Path) -> None:
+    # A copy of the package with an extension file beside a module that is not in the group (as a build of an
+    # earlier MODULES leaves one): Python would import it in preference to the source, and fail.
+    shutil.copytree(native.ROOT / "simgpu", tmp_path / "simgpu", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    assert "simgpu.fast" not in native.MODULES
+    (tmp_path / "simgpu" / f"fast{importlib.machinery.EXTENSION_SUFFIXES[0]}").write_bytes(b"not a library")
+    environment = {**os.environ, native.ENVIRONMENT: "0", "PYTHONPATH": str(tmp_path)}
+    code = "import simgpu.fast; print(simgpu.fast.__file__)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, cwd=tmp_path, check=True
+    )
+    assert done.stdout.strip() == str(tmp_path / "simgpu" / "fast.py")
+
+
+def test_a_rebuild_removes_every_compiled_file_of_the_package_not_only_the_groups(tmp_path: Path) -> None:
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    made = [
+        tmp_path / "simgpu" / f"engine{suffix}",  # in the group
+        tmp_path / "simgpu" / f"fast{suffix}",  # from an earlier group
+        tmp_path / "simgpu" / "units" / f"hbm{suffix}",
+        tmp_path / f"{native.GROUP}__mypyc{suffix}",
+    ]
+    for path in made:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+    (tmp_path / "simgpu" / "fast.py").write_text("", encoding="utf-8")  # sources are not build outputs
+    assert sorted(build_native.built_files(native, tmp_path)) == sorted(made)
 
 
 @pytest.mark.skipif(not native.fresh(), reason="no fresh mypyc build (make setup compiles one)")
