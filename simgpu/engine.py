@@ -72,7 +72,7 @@ AGE_SURVIVORS_ABOVE = 100_000  # young objects left by a run beyond which it mov
 # A process yields the cycles it waits, or None once it has put itself on a barrier's or a semaphore's waiters.
 Process = Generator[float | None, Any, None]
 Callback = Callable[[Any], None]
-Entry = tuple[float, Process | Callback, Any]  # (when it is due, the process to resume or the callback, its value)
+Start = tuple[float, Process, None]  # a process start: (when it is due, the process, no value)
 
 
 @dataclass(frozen=True)
@@ -416,8 +416,10 @@ class Engine:
         self.max_ctas_per_sm = max_ctas_per_sm
         self.now = 0.0
         self._times: list[float] = []  # a heap of the times with entries due, each once
-        self._due: dict[float, list[Entry]] = {}  # by time: its entries in the order they were scheduled
-        self._starts: deque[Entry] = deque()  # process starts, due now, run before the other entries due now
+        # By time: its entries in the order they were scheduled, flat: the process to resume or the callback, then its
+        # value, for each (a tuple per entry cost its making and freeing at every step of v1's exact runs).
+        self._due: dict[float, list[Any]] = {}
+        self._starts: deque[Start] = deque()  # process starts, due now, run before the other entries due now
         # The types of the processes started: generators, or mypyc's own generator classes where it compiled them.
         self._process_types: set[type] = set()
         self._horizon = 0.0  # the latest end of a write no role waits for: the run lasts until it drains
@@ -559,70 +561,69 @@ class Engine:
         """Add an entry due at `time`, after those already due then."""
         entries = self._due.get(time)
         if entries is None:
-            self._due[time] = [(time, target, value)]
+            self._due[time] = [target, value]
             heappush(self._times, time)
         else:
-            entries.append((time, target, value))
+            entries.append(target)
+            entries.append(value)
 
     def _loop(self) -> None:
         """Run entries in (time, priority, sequence) order until none is left; the time is then the latest entry's
-        or an undrained write's (`_horizon`). The earliest time's list is walked by index, so that entries scheduled
-        for that same time while it runs join its end; it is dropped once walked."""
+        or an undrained write's (`_horizon`). The earliest time's list is taken out of the heap and the dictionary,
+        then walked by index: entries scheduled for that same time while it runs start a new list of that time,
+        which the heap gives next, as they would have joined its end (one lookup a time fewer: in v1's exact runs
+        nearly every time has one entry)."""
         times, due, starts = self._times, self._due, self._starts
         processes = self._process_types
         # Functions read once: compiled, a builtin or an imported name is looked up by name at every call.
         resume, pop, push = next, heappop, heappush
-        entries: list[Entry] = []
+        entries: list[Any] = []
         index = 0
+        now = self.now
+        target: Any = None  # a process or a callback (`_schedule`)
+        value: Any = None
         while True:
             if starts:
                 now, target, value = starts.popleft()
             else:
                 if index == len(entries):
-                    if entries:
-                        del due[pop(times)]
                     if not times:
                         break
-                    entries = due[times[0]]
+                    now = pop(times)
+                    entries = due.pop(now)
                     index = 0
-                now, target, value = entries[index]
-                index += 1
+                target = entries[index]
+                value = entries[index + 1]
+                index += 2
             self.now = now
             if type(target) not in processes:
-                target(value)  # type: ignore[operator]
+                target(value)
                 continue
             try:
                 # `next` where no value is sent (nearly every entry): it calls the generator's own step, where
                 # `send` is a method looked up by name and called with its arguments parsed.
-                delay = resume(target) if value is None else target.send(value)  # type: ignore[arg-type,union-attr]
+                delay = resume(target) if value is None else target.send(value)
                 # While the entry the process asks for would be the next to run, run it here rather than through
                 # the heap and the lists: no process start waits, the current time's list is walked, and no other
-                # time is due before it (nor at it, unless it is the current time, whose list it would end).
+                # time is due before it nor at it (a time's entries scheduled earlier run first).
                 while delay is not None and not starts and index == len(entries):
                     later = now + delay
-                    if entries:  # the current time's list is `times[0]`: the others are its children and below
-                        if later != now:
-                            rest = len(times)
-                            if (rest > 1 and times[1] <= later) or (rest > 2 and times[2] <= later):
-                                break
-                            del due[pop(times)]  # the walked list, dropped as the next entry's turn would drop it
-                            entries = []
-                            index = 0
-                    elif times and times[0] <= later:
+                    if times and times[0] <= later:
                         break
                     now = later
                     self.now = now
-                    delay = resume(target)  # type: ignore[arg-type]
+                    delay = resume(target)
             except StopIteration:
                 continue
             if delay is not None:
                 later = now + delay
                 waiting = due.get(later)  # `_schedule` written out: once per entry
                 if waiting is None:
-                    due[later] = [(later, target, None)]
+                    due[later] = [target, None]
                     push(times, later)
                 else:
-                    waiting.append((later, target, None))
+                    waiting.append(target)
+                    waiting.append(None)
         if self._horizon > self.now:
             self.now = self._horizon
 
