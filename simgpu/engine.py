@@ -266,21 +266,22 @@ class _Join:
 
 
 class _TileQueue:
-    """The kernel's tiles in launch order, handed out one at a time (without copying a lazy grid)."""
+    """The kernel's tiles in launch order, handed out one at a time through the tiles' own iterator (without copying
+    a lazy grid, whose iterator makes its index tuples at C speed: indexed one at a time, standard attention's exact
+    runs spent 5% of their time working out tiles' coordinates)."""
 
-    __slots__ = ("next", "tiles")
+    __slots__ = ("left", "order")
 
     def __init__(self, tiles: Sequence[Hashable]) -> None:
-        self.tiles = tiles
-        self.next = 0
+        self.order = iter(tiles)
+        self.left = len(tiles)
 
     def __bool__(self) -> bool:
-        return self.next < len(self.tiles)
+        return self.left > 0
 
     def pop(self) -> Hashable:
-        tile = self.tiles[self.next]
-        self.next += 1
-        return tile
+        self.left -= 1
+        return next(self.order)
 
 
 # `_Cta.tile`'s answer to a role that would run more than one tile ahead of its CTA's slowest role.

@@ -8,8 +8,9 @@ order of the tiles). Barriers are per CTA and keep their phase across the tiles 
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import overload
 
@@ -34,6 +35,10 @@ class TileGrid(Sequence[tuple[int, ...]]):
 
     def __len__(self) -> int:
         return self.size
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        """The tiles in order, made by `itertools.product` (the inherited iterator would index them one by one)."""
+        return itertools.product(*(range(extent) for extent in self.shape))
 
     @overload
     def __getitem__(self, index: int) -> tuple[int, ...]: ...

@@ -17,3 +17,9 @@ def test_tile_grid_is_the_row_major_product_without_materializing_it() -> None:
         grid[24]
     huge = TileGrid((64, 64, 1_000_000))
     assert huge[123_456_789] == (1, 59, 456_789)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (5,), (3, 0, 2), (1, 1, 7)])
+def test_tile_grid_iterates_its_tiles_as_it_indexes_them(shape: tuple[int, ...]) -> None:
+    grid = TileGrid(shape)
+    assert list(iter(grid)) == [grid[n] for n in range(len(grid))]
