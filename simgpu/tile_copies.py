@@ -8,12 +8,17 @@ either names the same bytes in every tile (the key blocks a query block reads) o
 blocks, at an index that grows with its own). A `RecordTemplate` holds that: learnt from two tiles that differ in one
 entry of their grid index, each record's kind, tensor and bytes are the two's, each key is the first tile's where the
 two have the same one, and otherwise a (tensor, index) pair whose entries that differ change by a whole multiple of
-the tile entry's change (an affine index: block 2t and 2t + 1 of tile t). A template is used only once it gives the
+the tile entry's change (an affine index: block 2t and 2t + 1 of tile t), or a (tensor, piece) pair whose `Piece`
+has such a name and one wholes object in both (standard attention's dV and dK: each k step's piece of the rows a
+row-wise kernel wrote). A template is used only once it gives the
 records of further tiles folded as usual (`RecordTemplate.reproduces`); the caller folds every tile of a group whose
-template does not. Only kernels with loops to fold are copied (FlashAttention's main kernels): tiles without loops
+template does not. Only kernels with loops to fold are copied (FlashAttention's main kernels, standard attention's
+long-k GEMMs): tiles without loops
 are made as cheaply as copied, and the walk finds their keys, which the schedules' ops share, faster than a copy's
 new ones. Every prediction is bit for bit the same (`docs/results/tile_copies_50/`); v2's forward at 128k tokens
-takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.91x.
+takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.91x; the pieces copied too (fifty-ninth
+session), standard attention's replay -4.1% of its instructions over its 16 benchmark cases at 4k-16k tokens
+(`docs/results/queue_59/`).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Final, Protocol, cast
 
+from simgpu.ops import Piece
 from simgpu.replay import MemoryKey, Record, TileTotals
 
 _FIXED: Final = -1  # a record whose key is the first tile's in every tile (`RecordTemplate.keys`)
@@ -44,15 +50,21 @@ class _Affine:
 
 
 class _MovingKey:
-    """A key that moves with the tile: `(tensor, index)` with an affine index."""
+    """A key that moves with the tile: `(tensor, index)` with an affine index, or (`wholes` given) `(tensor, piece)`
+    with a `Piece` whose name is the affine index and whose wholes are the first tile's (a k step's part of the rows
+    that a row-wise kernel wrote, the same rows for every tile: standard attention's dV and dK)."""
 
-    __slots__ = ("index", "tensor")
+    __slots__ = ("index", "tensor", "wholes")
 
-    def __init__(self, tensor: object, index: _Affine) -> None:
+    def __init__(self, tensor: object, index: _Affine, wholes: tuple[Hashable, ...] | None = None) -> None:
         self.tensor = tensor
         self.index = index
+        self.wholes = wholes
 
     def at(self, step: int) -> MemoryKey:
+        wholes = self.wholes
+        if wholes is not None:
+            return (self.tensor, Piece(self.index.at(step), wholes))
         return (self.tensor, self.index.at(step))
 
 
@@ -149,14 +161,22 @@ def learn(
 
 def _moving(key: MemoryKey, other: MemoryKey, apart: int) -> _MovingKey | None:
     """The moving key of `key` (the first tile's) and `other` (the second tile's, `apart` along the axis); None where
-    they are not (tensor, index) pairs of one tensor (a `Piece`, which names part of other tiles' bytes, is not
-    copied: standard attention's products; with them and loop-free tiles copied, standard attention at 4k-16k tokens
-    took 1.13-1.60x the CPU time, `docs/results/tile_copies_50/not_kept_piece_copies_fast_ab.txt`)."""
+    they are not (tensor, index) pairs of one tensor, where the index is a grid index or a `Piece` of the same wholes
+    (the very object: the copies then share it, as the folds do) with an affine name. Pieces whose wholes move with
+    the tile are not copied: made anew per copy, where the folds share them, they took standard attention at 4k-16k
+    tokens to 1.13-1.60x the CPU time (`docs/results/tile_copies_50/not_kept_piece_copies_fast_ab.txt`, loop-free
+    tiles copied too)."""
     if type(key) is not tuple or type(other) is not tuple:
         return None
     pair, other_pair = cast(tuple[object, ...], key), cast(tuple[object, ...], other)
     if len(pair) != 2 or len(other_pair) != 2 or pair[0] != other_pair[0]:
         return None
+    piece, other_piece = pair[1], other_pair[1]
+    if type(piece) is Piece and type(other_piece) is Piece:
+        if piece.wholes is not other_piece.wholes:
+            return None
+        name = _affine(piece.name, other_piece.name, apart)
+        return None if name is None else _MovingKey(pair[0], name, piece.wholes)
     index = _affine(pair[1], other_pair[1], apart)
     return None if index is None else _MovingKey(pair[0], index)
 

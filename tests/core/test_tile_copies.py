@@ -58,15 +58,38 @@ def test_keys_that_do_not_move_in_whole_steps_give_no_template() -> None:
     first, second = [_load("Q", (0, 0, 1))], [_load("Q", (0, 0, 2))]
     assert learn((0, 0, 0), first, (0, 0, 2), second) is None  # Q moves 1 where the tile moves 2
     assert learn((0, 0, 0), first, (0, 1, 1), second) is None  # the tiles differ in two entries
-    pieces = [(0, "P", ("P", Piece((0, 0, n), ((0, 0, 0, 0),))), 64) for n in (0, 1)]
-    assert learn((0, 0, 0), pieces[:1], (0, 0, 1), pieces[1:]) is None  # a piece of other tiles' bytes
+    # Pieces of other tiles' bytes whose wholes are not one object (made anew per tile, where copies would not share
+    # them as the folds do).
+    pieces = [(0, "P", ("P", Piece((0, 0, n), tuple([(0, 0, 0, 0)]))), 64) for n in (0, 1)]
+    assert learn((0, 0, 0), pieces[:1], (0, 0, 1), pieces[1:]) is None
+
+
+def test_a_template_moves_a_piece_whose_wholes_every_tile_shares() -> None:
+    # Tile (0, 0, t) of dV = P^T dO reads its piece (k, t) of P's row group k: the piece's name moves with the tile,
+    # its wholes (the row group's score tiles) are one object for every tile.
+    wholes = tuple([(0, 0, 0, 0), (0, 0, 0, 1)])
+
+    def tile_records(t: int) -> list[tuple[int, str, Any, int]]:
+        return [
+            (0, "P", ("P", Piece((0, 0, 0, t), wholes)), 64),
+            _load("dO", (0, 0, 0)),
+            (1, "dV", ("dV", (0, 0, t)), 32),
+        ]
+
+    template = learn((0, 0, 3), tile_records(3), (0, 0, 4), tile_records(4))
+    assert template is not None
+    copied = template.records_for(6)
+    assert list(copied) == tile_records(9)
+    assert copied[0][2][1].wholes is wholes  # shared, as the folds share it
 
 
 def _head_copies(module: ModuleType, plan: Any, tiles: list[Any]) -> list[Any]:
     return module._head_copies(plan, tiles, module._replay_folded(plan))
 
 
-@pytest.mark.parametrize(("algo", "pass_"), [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd")])
+@pytest.mark.parametrize(
+    ("algo", "pass_"), [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd"), ("standard", "bwd")]
+)
 def test_a_heads_tiles_made_from_templates_are_its_folds(
     algo: str, pass_: str, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
@@ -86,7 +109,9 @@ def test_a_heads_tiles_made_from_templates_are_its_folds(
         assert (copy.records, copy.removed, copy.executed) == (fold.records, fold.removed, fold.executed)
 
 
-@pytest.mark.parametrize(("algo", "pass_"), [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd")])
+@pytest.mark.parametrize(
+    ("algo", "pass_"), [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd"), ("standard", "bwd")]
+)
 def test_a_replay_of_templated_tiles_is_the_replay_of_folded_ones(
     algo: str, pass_: str, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
 ) -> None:
