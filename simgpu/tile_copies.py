@@ -9,15 +9,16 @@ blocks, at an index that grows with its own). A `RecordTemplate` holds that: lea
 entry of their grid index, each record's kind, tensor and bytes are the two's, each key is the first tile's where the
 two have the same one, and otherwise a (tensor, index) pair whose entries that differ change by a whole multiple of
 the tile entry's change (an affine index: block 2t and 2t + 1 of tile t), or a (tensor, piece) pair whose `Piece`
-has such a name and one wholes object in both (standard attention's dV and dK: each k step's piece of the rows a
-row-wise kernel wrote). A template is used only once it gives the
+has such a name and either one wholes object in both (standard attention's dV and dK: each k step's piece of the rows
+a row-wise kernel wrote) or wholes that move so too, one object per tile (dQ and O = P V: the row groups of the
+tile's own query block). A template is used only once it gives the
 records of further tiles folded as usual (`RecordTemplate.reproduces`); the caller folds every tile of a group whose
 template does not. Only kernels with loops to fold are copied (FlashAttention's main kernels, standard attention's
 long-k GEMMs): tiles without loops
 are made as cheaply as copied, and the walk finds their keys, which the schedules' ops share, faster than a copy's
 new ones. Every prediction is bit for bit the same (`docs/results/tile_copies_50/`); v2's forward at 128k tokens
 takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.91x; the pieces copied too (fifty-ninth
-session), standard attention's replay -4.1% of its instructions over its 16 benchmark cases at 4k-16k tokens
+session), standard attention's replay -5.0% of its instructions over its 16 benchmark cases at 4k-16k tokens
 (`docs/results/queue_59/`).
 """
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Final, Protocol, cast
 
+from simgpu.keys import HashedKeys
 from simgpu.ops import Piece
 from simgpu.replay import MemoryKey, Record, TileTotals
 
@@ -49,31 +51,53 @@ class _Affine:
         )
 
 
+class _MovingWholes:
+    """The wholes of a tile's pieces where they move with the tile (the row groups of its own query block: standard
+    attention's dQ and O = P V), each whole an affine index; made once per copied tile, so that its pieces share one
+    object, as a fold's do."""
+
+    __slots__ = ("wholes",)
+
+    def __init__(self, wholes: tuple[_Affine, ...]) -> None:
+        self.wholes = wholes
+
+    def at(self, step: int) -> HashedKeys:
+        return HashedKeys(whole.at(step) for whole in self.wholes)
+
+
 class _MovingKey:
-    """A key that moves with the tile: `(tensor, index)` with an affine index, or (`wholes` given) `(tensor, piece)`
-    with a `Piece` whose name is the affine index and whose wholes are the first tile's (a k step's part of the rows
-    that a row-wise kernel wrote, the same rows for every tile: standard attention's dV and dK)."""
+    """A key that moves with the tile: `(tensor, index)` with an affine index, or `(tensor, piece)` with a `Piece`
+    whose name is the affine index and whose wholes are the first tile's (`wholes`: a k step's part of the rows that
+    a row-wise kernel wrote, the same rows for every tile: standard attention's dV and dK) or move with it too (number
+    `moving_wholes` of the template's `_MovingWholes`)."""
 
-    __slots__ = ("index", "tensor", "wholes")
+    __slots__ = ("index", "moving_wholes", "tensor", "wholes")
 
-    def __init__(self, tensor: object, index: _Affine, wholes: tuple[Hashable, ...] | None = None) -> None:
+    def __init__(
+        self, tensor: object, index: _Affine, wholes: tuple[Hashable, ...] | None = None, moving_wholes: int = -1
+    ) -> None:
         self.tensor = tensor
         self.index = index
         self.wholes = wholes
+        self.moving_wholes = moving_wholes
 
-    def at(self, step: int) -> MemoryKey:
+    def at(self, step: int, made_wholes: list[HashedKeys]) -> MemoryKey:
+        """The key in the tile `step` entries from the first, whose moving wholes are `made_wholes`."""
         wholes = self.wholes
         if wholes is not None:
             return (self.tensor, Piece(self.index.at(step), wholes))
+        if self.moving_wholes >= 0:
+            return (self.tensor, Piece(self.index.at(step), made_wholes[self.moving_wholes]))
         return (self.tensor, self.index.at(step))
 
 
 class RecordTemplate:
     """The records of the tiles of a group (tiles that equal `first` but in entry `axis` of their grid index), made
     for any of them by `records_for`. `records`: the first tile's; `moving[k]` the k-th of its keys that move;
-    `keys[r]`: which moving key record r accesses (`_FIXED`: the first tile's own key)."""
+    `keys[r]`: which moving key record r accesses (`_FIXED`: the first tile's own key); `moving_wholes`: the wholes
+    of its pieces that move."""
 
-    __slots__ = ("axis", "first", "keys", "moving", "records")
+    __slots__ = ("axis", "first", "keys", "moving", "moving_wholes", "records")
 
     def __init__(
         self,
@@ -82,12 +106,14 @@ class RecordTemplate:
         records: tuple[Record, ...],
         keys: tuple[int, ...],
         moving: tuple[_MovingKey, ...],
+        moving_wholes: tuple[_MovingWholes, ...] = (),
     ) -> None:
         self.first = first
         self.axis = axis
         self.records = records
         self.keys = keys
         self.moving = moving
+        self.moving_wholes = moving_wholes
 
     def step(self, source: Hashable) -> int | None:
         """How far `source` lies from the first tile along the template's axis; None where it differs elsewhere (or
@@ -107,7 +133,8 @@ class RecordTemplate:
     def records_for(self, step: int) -> tuple[Record, ...]:
         """The records of the tile `step` entries from the first along the axis. A tile's accesses of one key share
         one key object, as a fold's records do."""
-        made = [moving.at(step) for moving in self.moving]
+        made_wholes = [wholes.at(step) for wholes in self.moving_wholes]
+        made = [moving.at(step, made_wholes) for moving in self.moving]
         out: list[Record] = []
         for (kind, tensor, key, nbytes), number in zip(self.records, self.keys, strict=True):
             out.append((kind, tensor, key if number == _FIXED else made[number], nbytes))
@@ -140,6 +167,7 @@ def learn(
     keys: list[int] = []
     moving: list[_MovingKey] = []
     numbers: dict[MemoryKey, int] = {}  # the first tile's moving keys, numbered as met
+    wholes = _WholesTable(apart)
     for (kind, tensor, key, nbytes), (other_kind, other_tensor, other_key, other_nbytes) in zip(
         first_records, second_records, strict=True
     ):
@@ -150,22 +178,53 @@ def learn(
             continue
         number = numbers.get(key)
         if number is None:
-            made = _moving(key, other_key, apart)
+            made = _moving(key, other_key, apart, wholes)
             if made is None:
                 return None
             number = numbers[key] = len(moving)
             moving.append(made)
         keys.append(number)
-    return RecordTemplate(one, axis, tuple(first_records), tuple(keys), tuple(moving))
+    return RecordTemplate(one, axis, tuple(first_records), tuple(keys), tuple(moving), tuple(wholes.moving))
 
 
-def _moving(key: MemoryKey, other: MemoryKey, apart: int) -> _MovingKey | None:
+class _WholesTable:
+    """The moving wholes of a template being learnt (`learn`), each numbered once per pair of wholes objects of the
+    two tiles (a tile's pieces share one)."""
+
+    __slots__ = ("apart", "moving", "numbers")
+
+    def __init__(self, apart: int) -> None:
+        self.apart = apart
+        self.moving: list[_MovingWholes] = []
+        self.numbers: dict[tuple[int, int], int] = {}  # by the ids of the two tiles' wholes objects (both kept alive)
+
+    def number(self, first: tuple[Hashable, ...], other: tuple[Hashable, ...]) -> int | None:
+        """The number of the moving wholes that are `first` in the first tile and `other` in the second; None where
+        they are not alike index tuples whose entries move by whole multiples of the tiles' difference."""
+        pair = (id(first), id(other))
+        known = self.numbers.get(pair)
+        if known is not None:
+            return known
+        if len(first) != len(other):
+            return None
+        wholes: list[_Affine] = []
+        for whole, other_whole in zip(first, other, strict=True):
+            index = _affine(whole, other_whole, self.apart)
+            if index is None:
+                return None
+            wholes.append(index)
+        number = self.numbers[pair] = len(self.moving)
+        self.moving.append(_MovingWholes(tuple(wholes)))
+        return number
+
+
+def _moving(key: MemoryKey, other: MemoryKey, apart: int, wholes: _WholesTable) -> _MovingKey | None:
     """The moving key of `key` (the first tile's) and `other` (the second tile's, `apart` along the axis); None where
-    they are not (tensor, index) pairs of one tensor, where the index is a grid index or a `Piece` of the same wholes
-    (the very object: the copies then share it, as the folds do) with an affine name. Pieces whose wholes move with
-    the tile are not copied: made anew per copy, where the folds share them, they took standard attention at 4k-16k
-    tokens to 1.13-1.60x the CPU time (`docs/results/tile_copies_50/not_kept_piece_copies_fast_ab.txt`, loop-free
-    tiles copied too)."""
+    they are not (tensor, index) pairs of one tensor, where the index is a grid index or a `Piece` with an affine
+    name, of the same wholes (the very object: the copies then share it, as the folds do) or of wholes that move
+    (`wholes`: made once per copy, shared by its pieces, as a fold's are; made anew for every piece, with loop-free
+    tiles copied too, they took standard attention at 4k-16k tokens to 1.13-1.60x the CPU time,
+    `docs/results/tile_copies_50/not_kept_piece_copies_fast_ab.txt`)."""
     if type(key) is not tuple or type(other) is not tuple:
         return None
     pair, other_pair = cast(tuple[object, ...], key), cast(tuple[object, ...], other)
@@ -173,10 +232,13 @@ def _moving(key: MemoryKey, other: MemoryKey, apart: int) -> _MovingKey | None:
         return None
     piece, other_piece = pair[1], other_pair[1]
     if type(piece) is Piece and type(other_piece) is Piece:
-        if piece.wholes is not other_piece.wholes:
-            return None
         name = _affine(piece.name, other_piece.name, apart)
-        return None if name is None else _MovingKey(pair[0], name, piece.wholes)
+        if name is None:
+            return None
+        if piece.wholes is other_piece.wholes:
+            return _MovingKey(pair[0], name, piece.wholes)
+        number = wholes.number(piece.wholes, other_piece.wholes)
+        return None if number is None else _MovingKey(pair[0], name, None, number)
     index = _affine(pair[1], other_pair[1], apart)
     return None if index is None else _MovingKey(pair[0], index)
 

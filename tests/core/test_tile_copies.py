@@ -58,10 +58,9 @@ def test_keys_that_do_not_move_in_whole_steps_give_no_template() -> None:
     first, second = [_load("Q", (0, 0, 1))], [_load("Q", (0, 0, 2))]
     assert learn((0, 0, 0), first, (0, 0, 2), second) is None  # Q moves 1 where the tile moves 2
     assert learn((0, 0, 0), first, (0, 1, 1), second) is None  # the tiles differ in two entries
-    # Pieces of other tiles' bytes whose wholes are not one object (made anew per tile, where copies would not share
-    # them as the folds do).
-    pieces = [(0, "P", ("P", Piece((0, 0, n), tuple([(0, 0, 0, 0)]))), 64) for n in (0, 1)]
-    assert learn((0, 0, 0), pieces[:1], (0, 0, 1), pieces[1:]) is None
+    # Pieces whose wholes move by half the tiles' step.
+    pieces = [(0, "P", ("P", Piece((0, 0, 2 * n), ((0, 0, n),))), 64) for n in (0, 1)]
+    assert learn((0, 0, 0), pieces[:1], (0, 0, 2), pieces[1:]) is None
 
 
 def test_a_template_moves_a_piece_whose_wholes_every_tile_shares() -> None:
@@ -83,12 +82,27 @@ def test_a_template_moves_a_piece_whose_wholes_every_tile_shares() -> None:
     assert copied[0][2][1].wholes is wholes  # shared, as the folds share it
 
 
+def test_a_template_moves_pieces_whose_wholes_move_with_the_tile() -> None:
+    # Tile (0, 0, t) of dQ = dS K reads, per k step s, its piece (t, s) of dS, whose wholes are the row groups
+    # 2t and 2t + 1 of its own query block: one object for all the tile's pieces, made per tile.
+    def tile_records(t: int) -> list[tuple[int, str, Any, int]]:
+        own = tuple([(0, 0, 2 * t), (0, 0, 2 * t + 1)])
+        return [(0, "dS", ("dS", Piece((0, 0, t, s), own)), 64) for s in (0, 1)] + [_load("K", (0, 0, 0))]
+
+    template = learn((0, 0, 3), tile_records(3), (0, 0, 4), tile_records(4))
+    assert template is not None
+    copied = template.records_for(6)
+    assert list(copied) == tile_records(9)
+    assert copied[0][2][1].wholes is copied[1][2][1].wholes  # the tile's pieces share their wholes, as a fold's do
+
+
 def _head_copies(module: ModuleType, plan: Any, tiles: list[Any]) -> list[Any]:
     return module._head_copies(plan, tiles, module._replay_folded(plan))
 
 
 @pytest.mark.parametrize(
-    ("algo", "pass_"), [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd"), ("standard", "bwd")]
+    ("algo", "pass_"),
+    [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd"), ("standard", "fwd"), ("standard", "bwd")],
 )
 def test_a_heads_tiles_made_from_templates_are_its_folds(
     algo: str, pass_: str, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
@@ -110,7 +124,8 @@ def test_a_heads_tiles_made_from_templates_are_its_folds(
 
 
 @pytest.mark.parametrize(
-    ("algo", "pass_"), [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd"), ("standard", "bwd")]
+    ("algo", "pass_"),
+    [("v2", "fwd"), ("v3", "fwd"), ("v2", "bwd"), ("v3", "bwd"), ("standard", "fwd"), ("standard", "bwd")],
 )
 def test_a_replay_of_templated_tiles_is_the_replay_of_folded_ones(
     algo: str, pass_: str, monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
