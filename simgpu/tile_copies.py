@@ -62,7 +62,7 @@ class _MovingWholes:
         self.wholes = wholes
 
     def at(self, step: int) -> HashedKeys:
-        return HashedKeys(whole.at(step) for whole in self.wholes)
+        return HashedKeys([whole.at(step) for whole in self.wholes])
 
 
 class _MovingKey:
