@@ -11,12 +11,11 @@ two have the same one, and otherwise a (tensor, index) pair whose entries that d
 the tile entry's change (an affine index: block 2t and 2t + 1 of tile t), or a (tensor, piece) pair whose `Piece`
 has such a name and either one wholes object in both (standard attention's dV and dK: each k step's piece of the rows
 a row-wise kernel wrote) or wholes that move so too, one object per tile (dQ and O = P V: the row groups of the
-tile's own query block). A template is used only once it gives the
-records of further tiles folded as usual (`RecordTemplate.reproduces`); the caller folds every tile of a group whose
-template does not. Only kernels with loops to fold are copied (FlashAttention's main kernels, standard attention's
-long-k GEMMs): tiles without loops
-are made as cheaply as copied, and the walk finds their keys, which the schedules' ops share, faster than a copy's
-new ones. Every prediction is bit for bit the same (`docs/results/tile_copies_50/`); v2's forward at 128k tokens
+tile's own query block). A template is used only once it gives the records of further tiles folded as usual
+(`RecordTemplate.reproduces`); the caller folds every tile of a group whose template does not. Only kernels with
+loops to fold are copied (FlashAttention's main kernels, standard attention's long-k GEMMs): tiles without loops are
+made as cheaply as copied, and the walk finds their keys, which the schedules' ops share, faster than a copy's new
+ones. Every prediction is bit for bit the same (`docs/results/tile_copies_50/`); v2's forward at 128k tokens
 takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.91x; the pieces copied too (fifty-ninth
 session), standard attention's replay -5.0% of its instructions over its 16 benchmark cases at 4k-16k tokens
 (`docs/results/queue_59/`).
@@ -151,7 +150,8 @@ def learn(
 ) -> RecordTemplate | None:
     """The template of the group of two tiles (grid indices `first` and `second`, which differ in one integer entry)
     from their records; None where their records are not alike in kind, tensor and bytes or a key that differs is
-    not a (tensor, index) pair whose differing entries move by whole multiples of the tiles' difference."""
+    not a moving key (`_moving`: a (tensor, index) or (tensor, piece) pair whose differing entries move by whole
+    multiples of the tiles' difference)."""
     if type(first) is not tuple or type(second) is not tuple or len(first_records) != len(second_records):
         return None
     one, two = cast(tuple[object, ...], first), cast(tuple[object, ...], second)
