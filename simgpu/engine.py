@@ -21,10 +21,11 @@ functions took 14-19% of an exact run (cProfile; `docs/results/exact_engine_prof
 it waits (a float) or None when it has registered itself on a barrier or a semaphore; callbacks (an async op's
 arrival) are entries too. Same-time entries run in the order SimPy would run them (process starts first, then the
 others in the order they were scheduled, a finished role's notice included), so the runs are the ones SimPy ran,
-event for event. The order is kept without a heap of (time, priority, sequence) tuples: a heap holds each due time
-once, a list per time holds its entries in the order they were scheduled, and process starts (always due now) wait
-in a queue of their own that runs first. On Hopper most entries share their time with others (the SMs run in step),
-and ties made the tuple heap's comparisons its dearest part (`docs/results/exact_engine_speed.md`).
+event for event. Process starts (always due now) wait in a queue of their own that runs first; the other entries
+wait in `simgpu.event_queue`'s heap, keyed by (time, sequence number) in native fields. A heap of Python tuples
+compared its ties through Python's comparisons (`docs/results/exact_engine_speed.md`), and the heap of boxed times
+with a dictionary of per-time lists that replaced it hashed and compared boxed floats: a quarter of v1's exact run
+(`docs/results/event_heap_60/`).
 
 Semaphores in global memory (`Load.acquire`, `Store.release`) order CTAs against each other. Each kernel launch
 starts with every counter at zero. A release counts when its store completes. An acquiring load is an ordinary load
@@ -44,14 +45,13 @@ from __future__ import annotations
 import gc
 import itertools
 import math
-from collections import deque
 from collections.abc import Callable, Generator, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from heapq import heappop, heappush
 from typing import Any, Final
 
 from simgpu.arch import Arch
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
+from simgpu.event_queue import EventQueue
 from simgpu.kernel import WARP_SIZE, BarrierSpec, Kernel, Role
 from simgpu.ops import Advance, Arrive, BarrierRef, Delay, Load, Mma, Op, Repeat, Store, Wait
 from simgpu.sm import Revision, Sm
@@ -416,11 +416,10 @@ class Engine:
         self.event_budget = event_budget
         self.max_ctas_per_sm = max_ctas_per_sm
         self.now = 0.0
-        self._times: list[float] = []  # a heap of the times with entries due, each once
-        # By time: its entries in the order they were scheduled, flat: the process to resume or the callback, then its
-        # value, for each (a tuple per entry cost its making and freeing at every step of v1's exact runs).
-        self._due: dict[float, list[Any]] = {}
-        self._starts: deque[Start] = deque()  # process starts, due now, run before the other entries due now
+        self._queue = EventQueue()  # the entries due, in (time, order scheduled)
+        # Process starts, due now, run before the other entries due now, in the order made. A list the loop walks
+        # and empties once walked (a deque's truth test was a call into Python at each entry, twice).
+        self._starts: list[Start] = []
         # The types of the processes started: generators, or mypyc's own generator classes where it compiled them.
         self._process_types: set[type] = set()
         self._horizon = 0.0  # the latest end of a write no role waits for: the run lasts until it drains
@@ -544,8 +543,10 @@ class Engine:
             sm.untie()
         if isinstance(self.l2, L2):
             self.l2.untie()  # its lines: lists that hold themselves
-        # And the engine's own list of them: their barriers call back into the engine (`_Barrier.wake`).
+        # And the engine's own list of them: their barriers call back into the engine (`_Barrier.wake`). The queue's
+        # spare entries still hold the last processes and callbacks they ran.
         self._roles = []
+        self._queue.clear()
 
     def _start(self, process: Process) -> None:
         self._process_types.add(type(process))
@@ -560,42 +561,34 @@ class Engine:
 
     def _schedule(self, time: float, target: Process | Callback, value: Any) -> None:
         """Add an entry due at `time`, after those already due then."""
-        entries = self._due.get(time)
-        if entries is None:
-            self._due[time] = [target, value]
-            heappush(self._times, time)
-        else:
-            entries.append(target)
-            entries.append(value)
+        self._queue.push(time, target, value)
 
     def _loop(self) -> None:
         """Run entries in (time, priority, sequence) order until none is left; the time is then the latest entry's
-        or an undrained write's (`_horizon`). The earliest time's list is taken out of the heap and the dictionary,
-        then walked by index: entries scheduled for that same time while it runs start a new list of that time,
-        which the heap gives next, as they would have joined its end (one lookup a time fewer: in v1's exact runs
-        nearly every time has one entry)."""
-        times, due, starts = self._times, self._due, self._starts
+        or an undrained write's (`_horizon`)."""
+        queue, starts = self._queue, self._starts
+        heap = queue.heap
         processes = self._process_types
-        # Functions read once: compiled, a builtin or an imported name is looked up by name at every call.
-        resume, pop, push = next, heappop, heappush
-        entries: list[Any] = []
-        index = 0
+        # A builtin read once: compiled, it is looked up by name at every call.
+        resume = next
         now = self.now
+        started = 0  # the starts run so far, of those in `starts`
         target: Any = None  # a process or a callback (`_schedule`)
         value: Any = None
         while True:
-            if starts:
-                now, target, value = starts.popleft()
+            if started < len(starts):
+                now, target, value = starts[started]
+                started += 1
+                if started == len(starts):
+                    starts.clear()
+                    started = 0
             else:
-                if index == len(entries):
-                    if not times:
-                        break
-                    now = pop(times)
-                    entries = due.pop(now)
-                    index = 0
-                target = entries[index]
-                value = entries[index + 1]
-                index += 2
+                if not heap:
+                    break
+                entry = queue.pop()
+                now = entry.time
+                target = entry.target
+                value = entry.value
             self.now = now
             if type(target) not in processes:
                 target(value)
@@ -605,11 +598,13 @@ class Engine:
                 # `send` is a method looked up by name and called with its arguments parsed.
                 delay = resume(target) if value is None else target.send(value)
                 # While the entry the process asks for would be the next to run, run it here rather than through
-                # the heap and the lists: no process start waits, the current time's list is walked, and no other
-                # time is due before it nor at it (a time's entries scheduled earlier run first).
-                while delay is not None and not starts and index == len(entries):
-                    later = now + delay
-                    if times and times[0] <= later:
+                # the queue: no process start waits, and no entry is due before it nor at it (those scheduled
+                # earlier run first).
+                while delay is not None and started == len(starts):
+                    # Unboxed once: added to `now` as a float the sum and its comparison are native, not calls.
+                    cycles: float = delay
+                    later = now + cycles
+                    if heap and heap[0].time <= later:
                         break
                     now = later
                     self.now = now
@@ -617,14 +612,8 @@ class Engine:
             except StopIteration:
                 continue
             if delay is not None:
-                later = now + delay
-                waiting = due.get(later)  # `_schedule` written out: once per entry
-                if waiting is None:
-                    due[later] = [target, None]
-                    push(times, later)
-                else:
-                    waiting.append(target)
-                    waiting.append(None)
+                wait: float = delay
+                queue.push(now + wait, target, None)
         if self._horizon > self.now:
             self.now = self._horizon
 
@@ -712,7 +701,8 @@ class Engine:
             while True:
                 for op in ops:
                     kind = type(op)
-                    if kind in _CONTROL_OPS:
+                    # Identity tests, not `in _CONTROL_OPS`: a set lookup is a call at each op.
+                    if kind is Repeat or kind is Wait or kind is Arrive or kind is Advance or kind is Delay:
                         if kind is Repeat:
                             loop: Repeat = op  # type: ignore[assignment]
                             stack.append(ops)

@@ -29,6 +29,7 @@ from types import ModuleType
 
 MODULES = (
     "simgpu.engine",
+    "simgpu.event_queue",
     "simgpu.sm",
     "simgpu.units.contention",
     "simgpu.units.fluid_l2",
