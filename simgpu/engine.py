@@ -567,7 +567,6 @@ class Engine:
         """Run entries in (time, priority, sequence) order until none is left; the time is then the latest entry's
         or an undrained write's (`_horizon`)."""
         queue, starts = self._queue, self._starts
-        heap = queue.heap
         processes = self._process_types
         # A builtin read once: compiled, it is looked up by name at every call.
         resume = next
@@ -583,7 +582,7 @@ class Engine:
                     starts.clear()
                     started = 0
             else:
-                if not heap:
+                if queue.first is None:
                     break
                 entry = queue.pop()
                 now = entry.time
@@ -604,7 +603,8 @@ class Engine:
                     # Unboxed once: added to `now` as a float the sum and its comparison are native, not calls.
                     cycles: float = delay
                     later = now + cycles
-                    if heap and heap[0].time <= later:
+                    due = queue.first
+                    if due is not None and due.time <= later:
                         break
                     now = later
                     self.now = now

@@ -25,7 +25,7 @@ def test_equal_times_leave_in_the_order_pushed_after_earlier_times() -> None:
         (2.0, "a"),
         (2.0, "c"),
     ]
-    assert queue.heap == []
+    assert queue.first is None
 
 
 @given(_STEPS)
@@ -40,4 +40,5 @@ def test_pops_follow_time_then_push_order_however_pushes_and_pops_interleave(ste
             entry = queue.pop()
             time, pushed = heapq.heappop(reference)
             assert (entry.time, entry.target, entry.value) == (time, pushed, f"value {pushed}")
-        assert (queue.heap[0].time, queue.heap[0].target) == reference[0] if reference else not queue.heap
+        first = queue.first
+        assert (first.time, first.target) == reference[0] if first is not None else not reference
