@@ -420,8 +420,6 @@ class Engine:
         # Process starts, due now, run before the other entries due now, in the order made. A list the loop walks
         # and empties once walked (a deque's truth test was a call into Python at each entry, twice).
         self._starts: list[Start] = []
-        # The types of the processes started: generators, or mypyc's own generator classes where it compiled them.
-        self._process_types: set[type] = set()
         self._horizon = 0.0  # the latest end of a write no role waits for: the run lasts until it drains
         self._slots_done = 0
         built = arch.sms if sms is None else sms
@@ -549,25 +547,23 @@ class Engine:
         self._queue.clear()
 
     def _start(self, process: Process) -> None:
-        self._process_types.add(type(process))
         self._starts.append((self.now, process, None))
 
-    def _wake(self, target: Process | Callback, value: Any) -> None:
-        """Resume `target` with `value` after the entries already due now (SimPy's `Event.succeed`)."""
-        self._schedule(self.now, target, value)
+    def _wake(self, process: Process, value: Any) -> None:
+        """Resume `process` with `value` after the entries already due now (SimPy's `Event.succeed`)."""
+        self._queue.push(self.now, process, value, True)
 
     def _call_after(self, delay: float, callback: Callback, value: Any = None) -> None:
         self._schedule(self.now + delay, callback, value)
 
-    def _schedule(self, time: float, target: Process | Callback, value: Any) -> None:
-        """Add an entry due at `time`, after those already due then."""
-        self._queue.push(time, target, value)
+    def _schedule(self, time: float, callback: Callback, value: Any) -> None:
+        """Call `callback` with `value` at `time`, after the entries already due then."""
+        self._queue.push(time, callback, value, False)
 
     def _loop(self) -> None:
         """Run entries in (time, priority, sequence) order until none is left; the time is then the latest entry's
         or an undrained write's (`_horizon`)."""
         queue, starts = self._queue, self._starts
-        processes = self._process_types
         # A builtin read once: compiled, it is looked up by name at every call.
         resume = next
         now = self.now
@@ -588,10 +584,11 @@ class Engine:
                 now = entry.time
                 target = entry.target
                 value = entry.value
+                if not entry.resume:
+                    self.now = now
+                    target(value)
+                    continue
             self.now = now
-            if type(target) not in processes:
-                target(value)
-                continue
             try:
                 # `next` where no value is sent (nearly every entry): it calls the generator's own step, where
                 # `send` is a method looked up by name and called with its arguments parsed.
@@ -613,7 +610,7 @@ class Engine:
                 continue
             if delay is not None:
                 wait: float = delay
-                queue.push(now + wait, target, None)
+                queue.push(now + wait, target, None, True)
         if self._horizon > self.now:
             self.now = self._horizon
 
@@ -787,7 +784,7 @@ class Engine:
                         break
                     ops = stack.pop()
         state.done = True
-        self._wake(join, None)  # SimPy's finished-process event, which the CTA's all-of condition counts
+        self._schedule(self.now, join, None)  # SimPy's finished-process event, which the CTA's all-of condition counts
 
     def _semaphore(self, op: Load | Store) -> _Semaphore:
         key = op.key

@@ -19,15 +19,17 @@ from typing import Any
 
 class Entry:
     """One pending entry: what to run (`target`) with `value`, due at `time` cycles; `seq` orders equal times.
-    `child` and `sibling` place it in the heap: its first child, and the next child of its parent."""
+    `resume`: `target` is a process to resume (else a callback to call). `child` and `sibling` place it in the
+    heap: its first child, and the next child of its parent."""
 
-    __slots__ = ("child", "seq", "sibling", "target", "time", "value")
+    __slots__ = ("child", "resume", "seq", "sibling", "target", "time", "value")
 
-    def __init__(self, time: float, seq: int, target: Any, value: Any) -> None:
+    def __init__(self, time: float, seq: int, target: Any, value: Any, resume: bool) -> None:
         self.time = time
         self.seq = seq
         self.target = target
         self.value = value
+        self.resume = resume
         self.child: Entry | None = None
         self.sibling: Entry | None = None
 
@@ -55,8 +57,8 @@ class EventQueue:
         # cost (allocation, the collector's bookkeeping). They keep their target and value until then.
         self._spare: list[Entry] = []
 
-    def push(self, time: float, target: Any, value: Any) -> None:
-        """Add an entry due at `time`, after every entry pushed before it with the same time."""
+    def push(self, time: float, target: Any, value: Any, resume: bool) -> None:
+        """Add an entry due at `time`, after every entry pushed before it with the same time (`Entry`)."""
         seq = self._pushed
         self._pushed = seq + 1
         spare = self._spare
@@ -66,8 +68,9 @@ class EventQueue:
             entry.seq = seq
             entry.target = target
             entry.value = value
+            entry.resume = resume
         else:
-            entry = Entry(time, seq, target, value)
+            entry = Entry(time, seq, target, value, resume)
         first = self.first
         if first is None:
             self.first = entry

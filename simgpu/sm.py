@@ -62,7 +62,7 @@ from simgpu.arch import DTYPE_BYTES, Arch, ContentionRates
 from simgpu.errors import ScheduleError
 from simgpu.latency import elementwise_floor, mma_sync_floor
 from simgpu.ops import Alu, Chain, Exp, Fma, Load, Mma, PlanMemo, Smem, Store, Tmem, UnitOp, Vector
-from simgpu.units.contention import Contention
+from simgpu.units.contention import Contention, Lane
 from simgpu.units.fluid_l2 import FluidL2
 from simgpu.units.fma import LanePipe
 from simgpu.units.issue import IssueSlots
@@ -242,13 +242,17 @@ class Sm:
             if hardware:
                 ends.append(self.mufu.server.reserve(now, hardware, share))
             return elementwise_done(now, base, ends, serial)
+        # The pipes' lanes exist where contention does (`simgpu.units.fma.LanePipe`).
         pipes: list[PendingEnd] = []
         if fma_total:
-            pipes.append(self.fma.server.watch(contention.reserve_pipe("fma", now, fma_total, share), now))
+            end = contention.reserve_pipe(cast(Lane, self.fma.lane), now, fma_total, share)
+            pipes.append(self.fma.server.watch(end, now))
         if alu:
-            pipes.append(self.alu.server.watch(contention.reserve_pipe("alu", now, alu, share), now))
+            end = contention.reserve_pipe(cast(Lane, self.alu.lane), now, alu, share)
+            pipes.append(self.alu.server.watch(end, now))
         if hardware:
-            pipes.append(self.mufu.server.watch(contention.reserve_pipe("mufu", now, hardware, share), now))
+            end = contention.reserve_pipe(cast(Lane, self.mufu.lane), now, hardware, share)
+            pipes.append(self.mufu.server.watch(end, now))
         revision = Revision(now, base, tuple(pipes), serial)
         self.revision = revision
         return revision.done()
@@ -327,7 +331,7 @@ class Sm:
             if contention is None:
                 issued = max(issued, self.alu.server.reserve(now, alu_ops, share))
             else:
-                issued = max(issued, contention.reserve_pipe("alu", now, alu_ops, share))
+                issued = max(issued, contention.reserve_pipe(cast(Lane, self.alu.lane), now, alu_ops, share))
         # Each warp goes through its copies one after the other: the address chain, then the load path's pace.
         step_cycles = address_instructions * self._address_step_cycles
         if engine == "cp_async":

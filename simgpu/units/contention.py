@@ -23,15 +23,30 @@ from simgpu.arch import ContentionRates
 from simgpu.units.server import Server
 
 
+class Lane:
+    """A lane pipe or the smem port as contention sees it: its server, and the fractions of the full rate it and the
+    tensor cores run at beside each other under the instruction that last reserved the tensor cores. The unit
+    holds it and reserves through it (`Contention.reserve_pipe`): the pipe's rates looked up by its name and the
+    instruction were a third of a reservation's cost (two dictionary lookups, callgrind of v1's exact backward)."""
+
+    __slots__ = ("name", "pipe_fraction", "server", "tensor_fraction")
+
+    def __init__(self, name: str, server: Server, pipe_fraction: float, tensor_fraction: float) -> None:
+        self.name = name
+        self.server = server
+        self.pipe_fraction = pipe_fraction
+        self.tensor_fraction = tensor_fraction
+
+
 class Contention:
     """The tensor cores' server, the lane pipes' servers, and the fractions each runs at beside the other."""
 
-    __slots__ = ("_pair_rates", "_pipe_rates", "_tensor_pairs", "_tensor_rates", "instruction", "pipes", "tensor")
+    __slots__ = ("_pair_rates", "_pipe_rates", "_tensor_rates", "instruction", "lanes", "tensor")
 
     def __init__(self, tensor: Server, instruction: str, rates: Mapping[str, ContentionRates]) -> None:
         self.tensor = tensor
         self.instruction = instruction  # the instruction of the tensor cores' latest reservation
-        self.pipes: dict[str, Server] = {}
+        self.lanes: list[Lane] = []  # in the order the units registered them (`register`)
         self._pipe_rates = {
             kind: {
                 "mufu": r.mufu_rate_while_tensor_busy,
@@ -50,20 +65,32 @@ class Contention:
             }
             for kind, r in rates.items()
         }
-        # By instruction, each pipe with (tensor cores' fraction, pipe's fraction) beside it: one list per MMA.
-        self._tensor_pairs: dict[str, list[tuple[Server, float, float]]] = {}
-        # (pipe's fraction, tensor cores' fraction) by instruction and pipe: one lookup per lane-pipe reservation.
+        # (pipe's fraction, tensor cores' fraction) by instruction and pipe: set on the lanes as the instruction
+        # changes.
         self._pair_rates = {
             kind: {name: (self._pipe_rates[kind][name], self._tensor_rates[kind][name]) for name in pipe_rates}
             for kind, pipe_rates in self._pipe_rates.items()
         }
 
-    def reserve_pipe(self, name: str, now: float, amount: float, share: float = 1.0) -> float:
-        """Reserve `amount` on pipe `name` (as `Server.reserve`); return that op's end after the slowing."""
+    def register(self, name: str, server: Server) -> Lane:
+        """The lane through which the unit `name` (mufu, fma, alu, smem) on `server` reserves its work."""
+        lane = Lane(name, server, *self._pair_rates[self.instruction][name])
+        self.lanes.append(lane)
+        return lane
+
+    def _retune(self, instruction: str) -> None:
+        """The tensor cores' instruction changes: every lane's fractions become that instruction's."""
+        self.instruction = instruction
+        rates = self._pair_rates[instruction]
+        for lane in self.lanes:
+            lane.pipe_fraction, lane.tensor_fraction = rates[lane.name]
+
+    def reserve_pipe(self, lane: Lane, now: float, amount: float, share: float = 1.0) -> float:
+        """Reserve `amount` on `lane`'s pipe (as `Server.reserve`); return that op's end after the slowing."""
         if amount <= 0:
             return now
         # `Server.reserve` and `share_window` written out: this runs once per lane pipe of nearly every op.
-        pipe = self.pipes[name]
+        pipe = lane.server
         busy = pipe.busy_until
         start = busy if busy > now else now
         service = amount / (pipe.rate_per_cycle * share)
@@ -77,7 +104,7 @@ class Contention:
         pipe_work = end - start
         if tensor_work <= 0 or pipe_work <= 0:
             return end
-        pipe_fraction, tensor_fraction = self._pair_rates[self.instruction][name]
+        pipe_fraction, tensor_fraction = lane.pipe_fraction, lane.tensor_fraction
         pipe_alone, tensor_alone = pipe_work / pipe_fraction, tensor_work / tensor_fraction
         overlap = tensor_alone if tensor_alone < pipe_alone else pipe_alone
         if pipe_fraction < 1.0:  # `Server.stretch` does nothing at the full rate: the call skipped
@@ -91,19 +118,16 @@ class Contention:
         slowing by every pipe still busy."""
         if flops <= 0:
             return now
-        self.instruction = instruction
+        if instruction != self.instruction:
+            self._retune(instruction)
         busy = self.tensor.busy_until
         start = busy if busy > now else now  # max(now, busy) without the call: once per MMA
         tensor = self.tensor
         tensor.reserve(now, flops, share)
-        pairs = self._tensor_pairs.get(instruction)
-        if pairs is None:  # built at the first MMA: the pipes register themselves after this object is made
-            pipe_rates, tensor_rates = self._pipe_rates[instruction], self._tensor_rates[instruction]
-            pairs = [(pipe, tensor_rates[name], pipe_rates[name]) for name, pipe in self.pipes.items()]
-            self._tensor_pairs[instruction] = pairs
-        for pipe, tensor_fraction, pipe_fraction in pairs:
+        for lane in self.lanes:
+            pipe = lane.server
             if pipe.busy_until > start:
-                share_window(start, tensor, tensor_fraction, pipe, pipe_fraction)
+                share_window(start, tensor, lane.tensor_fraction, pipe, lane.pipe_fraction)
         return tensor.busy_until
 
 

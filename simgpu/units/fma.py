@@ -9,12 +9,12 @@ this class in between). Ignored: dual issue, operand bank conflicts.
 
 from __future__ import annotations
 
-from simgpu.units.contention import Contention
+from simgpu.units.contention import Contention, Lane
 from simgpu.units.server import Server, SpanRecorder
 
 
 class LanePipe:
-    __slots__ = ("contention", "name", "server", "subpartitions")
+    __slots__ = ("contention", "lane", "name", "server", "subpartitions")
 
     def __init__(
         self,
@@ -28,5 +28,5 @@ class LanePipe:
         self.server = Server(name, ops_per_cycle, recorder)
         self.subpartitions = subpartitions
         self.contention = contention
-        if contention is not None:
-            contention.pipes[name] = self.server
+        # Its reservations on a chip with contention go through its lane (`Contention.reserve_pipe`).
+        self.lane: Lane | None = contention.register(name, self.server) if contention is not None else None

@@ -10,12 +10,12 @@ more bytes).
 
 from __future__ import annotations
 
-from simgpu.units.contention import Contention
+from simgpu.units.contention import Contention, Lane
 from simgpu.units.server import Server, SpanRecorder
 
 
 class SharedMemory:
-    __slots__ = ("contention", "copy_write_shares", "read_bytes", "server", "write_bytes")
+    __slots__ = ("contention", "copy_write_shares", "lane", "read_bytes", "server", "write_bytes")
 
     def __init__(
         self,
@@ -29,16 +29,16 @@ class SharedMemory:
         self.read_bytes = 0.0
         self.write_bytes = 0.0
         self.contention = contention
-        if contention is not None:
-            contention.pipes["smem"] = self.server
+        self.lane: Lane | None = contention.register("smem", self.server) if contention is not None else None
 
     def access(self, now: float, read_bytes: float, write_bytes: float) -> float:
         """Bytes through the port: MMA operands read from smem and thread-issued loads and stores."""
         self.read_bytes += read_bytes
         self.write_bytes += write_bytes
-        if self.contention is None:
+        contention, lane = self.contention, self.lane
+        if contention is None or lane is None:
             return self.server.reserve(now, read_bytes + write_bytes)
-        return self.contention.reserve_pipe("smem", now, read_bytes + write_bytes)
+        return contention.reserve_pipe(lane, now, read_bytes + write_bytes)
 
     def copy_in(self, now: float, nbytes: float, engine: str) -> float:
         """Bytes written by a copy engine (`engine`: "tma" or "cp_async") landing in smem."""
