@@ -181,10 +181,16 @@ def _age_survivors() -> None:
 
 
 class _Barrier:
-    __slots__ = ("arrivals", "count", "handoff", "hop", "name", "phases", "waiters", "wake")
+    __slots__ = ("arrivals", "count", "handoff", "hop", "name", "phases", "waited", "waiters", "wake")
 
     def __init__(
-        self, spec: BarrierSpec, slot: int, wake: Callable[[Process, Any], None], hop: float = 0.0, handoff: float = 0.0
+        self,
+        spec: BarrierSpec,
+        slot: int,
+        wake: Callable[[Process, Any], None],
+        roles: int,
+        hop: float = 0.0,
+        handoff: float = 0.0,
     ) -> None:
         self.name = spec.name if spec.slots == 1 else f"{spec.name}[{slot}]"
         self.hop = hop  # a cluster barrier's arrivals count this many cycles after they are made (`BarrierSpec`)
@@ -194,6 +200,9 @@ class _Barrier:
         self.phases = spec.initial_phases
         self.waiters: list[tuple[int, Process]] = []
         self.wake = wake
+        # By role number, the phases each role of the CTA has waited for on it (a role's `Wait`s count its phases;
+        # a list here, not a dictionary of barriers on the role: no hashing at each wait).
+        self.waited = [0] * roles
 
     def arrive(self, _value: Any = None) -> None:
         """One arrival (also the callback of an async op's completion entry, which passes no value)."""
@@ -234,14 +243,13 @@ class _Semaphore:
 
 
 class _RoleState:
-    __slots__ = ("cta", "cursors", "done", "name", "number", "phases", "process", "spinning", "waiting")
+    __slots__ = ("cta", "cursors", "done", "name", "number", "process", "spinning", "waiting")
 
     def __init__(self, name: str, number: int, cta: _Cta) -> None:
         self.name = name
         self.number = number  # the role's position in its kernel's roles
         self.cta = cta
         self.process: Process | None = None  # the role's generator, which waiters lists hold
-        self.phases: dict[_Barrier, int] = {}
         self.cursors: dict[str, int] = {}
         self.waiting: tuple[_Barrier, int] | None = None
         self.spinning: tuple[_Semaphore, int] | None = None  # a semaphore acquire and the value it waits for
@@ -313,7 +321,10 @@ class _Cta:
         self.reached = [-1] * len(kernel.roles)  # per role, the last tile it started
         self.held: list[Process] = []  # roles waiting for the slowest role to start the tile before theirs
         self.barriers = {
-            spec.name: [_Barrier(spec, i, wake, _hop(spec, sm), _handoff(spec, sm)) for i in range(spec.slots)]
+            spec.name: [
+                _Barrier(spec, i, wake, len(kernel.roles), _hop(spec, sm), _handoff(spec, sm))
+                for i in range(spec.slots)
+            ]
             for spec in kernel.barriers
         }
         self.rings: dict[str, list[_Barrier]] = {}  # by a cursor reference ("name" or "name@cursor"): its ring
@@ -708,8 +719,9 @@ class Engine:
                         elif kind is Wait:
                             wait: Wait = op  # type: ignore[assignment]
                             barrier = cta.barrier(wait.barrier, state)
-                            phase = state.phases.get(barrier, 0) + 1
-                            state.phases[barrier] = phase
+                            waited = barrier.waited
+                            phase = waited[state.number] + 1
+                            waited[state.number] = phase
                             reached = self.now
                             if barrier.phases < phase:
                                 barrier.waiters.append((phase, state.process))  # type: ignore[arg-type]
@@ -743,9 +755,19 @@ class Engine:
                     done = sm.execute(op, now, warps, state)  # type: ignore[arg-type]
                     revision = sm.revision
                     arrive: BarrierRef | None = op.arrive  # type: ignore[union-attr]
-                    if kind is Store and op.release:  # type: ignore[union-attr]
-                        self._release_at(self._semaphore(op), done - now)  # type: ignore[arg-type]
-                    if kind is Load and op.acquire is not None:  # type: ignore[union-attr]
+                    # A field only loads or only stores have, read through a local of that class: read off the
+                    # union of ops, it was a Python attribute lookup at each of them.
+                    acquire: int | None = None
+                    drains = False  # a store no role waits for
+                    if kind is Load:
+                        load_op: Load = op  # type: ignore[assignment]
+                        acquire = load_op.acquire
+                    elif kind is Store:
+                        store_op: Store = op  # type: ignore[assignment]
+                        drains = not store_op.wait
+                        if store_op.release:
+                            self._release_at(self._semaphore(store_op), done - now)
+                    if acquire is not None:
                         yield from self._acquire(cta, state, op, done - now)  # type: ignore[arg-type]
                     elif arrive is not None:
                         barrier = cta.barrier(arrive, state)
@@ -763,7 +785,7 @@ class Engine:
                                 and (later := revision.release()) > self.now + SETTLE_TOLERANCE_CYCLES
                             ):
                                 yield later - self.now
-                    elif kind is Store and not op.wait:  # type: ignore[union-attr]
+                    elif drains:
                         # The kernel stays open until the write drains (the sum as a scheduled wait would make it).
                         end = now + (done - now)
                         if end > self._horizon:
