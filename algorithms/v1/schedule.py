@@ -273,6 +273,12 @@ class _Step(NamedTuple):
     last: bool  # j is the last key block query block i sees
 
 
+_NEW_TUPLE = tuple.__new__  # `_Step`'s fields in order, without its constructor's call
+# One wait per barrier name (ops are immutable): a step's waits were made anew in every step built, which exact mode
+# does for every step of every tile.
+_wait = functools.cache(Wait)
+
+
 class _QueryBlocks:
     """Per query block, its real rows and key range; `steps` gives the query blocks that see a key block. Built in
     O(query blocks): a long sequence's key blocks x query blocks steps are made only where a program asks for one."""
@@ -317,8 +323,9 @@ class _Steps:
     def __getitem__(self, k: int) -> _Step:
         if not 0 <= k < self.count:
             raise IndexError(k)
-        i, blocks = self.start + k * self.stride, self.blocks
-        return _Step(i, blocks.rows[i], masked=self.j >= blocks.unmasked[i], last=self.j == blocks.visited[i] - 1)
+        i, blocks, j = self.start + k * self.stride, self.blocks, self.j
+        # The tuple made directly: the named tuple's own constructor is a Python function.
+        return _NEW_TUPLE(_Step, (i, blocks.rows[i], j >= blocks.unmasked[i], j == blocks.visited[i] - 1))
 
     def place(self, k: int) -> tuple[int, bool, bool, int]:
         """What step k's ops depend on in this key block (`_built_once`): its query block, its mask, whether the key
@@ -496,15 +503,15 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
                 r, i = s.rows, s.i
                 # Q_i committed to smem once its load (issued by the previous step) lands; the block's head commits
                 # the first. The kernel commits it before the previous step's P~ V_j (module docstring).
-                ops: list[Op] = [Wait("q"), commit_q(r), qk] if k else [qk]
+                ops: list[Op] = [_wait("q"), commit_q(r), qk] if k else [qk]
                 if not first:  # HBM: o_tmp_i (r x d fp32) into registers, used after P~ V_j and the reduction
                     ops.append(load("O_acc", i, r * d * ACC_BYTES, "o_tmp"))
                 nxt = inner[k + 1] if k + 1 < len(inner) else None
                 if nxt is not None:  # HBM: the next step's Q (r x d) into registers
                     ops.append(load("Q", nxt.i, nxt.rows * d * eb, "q"))
                 if not first:  # lse_i (loaded one step ahead) seeds the row max; HBM: lse_i+1 (r fp32)
-                    ops.append(Wait("o_tmp"))  # the scoreboard lse_i's use shares with o_tmp_i (docstring)
-                    ops.append(Wait("lse"))
+                    ops.append(_wait("o_tmp"))  # the scoreboard lse_i's use shares with o_tmp_i (docstring)
+                    ops.append(_wait("lse"))
                     if nxt is not None:
                         ops.append(load("LSE", nxt.i, nxt.rows * ACC_BYTES, "lse"))
                 ops += softmax_pv(r, cols)
@@ -683,11 +690,11 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                     ops += do_loads(first, nxt)
                 ops += dq_dv(r, cols)
                 if nxt is not None:  # the next Q committed to smem: its load must have landed
-                    ops += [Wait("q"), commit(nxt.rows)]
+                    ops += [_wait("q"), commit(nxt.rows)]
                 if not first:  # HBM: dq_tmp_i (fp32) into registers, needed after dK's product
                     ops.append(load("dQ_acc", i, r * d * ACC_BYTES, "dq"))
                 if nxt is not None:  # the next dO committed (and D_i+1 computed in the first key block); lse_i+1
-                    ops += [Wait("do0" if first else "do"), commit(nxt.rows)]
+                    ops += [_wait("do0" if first else "do"), commit(nxt.rows)]
                     if first:
                         ops += [delta(nxt.rows), store("Delta", nxt.i, nxt.rows * ACC_BYTES)]
                     ops.append(lse_load(nxt))
@@ -696,7 +703,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
                     ops.append(load("Delta", nxt.i, nxt.rows * ACC_BYTES, "delta"))
                 ops.append(dq_read(r))  # the warps' partial dQ_i read back
                 if not first:
-                    ops.append(Wait("dq"))
+                    ops.append(_wait("dq"))
                 ops.append(dq_add(r))
                 # HBM: dQ_i in the output dtype on its last key block, else dq_tmp_i (fp32)
                 ops.append(store("dQ", i, r * d * eb) if s.last else store("dQ_acc", i, r * d * ACC_BYTES))
