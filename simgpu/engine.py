@@ -204,8 +204,14 @@ class _Barrier:
         # a list here, not a dictionary of barriers on the role: no hashing at each wait).
         self.waited = [0] * roles
 
-    def arrive(self, _value: Any = None) -> None:
-        """One arrival (also the callback of an async op's completion entry, which passes no value)."""
+    def __call__(self, _value: Any) -> None:
+        """The barrier as an entry's callback (an async op's completion, a delayed arrival): one arrival. Scheduled
+        as itself, not as its bound `arrive`: taking the method made an object at each such op (a Python attribute
+        lookup, 1.4% of v1's exact backward by callgrind)."""
+        self.arrive()
+
+    def arrive(self) -> None:
+        """One arrival."""
         self.count += 1
         if self.count < self.arrivals:
             return
@@ -734,7 +740,7 @@ class Engine:
                             arrival: Arrive = op  # type: ignore[assignment]
                             barrier = cta.barrier(arrival.barrier, state)
                             if barrier.hop or barrier.handoff:
-                                self._call_after(barrier.hop + barrier.handoff, barrier.arrive)
+                                self._call_after(barrier.hop + barrier.handoff, barrier)
                             else:
                                 barrier.arrive()
                         elif kind is Advance:
@@ -772,7 +778,7 @@ class Engine:
                     elif arrive is not None:
                         barrier = cta.barrier(arrive, state)
                         if revision is None:  # nothing moves the op's end (copies): one entry at it
-                            self._schedule(now + (done - now) + barrier.hop, barrier.arrive, None)
+                            self._schedule(now + (done - now) + barrier.hop, barrier, None)
                         else:
                             self._schedule(self.now + (done - now), self._arrive_when_done, (barrier, revision))
                         if kind is Load and sm.copy_issued > now:
@@ -853,7 +859,7 @@ class Engine:
         if later > self.now + SETTLE_TOLERANCE_CYCLES:
             self._call_after(later - self.now, self._arrive_when_done, pending)
         elif barrier.hop:
-            self._call_after(barrier.hop, barrier.arrive)
+            self._call_after(barrier.hop, barrier)
         else:
             barrier.arrive()
 
