@@ -365,6 +365,8 @@ class _Cta:
             ring = self.rings.get(ref)  # asked once per op that waits or arrives: the name parsed once
             if ring is None:
                 ring = self.rings[ref] = self._ring(ref.partition("@")[0])
+            if len(ring) == 1:  # one slot (v1's and v2's barriers): no cursor to read
+                return ring[0]
             return ring[role.cursors.get(ref, 0) % len(ring)]
         barrier = self.slots.get(ref)
         if barrier is None:
