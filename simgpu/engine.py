@@ -230,6 +230,30 @@ class _Barrier:
             self.wake(process, None)
 
 
+class _ArrivalCheck:
+    """The entry of an async op whose end contention may move: arrive on `barrier` if the op's end (`revision`) is
+    now, else check again at its revised end. One object per op, scheduled again as itself (a bound method and a
+    tuple for its value were two objects per op, the method's a Python attribute lookup); not a closure that
+    schedules itself, which would be a reference cycle per op."""
+
+    __slots__ = ("barrier", "engine", "revision")
+
+    def __init__(self, engine: Engine, barrier: _Barrier, revision: Revision) -> None:
+        self.engine = engine
+        self.barrier = barrier
+        self.revision = revision
+
+    def __call__(self, _value: Any) -> None:
+        engine, barrier = self.engine, self.barrier
+        later = self.revision.done()
+        if later > engine.now + SETTLE_TOLERANCE_CYCLES:
+            engine._call_after(later - engine.now, self)
+        elif barrier.hop:
+            engine._call_after(barrier.hop, barrier)
+        else:
+            barrier.arrive()
+
+
 class _Semaphore:
     """A counter in global memory: releases so far, and the roles spinning until it reaches their value."""
 
@@ -782,7 +806,7 @@ class Engine:
                         if revision is None:  # nothing moves the op's end (copies): one entry at it
                             self._schedule(now + (done - now) + barrier.hop, barrier, None)
                         else:
-                            self._schedule(self.now + (done - now), self._arrive_when_done, (barrier, revision))
+                            self._schedule(self.now + (done - now), _ArrivalCheck(self, barrier, revision), None)
                         if kind is Load and sm.copy_issued > now:
                             yield sm.copy_issued - now  # its warps are still issuing the copy
                         if kind is Mma and sm.async_release > now:
@@ -851,19 +875,6 @@ class Engine:
         if trace is not None and cta.sm.index in trace.sms:
             name = f"CTA slot {cta.index} {state.name}"
             trace.role_span(f"SM {cta.sm.index}", name, "SemaphoreSpin", returned, self.now)
-
-    def _arrive_when_done(self, pending: tuple[_Barrier, Revision]) -> None:
-        """The entry of an async op whose end contention may move (`pending`: the barrier it arrives on and its
-        `Revision`): arrive if the op's end is now, else check again at its revised end. (A method given the pair
-        as the entry's value, not a closure that schedules itself: such a closure is a reference cycle per op.)"""
-        barrier, revision = pending
-        later = revision.done()
-        if later > self.now + SETTLE_TOLERANCE_CYCLES:
-            self._call_after(later - self.now, self._arrive_when_done, pending)
-        elif barrier.hop:
-            self._call_after(barrier.hop, barrier)
-        else:
-            barrier.arrive()
 
     def _stats(self, kernel_cycles: tuple[float, ...], fits: tuple[int, ...]) -> RunStats:
         hbm_busy = self.hbm.server.busy_cycles
