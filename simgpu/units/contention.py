@@ -26,8 +26,9 @@ from simgpu.units.server import Server
 class Lane:
     """A lane pipe or the smem port as contention sees it: its server, and the fractions of the full rate it and the
     tensor cores run at beside each other under the instruction that last reserved the tensor cores. The unit
-    holds it and reserves through it (`Contention.reserve_pipe`): the pipe's rates looked up by its name and the
-    instruction were a third of a reservation's cost (two dictionary lookups, callgrind of v1's exact backward)."""
+    holds it and reserves through it (`Contention.reserve_pipe`): the pipe and its rates looked up by name and
+    instruction were a third of a reservation's cost (up to three dictionary lookups; callgrind of v1's exact
+    backward)."""
 
     __slots__ = ("name", "pipe_fraction", "server", "tensor_fraction")
 
