@@ -616,6 +616,7 @@ class Engine:
         while True:
             if started < len(starts):
                 now, target, value = starts[started]
+                resumes = True
                 started += 1
                 if started == len(starts):
                     starts.clear()
@@ -627,11 +628,11 @@ class Engine:
                 now = entry.time
                 target = entry.target
                 value = entry.value
-                if not entry.resume:
-                    self.now = now
-                    target(value)
-                    continue
+                resumes = entry.resume
             self.now = now
+            if not resumes:
+                target(value)
+                continue
             try:
                 # `next` where no value is sent (nearly every entry): it calls the generator's own step, where
                 # `send` is a method looked up by name and called with its arguments parsed.

@@ -53,8 +53,9 @@ class EventQueue:
     def __init__(self) -> None:
         self.first: Entry | None = None
         self._pushed = 0
-        # Entries popped, made again by the next pushes: an entry made and freed per push was a fifth of the queue's
-        # cost (allocation, the collector's bookkeeping). They keep their target and value until then.
+        # Entries popped, made again by the next pushes: reused, the binary heap that came first cost 6% fewer
+        # instructions in v1's exact forward (no allocation, no collector bookkeeping per push). They keep their
+        # target and value until then.
         self._spare: list[Entry] = []
 
     def push(self, time: float, target: Any, value: Any, resume: bool) -> None:

@@ -42,13 +42,13 @@ class Lane:
 class Contention:
     """The tensor cores' server, the lane pipes' servers, and the fractions each runs at beside the other."""
 
-    __slots__ = ("_pair_rates", "_pipe_rates", "_tensor_rates", "instruction", "lanes", "tensor")
+    __slots__ = ("_pair_rates", "instruction", "lanes", "tensor")
 
     def __init__(self, tensor: Server, instruction: str, rates: Mapping[str, ContentionRates]) -> None:
         self.tensor = tensor
         self.instruction = instruction  # the instruction of the tensor cores' latest reservation
         self.lanes: list[Lane] = []  # in the order the units registered them (`register`)
-        self._pipe_rates = {
+        pipe_rates = {
             kind: {
                 "mufu": r.mufu_rate_while_tensor_busy,
                 "fma": r.fma_rate_while_tensor_busy,
@@ -57,7 +57,7 @@ class Contention:
             }
             for kind, r in rates.items()
         }
-        self._tensor_rates = {
+        tensor_rates = {
             kind: {
                 "mufu": r.tensor_rate_while_mufu_busy,
                 "fma": r.tensor_rate_while_fma_busy,
@@ -69,8 +69,8 @@ class Contention:
         # (pipe's fraction, tensor cores' fraction) by instruction and pipe: set on the lanes as the instruction
         # changes.
         self._pair_rates = {
-            kind: {name: (self._pipe_rates[kind][name], self._tensor_rates[kind][name]) for name in pipe_rates}
-            for kind, pipe_rates in self._pipe_rates.items()
+            kind: {name: (rates_of_pipes[name], tensor_rates[kind][name]) for name in rates_of_pipes}
+            for kind, rates_of_pipes in pipe_rates.items()
         }
 
     def register(self, name: str, server: Server) -> Lane:
