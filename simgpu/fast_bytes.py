@@ -16,7 +16,9 @@ whole (long sequences) replays two prefixes of its tiles, extrapolated linearly 
 kernel or FlashAttention's backward, whole waves of its one looped kernel beside its loop-free kernels whole, where
 the smaller prefix turns L2 over; `_resident_prefixes`: a forward whose K and V stay in L2 from wave to wave, half a
 wave and a wave; `_overflow_prefixes`: standard attention, a share of every kernel's tiles past L2's capacity); what
-each ignores is said there, and `docs/results/prefix_46/` checks them against whole heads and exact mode.
+each ignores is said there, and `docs/results/prefix_46/` checks them against whole heads and exact mode. Heads
+that run in one wave, each on its own memory, replay the first head alone in its share of L2 (`_heads_alike`);
+ignored there: where lines fall at the edge of a share, which the heads side by side share out otherwise.
 
 Where the later heads' bytes push the replayed first heads' lines out (`simgpu.replay.ReplayBytes.pushed`) and every
 head replays within `ALL_HEADS_ACCESSES`, the miss shares (what times the representatives) and the bytes come from
@@ -76,6 +78,9 @@ REPLAY_ACCESSES = 40_000  # memory accesses a replay walks at most (more only wh
 # Memory accesses of every head up to which the miss shares come from every head replayed, where the first heads stand
 # badly for the later ones (`_all_heads`).
 ALL_HEADS_ACCESSES = 100_000
+# Accesses of a head's largest size that its share of L2 holds at least where the first head stands for heads alike
+# (`_heads_alike`).
+ALIKE_LINES = 32
 HEAD_PREFIX_TILES = 64  # tiles of one head replayed at least when the head is too large to replay whole
 # A prefix replay applies while its larger prefix is at most this share of the head: the two prefixes then walk at
 # most three quarters of it. (Less than half until the forty-seventh session: the B200's standard attention at 16k
@@ -94,25 +99,24 @@ def replayed_bytes(
 ) -> tuple[Shares, np.ndarray]:
     """The replay's miss shares and its bytes with every removed iteration added back.
 
-    When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`), the first heads replay, as many
-    as fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2 pressure of the heads
-    running beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow, and their bytes scale by the number of
-    heads. Where the heads share memory (keys that name no head), the bytes extrapolate linearly in heads from half
-    the replayed heads to all of them, at least two replayed (two where the budgets allow one), so that what one
-    head leaves in L2 for the next counts once; ignored: that more heads could push the shared data out where two
-    do not. In a kernel that runs more heads side by side than are replayed, the replayed heads see their share of
-    L2; in one that runs no more (FlashAttention's backward: a head's key blocks fill a
-    few SMs' slots, where its row-wise kernels fill 16 slots of each SM) they see all of it, as on the chip each
-    head runs beside the few that fill the slots with it (with one share for all kernels, the H200's v2 causal
-    backward at 16k tokens, 32 heads, N = 1k replayed its main kernel in 0.39 of L2 and read 1.72x exact mode's
-    HBM bytes). Between kernels their share of L2 stays resident, as from one kernel to the next the whole run's
-    data competes for it, but only what of theirs outlasts the later heads' data can be hit (kernels take heads in
-    order; L2 keeps the newest). Both are exact while
-    the whole run fits in L2. One head too large to replay whole replays two prefixes of its tiles where that
-    applies (`_head_prefixes`; the larger holds `prefix_tiles` tiles at least, `HEAD_PREFIX_TILES` by default:
-    the tests raise it to replay heads whole). Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and
-    larger ones replay the first f and 2f of every kernel's tiles through that share of L2 and extrapolate
-    linearly."""
+    When every kernel's tiles are indexed by the same heads (`Kernel.head_axes`), the first heads replay, as many as
+    fill the chip's CTA slots once in every kernel (so reuse inside a kernel sees the L2 pressure of the heads running
+    beside it) as far as `REPLAY_TILES` and `REPLAY_ACCESSES` allow, and their bytes scale by the number of heads; the
+    first head alone, in its share of L2, where the heads are alike (`_heads_alike`: one wave of heads each keeping to
+    its own memory). Where the heads share memory (keys that name no head), the bytes extrapolate linearly in heads from
+    half the replayed heads to all of them, at least two replayed (two where the budgets allow one), so that what one
+    head leaves in L2 for the next counts once; ignored: that more heads could push the shared data out where two do
+    not. In a kernel that runs more heads side by side than are replayed, the replayed heads see their share of L2; in
+    one that runs no more (FlashAttention's backward: a head's key blocks fill a few SMs' slots, where its row-wise
+    kernels fill 16 slots of each SM) they see all of it, as on the chip each head runs beside the few that fill the
+    slots with it (with one share for all kernels, the H200's v2 causal backward at 16k tokens, 32 heads, N = 1k
+    replayed its main kernel in 0.39 of L2 and read 1.72x exact mode's HBM bytes). Between kernels their share of L2
+    stays resident, as from one kernel to the next the whole run's data competes for it, but only what of theirs
+    outlasts the later heads' data can be hit (kernels take heads in order; L2 keeps the newest). Both are exact while
+    the whole run fits in L2. One head too large to replay whole replays two prefixes of its tiles where that applies
+    (`_head_prefixes`; the larger holds `prefix_tiles` tiles at least, `HEAD_PREFIX_TILES` by default: the tests raise
+    it to replay heads whole). Otherwise runs of up to `REPLAY_TILES` tiles replay whole, and larger ones replay the
+    first f and 2f of every kernel's tiles through that share of L2 and extrapolate linearly."""
     known = [_replay_folded(plan) for plan in plans]  # shapes folded for the replay so far, by position
     heads = _first_heads(arch, plans, known)
     if heads is not None:
@@ -148,7 +152,7 @@ def replayed_bytes(
         accesses = fitted.accesses(arch, plans)
         alone = fitted.replay(arch, accesses, keep=_varied(plans))
         own = _own_memory(fitted, plans, head, alone.keys)
-        if replayed == 1 and own:
+        if own and (replayed == 1 or _heads_alike(arch, accesses, alone, concurrent, total)):
             shares, some = _fold_replay(arch, plans, fitted, fit_done=(accesses, alone))
             return shares, some * total
         if replayed == 1:
@@ -181,6 +185,31 @@ def replayed_bytes(
     _, small = _prefix_bytes(arch, plans, counts[0], covered[0])
     shares, large = _prefix_bytes(arch, plans, counts[1], covered[1])
     return shares, _to_whole(small, large, (covered[0], covered[1]))
+
+
+def _heads_alike(
+    arch: Arch, accesses: Sequence[KernelAccesses], alone: ReplayBytes, concurrent: Sequence[int], total: int
+) -> bool:
+    """Whether the first head's replay in its share of L2 (`accesses`, walked as `alone`) stands for every head's, also
+    where L2 ran out of room in that share: every kernel runs all `total` heads side by side (`concurrent`: one wave, so
+    they start together and meet the same L2), no later kernel looks for what an earlier one left (one kernel, or no
+    line of the first head's pushed out by the later heads' bytes: what a kernel finds then depends on the head's place
+    in launch order, `_all_heads`), and in every kernel the head's share holds at least `ALIKE_LINES` of its largest
+    access. The replay of k heads side by side then walks k interleaved copies of one head's accesses through k shares:
+    the same least recently used order per head, but for where lines fall at the edge of a share, which moves
+    write-backs between the tensors whose accesses make them (their bytes stay). Against exact mode
+    (`docs/results/alike_heads_61/`): with 4 lines a v3 forward on a 1 MiB L2 moved a byte count by 14% (seed 0's random
+    problems); with 16, v1's backward on the H100 at 4 x 16 heads, N = 4096, d = 128, went from 0.55% to 1.06% over
+    exact mode's cycles; with 32 no case moved by more than 0.13 points over FA2's shapes, the whole chips and the
+    random problems."""
+    if min(concurrent) < total or (len(accesses) > 1 and alone.pushed):
+        return False
+    room = arch.l2.capacity_bytes / total
+    for kernel in accesses:
+        largest = max((record[3] for tile in kernel.accesses for record in tile), default=0)
+        if room < ALIKE_LINES * largest:
+            return False
+    return True
 
 
 def _to_whole(small: np.ndarray, large: np.ndarray, covered: tuple[float, float]) -> np.ndarray:

@@ -166,6 +166,59 @@ def test_the_first_head_stands_for_all_when_l2_holds_their_share(
     assert shares == side_by_side
 
 
+def _spy_alike(monkeypatch: pytest.MonkeyPatch, fast_bytes: ModuleType) -> list[tuple[bool, bool]]:
+    """Each answer of `_heads_alike` in `fast_bytes`, with whether the first head's replay ran out of L2."""
+    alike = fast_bytes._heads_alike
+    asked: list[tuple[bool, bool]] = []
+
+    def spied(arch: Any, accesses: Any, alone: Any, concurrent: Any, total: int) -> bool:
+        asked.append((alike(arch, accesses, alone, concurrent, total), alone.evicted))
+        return asked[-1][0]
+
+    monkeypatch.setattr(fast_bytes, "_heads_alike", spied)
+    return asked
+
+
+@pytest.mark.parametrize(("pass_", "seqlen"), [("fwd", 4096), ("bwd", 2048)])
+def test_the_first_head_stands_for_heads_alike_where_their_shares_run_out(
+    monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType, pass_: str, seqlen: int
+) -> None:
+    # v1's 16 heads run side by side (a CTA each, on 16 SMs), each on its own memory, and overflow their shares of the
+    # A100's L2: the first head's replay in its share, scaled, is theirs side by side.
+    arch = load_arch("a100", {"sms": 16})
+    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, "v1", Problem(1, 16, seqlen, 64, pass_=pass_), {})]
+    asked = _spy_alike(monkeypatch, fast_bytes_source)
+    shares, alone = fast_bytes_source.replayed_bytes(arch, plans)
+    assert asked == [(True, True)]  # L2 ran out of room in the first head's share, and the shortcut was taken
+    monkeypatch.setattr(fast_bytes_source, "_heads_alike", lambda *args: False)
+    side_by_side, together = fast_bytes_source.replayed_bytes(arch, plans)
+    assert alone == pytest.approx(together, rel=1e-12)
+    assert shares == side_by_side
+
+
+@pytest.mark.parametrize(
+    ("overrides", "algo", "sizes"),
+    [
+        ({"sms": 4, "l2.capacity_bytes": 8 << 20}, "v1", (1, 16, 4096)),  # 16 heads, 8 at once on 4 SMs: waves
+        ({"sms": 16, "l2.capacity_bytes": 1 << 20}, "v1", (1, 16, 4096)),  # a 64 KiB share: a few of its lines
+        # Three kernels whose heads run side by side: what the next kernel finds depends on a head's place in order.
+        ({"l2.capacity_bytes": 8 << 20}, "standard", (1, 4, 1024)),
+    ],
+)
+def test_heads_in_waves_in_small_shares_or_over_kernels_replay_side_by_side(
+    monkeypatch: pytest.MonkeyPatch,
+    fast_bytes_source: ModuleType,
+    overrides: dict[str, object],
+    algo: str,
+    sizes: tuple[int, int, int],
+) -> None:
+    arch = load_arch("a100", overrides)
+    plans = [plan_kernel(arch, kernel) for kernel in schedule(arch, algo, Problem(*sizes, 64), {})]
+    asked = _spy_alike(monkeypatch, fast_bytes_source)
+    fast_bytes_source.replayed_bytes(arch, plans)
+    assert asked == [(False, True)]
+
+
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(
     sms=st.integers(1, 40),
