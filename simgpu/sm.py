@@ -126,6 +126,11 @@ class Sm:
         self.mufu = Mufu(arch.mufu.ex2_per_cycle, parts, rec, contention)
         self.fma = LanePipe("fma", arch.fma.fp32_per_cycle, parts, rec, contention)
         self.alu = LanePipe("alu", arch.alu.ops_per_cycle, parts, rec, contention)
+        # The FMA, ALU and MUFU pipes' lanes, which exist where contention does: read together by the reservations.
+        lanes = (self.fma.lane, self.alu.lane, self.mufu.lane)
+        self._pipe_lanes: tuple[Lane, Lane, Lane] | None = None
+        if lanes[0] is not None and lanes[1] is not None and lanes[2] is not None:
+            self._pipe_lanes = (lanes[0], lanes[1], lanes[2])
         shares = {"cp_async": arch.smem.cp_async_write_port_fraction, "tma": arch.smem.tma_write_port_fraction}
         self.smem = SharedMemory(arch.smem.bandwidth_bytes_per_cycle, shares, rec, contention)
         self.tmem = TensorMemory(arch.tmem.bandwidth_bytes_per_cycle, rec) if arch.tmem is not None else None
@@ -233,7 +238,8 @@ class Sm:
             base = floored
         # Each pipe's server reserved here, at the role's share (`simgpu.units.fma`).
         contention = self.contention
-        if contention is None:
+        lanes = self._pipe_lanes
+        if contention is None or lanes is None:
             ends: list[float] = []
             if fma_total:
                 ends.append(self.fma.server.reserve(now, fma_total, share))
@@ -242,16 +248,16 @@ class Sm:
             if hardware:
                 ends.append(self.mufu.server.reserve(now, hardware, share))
             return elementwise_done(now, base, ends, serial)
-        # The pipes' lanes exist where contention does (`simgpu.units.fma.LanePipe`).
+        fma_lane, alu_lane, mufu_lane = lanes
         pipes: list[PendingEnd] = []
         if fma_total:
-            end = contention.reserve_pipe(cast(Lane, self.fma.lane), now, fma_total, share)
+            end = contention.reserve_pipe(fma_lane, now, fma_total, share)
             pipes.append(self.fma.server.watch(end, now))
         if alu:
-            end = contention.reserve_pipe(cast(Lane, self.alu.lane), now, alu, share)
+            end = contention.reserve_pipe(alu_lane, now, alu, share)
             pipes.append(self.alu.server.watch(end, now))
         if hardware:
-            end = contention.reserve_pipe(cast(Lane, self.mufu.lane), now, hardware, share)
+            end = contention.reserve_pipe(mufu_lane, now, hardware, share)
             pipes.append(self.mufu.server.watch(end, now))
         revision = Revision(now, base, tuple(pipes), serial)
         self.revision = revision
@@ -326,12 +332,12 @@ class Sm:
             # The ALU pipe at the role's share, as in `_elementwise`.
             parts = self._parts
             share = min(warps, parts) / parts
-            contention = self.contention
+            contention, lanes = self.contention, self._pipe_lanes
             alu_ops = copies * address_instructions
-            if contention is None:
+            if contention is None or lanes is None:
                 issued = max(issued, self.alu.server.reserve(now, alu_ops, share))
             else:
-                issued = max(issued, contention.reserve_pipe(cast(Lane, self.alu.lane), now, alu_ops, share))
+                issued = max(issued, contention.reserve_pipe(lanes[1], now, alu_ops, share))
         # Each warp goes through its copies one after the other: the address chain, then the load path's pace.
         step_cycles = address_instructions * self._address_step_cycles
         if engine == "cp_async":

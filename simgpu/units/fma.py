@@ -14,7 +14,7 @@ from simgpu.units.server import Server, SpanRecorder
 
 
 class LanePipe:
-    __slots__ = ("contention", "lane", "name", "server", "subpartitions")
+    __slots__ = ("lane", "name", "server", "subpartitions")
 
     def __init__(
         self,
@@ -27,6 +27,5 @@ class LanePipe:
         self.name = name
         self.server = Server(name, ops_per_cycle, recorder)
         self.subpartitions = subpartitions
-        self.contention = contention
         # Its reservations on a chip with contention go through its lane (`Contention.reserve_pipe`).
         self.lane: Lane | None = contention.register(name, self.server) if contention is not None else None
