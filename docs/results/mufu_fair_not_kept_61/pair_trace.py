@@ -1,7 +1,8 @@
 """Two warpgroups looping over the v3 softmax of `docs/results/checks_2026-12-02m.py` (whole build) on one SM of the
 H200 model, exact mode: each warpgroup's op spans (start, end cycles) of its first iterations, to see whether the two
-stay in step. From the repository root, with the patch applied for the fair variant: `SIMGPU_NATIVE=0
-SIMGPU_FAIR_MUFU=0|1 python docs/results/mufu_fair_not_kept_61/pair_trace.py`."""
+stay in step, then every span (the units' too) that starts in `WINDOW`. From the repository root, with the patch
+applied for the fair variant: `SIMGPU_NATIVE=0 SIMGPU_FAIR_MUFU=0|1 python
+docs/results/mufu_fair_not_kept_61/pair_trace.py`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from simgpu.trace import Trace
 
 ITERATIONS = 12
 SPANS = 22
+WINDOW = (4550, 4900)  # cycles: wg1's second row-max pass and quad maximum
 
 
 def main() -> None:
@@ -30,6 +32,10 @@ def main() -> None:
     spans = sorted((s for s in trace.spans if "CTA slot" in s.track), key=lambda s: s.start_cycles)
     for span in spans[:SPANS]:
         print(f"{span.track:>16} {span.name:>8} {span.start_cycles:8.0f} {span.end_cycles:8.0f}")
+    print(f"every span starting in {WINDOW}:")
+    for span in sorted(trace.spans, key=lambda s: s.start_cycles):
+        if WINDOW[0] <= span.start_cycles <= WINDOW[1]:
+            print(f"{span.track:>16} {span.name:>8} {span.start_cycles:8.0f} {span.end_cycles:8.0f}")
 
 
 if __name__ == "__main__":
