@@ -337,7 +337,7 @@ class Sm:
             if contention is None or lanes is None:
                 issued = max(issued, self.alu.server.reserve(now, alu_ops, share))
             else:
-                issued = max(issued, contention.reserve_pipe(lanes[1], now, alu_ops, share))
+                issued = max(issued, contention.reserve_pipe(lanes[1], now, alu_ops, share))  # the ALU's lane
         # Each warp goes through its copies one after the other: the address chain, then the load path's pace.
         step_cycles = address_instructions * self._address_step_cycles
         if engine == "cp_async":
