@@ -25,7 +25,7 @@ from typing import Any
 from benchmarks.fast_equality import compare, make_case, record
 from simgpu import Problem, load_arch, simulate
 from simgpu.api import schedule
-from simgpu.engine import Engine
+from simgpu.engine import Engine, RunStats
 from simgpu.errors import SimgpuError
 from simgpu.trace import Trace
 
@@ -78,11 +78,22 @@ def predict(case: dict[str, Any]) -> dict[str, Any]:
         return {"error": f"{type(err).__name__}: {err}"}
     recorded: dict[str, Any] = {
         "result": {key: value for key, value in result.to_dict(per_tile=True).items() if key not in IGNORED},
-        "stats": dataclasses.asdict(stats),
+        "stats": _stats_record(stats),
     }
     if trace is not None:
         recorded["spans"] = [dataclasses.astuple(span) for span in result.spans]
     return recorded
+
+
+def _stats_record(stats: RunStats) -> dict[str, Any]:
+    """The run's statistics as `dataclasses.asdict` gives a dataclass (a unit's totals as a dictionary of its three
+    numbers): recordings made before `UnitTotals` was a plain class compare with those made after."""
+    record = {field.name: getattr(stats, field.name) for field in dataclasses.fields(stats)}
+    record["units"] = {
+        name: {"busy_cycles": totals.busy_cycles, "instances": totals.instances, "amount": totals.amount}
+        for name, totals in stats.units.items()
+    }
+    return record
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,6 +58,7 @@ import itertools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Final
 
 import numpy as np
 
@@ -103,12 +104,13 @@ class Cost:
     times), then the additive metrics (busy cycles, bytes, ops). `base` is the folded tile's; the rows of `slopes`
     are the cost of one removed top-level iteration and of one nested iteration of each kind
     (`FoldedTile.executed`). `ctas` tiles run at once; `bounds` are the positions of the per-tile busy cycles of
-    the SM's units (`bounds[0]`) and of its HBM and L2 share (`bounds[1]`)."""
+    the SM's units (`bounds[0]`) and of its HBM and L2 share (`bounds[1]`), as index arrays (`of` runs per class
+    and setting: a tuple of positions made into an index array at each call took a tenth of it)."""
 
     base: np.ndarray
     slopes: np.ndarray
     ctas: float
-    bounds: tuple[tuple[int, ...], tuple[int, ...]]
+    bounds: tuple[np.ndarray, np.ndarray]
 
     def of(self, removed: Sequence[int]) -> np.ndarray:
         """The cost with `removed` iterations added back. A round of `ctas` tiles takes at least what its busiest
@@ -117,10 +119,34 @@ class Cost:
         busy cycles bound further tiles only: they include write-backs that a slot's first tiles do not wait for."""
         cost: np.ndarray = self.base + np.asarray(removed, dtype=float) @ self.slopes
         units, shared = self.bounds
-        floor = self.ctas * float(cost[list(units)].max())
+        floor = self.ctas * float(cost[units].max())
         cost[0] = max(cost[0], floor)
-        cost[1] = max(cost[1], floor, self.ctas * float(cost[list(shared)].max()))
+        cost[1] = max(cost[1], floor, self.ctas * float(cost[shared].max()))
         return cost
+
+
+class _Runnable:
+    """A kernel's folded tiles as kernels of their own (`with_programs`), each cut to a number of tiles, made once
+    per `class_costs` call: its representative runs take each folded tile at every occupancy, alone and busy, once
+    and over further rounds, and each such kernel was two `dataclasses.replace` (Python functions, some 7-11 us
+    each: 4-6% of v3's backward at 16k tokens, 142 runs). A plain class, never changed but for its memo; the memo
+    keeps each tile it was asked for alive, so that the tile's `id` keys it alone."""
+
+    __slots__ = ("kernel", "made")
+
+    def __init__(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self.made: dict[tuple[int, int], tuple[FoldedTile, Kernel]] = {}
+
+    def of(self, tile: FoldedTile, count: int) -> Kernel:
+        """The kernel running `tile`'s programs over `count` tiles (0: over the kernel's own)."""
+        key = (id(tile), count)
+        known = self.made.get(key)
+        if known is not None:
+            return known[1]
+        made = with_programs(self.kernel, tile.marked) if count == 0 else replace(self.of(tile, 0), tiles=range(count))
+        self.made[key] = (tile, made)
+        return made
 
 
 @dataclass(frozen=True)
@@ -161,10 +187,11 @@ def class_costs(
     lockstep = single and not spread and len(plan.kernel.tiles) == (sharers or arch.sms)
     # The ops of the kernel's costliest kind of tile: all kinds take as many further rounds at most (`ROUNDS_OPS`),
     # so that a kind's cost is not averaged over a whole cycle of its misses where another's is cut short.
-    tile_ops = max(folded_tile_ops(plan.kernel, rep) for rep in representatives.values())
+    kernels = _Runnable(plan.kernel)
+    tile_ops = max(estimated_ops(kernels.of(rep, 1)) for rep in representatives.values())
     bounds = (
-        tuple(TIMES + n for n, name in enumerate(names) if name.startswith("busy:")),
-        tuple(TIMES + n for n, name in enumerate(names) if name.startswith("served:")),
+        np.array([TIMES + n for n, name in enumerate(names) if name.startswith("busy:")], dtype=np.intp),
+        np.array([TIMES + n for n, name in enumerate(names) if name.startswith("served:")], dtype=np.intp),
     )
     simulated_costs: dict[tuple[int, int, bool], Cost] = {}
     # Many waves: the busy runs' fit stands for the SM alone too (`ALONE_FIT_WAVES`).
@@ -184,7 +211,7 @@ def class_costs(
             # Alone, the SM makes all the chip's HBM traffic; with every SM busy, one busy SM's share of it.
             traffic = 1.0 if alone else 1.0 / busy
             setting = (ctas, burst, share, traffic, max(MAX_ROUNDS, int(ROUNDS_OPS // max(1.0, ctas * tile_ops))))
-            run = _representative(arch, plan, base, setting, clock_hz, event_budget, shares, names, spread, single)
+            run = _representative(arch, kernels, base, setting, clock_hz, event_budget, shares, names, spread, single)
             demand.setdefault(ctas, run.demand)
             ops += run.ops
             slopes = np.zeros((len(base.executed), len(run.vector)))
@@ -197,7 +224,7 @@ def class_costs(
                 for variant in variants:
                     more = _representative(
                         arch,
-                        plan,
+                        kernels,
                         variant,
                         setting,
                         clock_hz,
@@ -218,7 +245,7 @@ def class_costs(
                 # A removed iteration lies past the start-up burst: it costs a slot's first tile what it costs a
                 # further one, and nothing of the first round's tail; and no less than its SM's share of HBM and L2
                 # takes to serve its bytes (a variant's last write-backs are booked after its end, not waited for).
-                served = slopes[:, list(bounds[1])].max(axis=1) * ctas
+                served = slopes[:, bounds[1]].max(axis=1) * ctas
                 slopes[:, 1] = np.maximum(slopes[:, 1], served)
                 slopes[:, 0] = slopes[:, 1]
                 slopes[:, 2] = 0.0
@@ -249,7 +276,7 @@ def class_costs(
     return costs, ops
 
 
-def _shared_period(busy: np.ndarray, alone: np.ndarray, served: Sequence[int], ctas: int) -> np.ndarray:
+def _shared_period(busy: np.ndarray, alone: np.ndarray, served: np.ndarray, ctas: int) -> np.ndarray:
     """`busy`'s cost vector with its further tile's time (a round of `ctas` tiles) lowered towards `alone`'s by no
     more than the extra service its HBM and L2 bytes took at the busy shares (positions `served`, per tile)."""
     shares_cost = ctas * float(sum(busy[n] - alone[n] for n in served))
@@ -258,7 +285,7 @@ def _shared_period(busy: np.ndarray, alone: np.ndarray, served: Sequence[int], c
     return vector
 
 
-def _shared_slopes(busy: np.ndarray, alone: np.ndarray, served: Sequence[int], ctas: int) -> np.ndarray:
+def _shared_slopes(busy: np.ndarray, alone: np.ndarray, served: np.ndarray, ctas: int) -> np.ndarray:
     """`busy`'s removed-iteration costs (rows of `Cost.slopes`) with each one's time lowered towards `alone`'s as
     `_shared_period` lowers a further tile's, and no lower than its bytes take at the busy (equal) share."""
     slopes: np.ndarray = busy.copy()
@@ -311,7 +338,7 @@ def _within_serial(deltas: list[np.ndarray], ones: list[np.ndarray], ctas: int) 
 
 def folded_tile_ops(kernel: Kernel, tile: FoldedTile) -> float:
     """The unit ops one CTA of `kernel` runs for the folded `tile` (`estimated_ops` of one such tile)."""
-    return estimated_ops(replace(with_programs(kernel, tile.marked), tiles=range(1)))
+    return estimated_ops(_Runnable(kernel).of(tile, 1))
 
 
 def filled_slots(fit: int, tiles: int, sms: int) -> int:
@@ -390,7 +417,7 @@ def _interpolated(costs: Mapping[tuple[int, int, bool], Cost], kind: int, ctas: 
 
 def _representative(
     arch: Arch,
-    plan: KernelPlan,
+    kernels: _Runnable,
     tile: FoldedTile,
     setting: tuple[int, float, float, float, int],
     clock_hz: float,
@@ -407,12 +434,11 @@ def _representative(
     tile), the ops run and the bandwidth used. A further tile takes at least the time the chip's HBM and L2 need to
     serve its bytes at `share` (its write-backs load HBM though no access waits for them). With `spread` (a kernel
     of unequal tiles) the further tiles are timed with the slots started `1 / ctas` of the single round's time
-    (launch included) apart (`_staggered`)."""
+    (launch included) apart (`_staggered`). `kernels`: the kernel's folded tiles as kernels (`_Runnable`)."""
     ctas, burst, share, traffic, most = setting
-    folded = with_programs(plan.kernel, tile.marked)
 
     def run(rounds: int, bandwidth_share: float, stagger_cycles: float = 0.0) -> RunStats:
-        kernel = replace(folded, tiles=range(ctas * rounds))
+        kernel = kernels.of(tile, ctas * rounds)
         if stagger_cycles:
             kernel = _staggered(kernel, tile.marked, ctas, stagger_cycles)
         engine = Engine(
@@ -555,18 +581,65 @@ def metric_names(arch: Arch) -> tuple[str, ...]:
 
 def metric_vector(stats: RunStats, names: Sequence[str], sms: int = 1) -> np.ndarray:
     """The run's metrics in the order of `names` (`metric_names`), summed over its `sms` SMs."""
-    values = {
-        "smem_read": stats.smem_read_bytes,
-        "smem_write": stats.smem_write_bytes,
-        "tmem_read": stats.tmem_read_bytes,
-        "tmem_write": stats.tmem_write_bytes,
-        "tensor_native": stats.tensor_activity * stats.cycles * sms,
-        "ops": float(stats.ops),
-        # What the L2 served, as it serves it (a store of parts of sectors as its sector accesses): its busy time.
-        "l2_service_bytes": stats.units["l2"].amount,
-    }
-    for unit, totals in stats.units.items():
-        values[f"busy:{unit}"] = totals.busy_cycles
-        values[f"served:{unit}"] = totals.busy_cycles  # the HBM and L2 shares' busy cycles, for `Cost.bounds`
-        values[f"amount:{unit}"] = totals.amount
-    return np.array([values.get(name, 0.0) for name in names])
+    units = stats.units
+    values: list[float] = []
+    for source, unit in _recipe(tuple(names)):
+        if source == _UNIT_BUSY:
+            totals = units.get(unit)
+            values.append(0.0 if totals is None else totals.busy_cycles)
+        elif source == _UNIT_AMOUNT:
+            totals = units.get(unit)
+            values.append(0.0 if totals is None else totals.amount)
+        elif source == _SMEM_READ:
+            values.append(stats.smem_read_bytes)
+        elif source == _SMEM_WRITE:
+            values.append(stats.smem_write_bytes)
+        elif source == _TMEM_READ:
+            values.append(stats.tmem_read_bytes)
+        elif source == _TMEM_WRITE:
+            values.append(stats.tmem_write_bytes)
+        elif source == _TENSOR_NATIVE:
+            values.append(stats.tensor_activity * stats.cycles * sms)
+        elif source == _OPS:
+            values.append(float(stats.ops))
+        elif source == _L2_SERVICE:
+            # What the L2 served, as it serves it (a store of parts of sectors as its sector accesses): its busy time.
+            values.append(units["l2"].amount)
+        else:
+            values.append(0.0)
+    return np.array(values)
+
+
+# Where each metric of `metric_vector` comes from: a run's count, a unit's busy cycles (`busy:` and `served:`, the HBM
+# and L2 shares' busy cycles, for `Cost.bounds`) or amount served, or nothing (0).
+_SMEM_READ, _SMEM_WRITE, _TMEM_READ, _TMEM_WRITE, _TENSOR_NATIVE, _OPS, _L2_SERVICE = range(7)
+_UNIT_BUSY, _UNIT_AMOUNT, _NOTHING = 7, 8, 9
+_RUN_METRICS: Final = {
+    "smem_read": _SMEM_READ,
+    "smem_write": _SMEM_WRITE,
+    "tmem_read": _TMEM_READ,
+    "tmem_write": _TMEM_WRITE,
+    "tensor_native": _TENSOR_NATIVE,
+    "ops": _OPS,
+    "l2_service_bytes": _L2_SERVICE,
+}
+# The recipes made, by names: one per set of an arch's units (a few), each read per run (`metric_vector` named each
+# metric by formatting the units' names anew at every call: 10 us a run, 2-3% of v3's backward at 16k tokens).
+_RECIPES: Final[dict[tuple[str, ...], list[tuple[int, str]]]] = {}
+
+
+def _recipe(names: tuple[str, ...]) -> list[tuple[int, str]]:
+    """Per metric of `names`, where `metric_vector` reads it: (source, unit)."""
+    recipe = _RECIPES.get(names)
+    if recipe is None:
+        recipe = []
+        for name in names:
+            prefix, _, unit = name.partition(":")
+            if prefix in ("busy", "served") and unit:
+                recipe.append((_UNIT_BUSY, unit))
+            elif prefix == "amount" and unit:
+                recipe.append((_UNIT_AMOUNT, unit))
+            else:
+                recipe.append((_RUN_METRICS.get(name, _NOTHING), ""))
+        _RECIPES[names] = recipe
+    return recipe

@@ -259,7 +259,7 @@ def test_a_round_of_tiles_takes_at_least_its_busiest_units_time() -> None:
     # share, per tile. Two CTAs.
     base = np.array([100.0, 90.0, 10.0, 40.0, 30.0, 60.0])
     slopes = np.array([[5.0, 5.0, 0.0, 4.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
-    cost = Cost(base, slopes, 2, ((3, 4), (5,)))
+    cost = Cost(base, slopes, 2, (np.array([3, 4]), np.array([5])))
     assert list(cost.of((0, 0))) == [100.0, 120.0, 10.0, 40.0, 30.0, 60.0]  # further tiles: 2 x the HBM share's 60
     # 20 removed iterations: 2 x (40 + 80) of the first unit bounds both; the fit's 5 per iteration would give 200.
     assert list(cost.of((20, 0))[:4]) == [240.0, 240.0, 10.0, 120.0]
