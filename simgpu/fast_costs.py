@@ -276,7 +276,7 @@ def class_costs(
     return costs, ops
 
 
-def _shared_period(busy: np.ndarray, alone: np.ndarray, served: np.ndarray, ctas: int) -> np.ndarray:
+def _shared_period(busy: np.ndarray, alone: np.ndarray, served: Sequence[int] | np.ndarray, ctas: int) -> np.ndarray:
     """`busy`'s cost vector with its further tile's time (a round of `ctas` tiles) lowered towards `alone`'s by no
     more than the extra service its HBM and L2 bytes took at the busy shares (positions `served`, per tile)."""
     shares_cost = ctas * float(sum(busy[n] - alone[n] for n in served))
@@ -285,7 +285,7 @@ def _shared_period(busy: np.ndarray, alone: np.ndarray, served: np.ndarray, ctas
     return vector
 
 
-def _shared_slopes(busy: np.ndarray, alone: np.ndarray, served: np.ndarray, ctas: int) -> np.ndarray:
+def _shared_slopes(busy: np.ndarray, alone: np.ndarray, served: Sequence[int] | np.ndarray, ctas: int) -> np.ndarray:
     """`busy`'s removed-iteration costs (rows of `Cost.slopes`) with each one's time lowered towards `alone`'s as
     `_shared_period` lowers a further tile's, and no lower than its bytes take at the busy (equal) share."""
     slopes: np.ndarray = busy.copy()

@@ -43,6 +43,7 @@ MODULES = (
     "simgpu.units.tensor_core",
     "simgpu.units.tma",
     "simgpu.units.tmem",
+    "simgpu.lru_lines",
     "simgpu.replay",
     "simgpu.fast_bytes",
     "simgpu.tile_copies",

@@ -22,13 +22,14 @@ the launch-order interleaving stands in for the order timing would give (the two
 
 from __future__ import annotations
 
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Final, cast
 
 from simgpu.arch import Arch
+from simgpu.lru_lines import Line, Lines
 from simgpu.ops import HashedKeys, Load, Op, Piece, Repeat, Store
 from simgpu.units.fluid_l2 import MissShares, Seen
 
@@ -511,8 +512,7 @@ class ReplayState:
     start from one (`replay`'s `start`), so that replays that differ only from some kernel on walk the kernels
     before it once (fast mode's fit variants change one kernel's tiles)."""
 
-    lines: OrderedDict[int, float] = field(default_factory=OrderedDict)  # resident keys, least recently used first
-    dirty: OrderedDict[int, None] = field(default_factory=OrderedDict)  # dirty keys, dirtied longest ago first
+    lines: Lines = field(default_factory=Lines)  # resident keys, least recently used first, and the dirty ones
     numbers: dict[Hashable, int] = field(default_factory=dict)  # keys are nested tuples: each is numbered once
     owners: list[str] = field(default_factory=list)  # the tensor of each numbered key
     # The tensor of each renamed key (`_rename_oldest`: negative, so not an index of `owners`).
@@ -535,8 +535,7 @@ class ReplayState:
     def copy(self) -> ReplayState:
         """A copy that walks on without changing this one (the keys of `touched` are never changed: shared)."""
         return ReplayState(
-            OrderedDict(self.lines),
-            OrderedDict(self.dirty),
+            self.lines.copy(),
             dict(self.numbers),
             list(self.owners),
             dict(self.renamed),
@@ -608,10 +607,10 @@ def _pushed_out_at_end(arch: Arch, state: ReplayState, number: int, later_heads:
     write-backs are shared among its tensors as the ones they made there (as their L2 bytes where they made none),
     so that a store waits for its share and a load does not (not `evicted`: the replayed heads' share of L2 had room
     for them)."""
-    lines, dirty = state.lines, state.dirty
+    lines = state.lines
     state.used -= _drop_ballast(state)
     kept = _newest_kept(lines, state.touched, arch.l2.capacity_bytes, later_heads)
-    state.used, state.dirty_used, pushed = _evict_to(lines, dirty, state.used, state.dirty_used, kept)
+    state.used, state.dirty_used, pushed = _evict_to(lines, state.used, state.dirty_used, kept)
     if not pushed:
         return
     state.pushed = True
@@ -637,7 +636,7 @@ def _walk(
     later_heads: float | None,
 ) -> None:
     """Walk kernel `number` of a replay (`replay`) on from `state`, in place."""
-    lines, dirty, numbers, owners, wholes = state.lines, state.dirty, state.numbers, state.owners, state.wholes
+    lines, numbers, owners, wholes = state.lines, state.numbers, state.owners, state.wholes
     touched, l2_bytes, read_bytes, written_bytes = state.touched, state.l2_bytes, state.read_bytes, state.written_bytes
     used, hbm_read, hbm_write, evicted = state.used, state.hbm_read, state.hbm_write, state.evicted
     dirty_used = state.dirty_used
@@ -646,7 +645,6 @@ def _walk(
     # float were compared boxed): exact, as sizes and capacities are far below 2**53 bytes, where ints convert to
     # floats exactly.
     room_float = float(capacity)
-    move, move_dirty = lines.move_to_end, dirty.move_to_end  # (the walk's `dirty` stays this object)
     named = None
     if later_heads is not None and touched:
         used -= _drop_ballast(state)
@@ -659,8 +657,8 @@ def _walk(
         # otherwise).
         evicted = True
         previous = {tensor for n, tensor, _ in l2_bytes if n == number - 1}
-        while lines and used > kept:
-            old_key, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
+        while len(lines) and used > kept:
+            old_key, old_bytes, back, dirty_used = _evict_oldest(lines, dirty_used)
             used -= old_bytes
             hbm_write += back
             owner = _owner(old_key, owners, state.renamed)
@@ -668,7 +666,7 @@ def _walk(
                 written_bytes[number - 1, owner] += back
     if named is not None and used > named:
         evicted = state.pushed = True
-        _rename_oldest(lines, dirty, used - named, owners, state.renamed)
+        _rename_oldest(lines, used - named, owners, state.renamed)
     if later_heads is not None and touched and arch.l2.capacity_bytes > 0:
         # The chip's L2 holds every head's bytes as the replayed heads' (heads are alike), up to its capacity: the
         # room it has left, in this kernel's share, is the replayed heads' room; the later heads' bytes fill the rest.
@@ -765,8 +763,9 @@ def _walk(
                         varied = True
                 action = kind if kind < _AGAIN else kind - _AGAIN
                 written = 0.0
-                if key in lines and (action != _STORE or _as_float(nbytes) <= room_float):  # (too large: bypasses)
-                    move(key)
+                line = lines.get(key)
+                if line is not None and (action != _STORE or _as_float(nbytes) <= room_float):  # (too large: bypasses)
+                    lines.use(line)
                     if action == _LOAD:
                         at_end = True
                         if labelled and kind == _LOAD:
@@ -774,11 +773,11 @@ def _walk(
                             if touch is not None:
                                 touch[2].append(tensor)
                         continue
-                    if key in dirty:
-                        move_dirty(key)
+                    if line.dirty:
+                        lines.use_dirty(line)
                         at_end = True
                         continue
-                    dirty_used, written = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                    dirty_used, written = _dirtied(line, lines, dirty_used, dirty_capacity)
                     if not written:
                         continue
                     read = 0.0
@@ -798,14 +797,14 @@ def _walk(
                         if used + added > room_float:
                             evicted = True
                             while used + added > room_float:
-                                _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
+                                _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty_used)
                                 used -= old_bytes
                                 written += back
-                        lines[key] = nbytes
+                        line = lines.add(key, nbytes)
                         used += added
                         at_end = action == _LOAD
                         if action != _LOAD:
-                            dirty_used, cleaned = _dirtied(key, lines, dirty, dirty_used, dirty_capacity)
+                            dirty_used, cleaned = _dirtied(line, lines, dirty_used, dirty_capacity)
                             written += cleaned
                 if read != 0.0 or written != 0.0:  # (compared, not tested for truth: compiled, that boxes them)
                     if labelled and kind == _LOAD:
@@ -1008,7 +1007,7 @@ def _stand_in_stores(
     standard attention's P V on the A100 at 16k tokens waited for the softmax's dirty P at its O stores and took
     25% longer than in exact mode. Returns the bytes used, the dirty bytes used and the bytes written back."""
     used += _ballast(state, sum([record[3] for record in tails]), newest=True)
-    used, dirty_used, written = _evict_to(state.lines, state.dirty, used, dirty_used, capacity)
+    used, dirty_used, written = _evict_to(state.lines, used, dirty_used, capacity)
     if written:
         weights: dict[tuple[int, str], float] = {}
         for kind, tensor, _, nbytes in chain(rest, tails):
@@ -1019,50 +1018,42 @@ def _stand_in_stores(
     return used, dirty_used, written
 
 
-def _evict_to(
-    lines: OrderedDict[int, float], dirty: OrderedDict[int, None], used: float, dirty_used: float, limit: float
-) -> tuple[float, float, float]:
+def _evict_to(lines: Lines, used: float, dirty_used: float, limit: float) -> tuple[float, float, float]:
     """Evict the least recently used keys until at most `limit` bytes are used: the bytes used, the dirty bytes used
     and the bytes written back."""
     written = 0.0
-    while lines and used > limit:
-        _, nbytes, back, dirty_used = _evict_oldest(lines, dirty, dirty_used)
+    while len(lines) and used > limit:
+        _, nbytes, back, dirty_used = _evict_oldest(lines, dirty_used)
         used -= nbytes
         written += back
     return used, dirty_used, written
 
 
-def _dirtied(
-    key: Any, lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float, capacity: float
-) -> tuple[float, float]:
+def _dirtied(line: Line, lines: Lines, dirty_used: float, capacity: float) -> tuple[float, float]:
     """The L2 model's dirty-capacity rule (`simgpu.units.l2.L2._dirty`; over ordered dictionaries as
-    `tests/core/l2_reference.dirtied` states it), its tiles to write back summed as `sum(cleaned, 0.0)` sums them
-    (from 0.0, oldest first): the dirty bytes left and the bytes written back. (Built as a list and summed, they cost
-    the walk of v1's forward an eighth of its time.) The keys stay boxed (`Any`), as in the walk."""
-    sizes: Any = lines  # (its sizes read as objects, then as floats by `_as_float`: not unboxed as floats, which
-    # makes a float object of an int)
-    dirty[key] = None
-    dirty_used += _as_float(sizes[key])
+    `tests/core/l2_reference.dirtied` states it) for resident `line`, which a write dirties (a line already dirty
+    keeps its place), its tiles to write back summed as `sum(cleaned, 0.0)` sums them (from 0.0, oldest first): the
+    dirty bytes left and the bytes written back. (Built as a list and summed, they cost the walk of v1's forward an
+    eighth of its time.)"""
+    if not line.dirty:
+        lines.mark_dirty(line)
+    dirty_used += _as_float(line.nbytes)
     cleaned = 0.0
     while dirty_used > capacity:
-        oldest: Any = cast(Any, dirty).popitem(False)
-        old_bytes = _as_float(sizes[oldest[0]])
+        old_bytes = _as_float(lines.clean_oldest().nbytes)
         dirty_used -= old_bytes
         cleaned += old_bytes
     return dirty_used, cleaned
 
 
-def _evict_oldest(
-    lines: OrderedDict[int, float], dirty: OrderedDict[int, None], dirty_used: float
-) -> tuple[Any, float, float, float]:
+def _evict_oldest(lines: Lines, dirty_used: float) -> tuple[Any, float, float, float]:
     """Evict the least recently used key: it, its bytes, the bytes written back (its own where it was dirty) and the
     dirty bytes left. (The key stays boxed, `Any`: compiled, an int past 256 is boxed anew where it is looked up.)"""
-    # Unpacked as a pair, its size read as a float by `_as_float` (unboxed as a float, an int made a float object).
-    key, size = cast(tuple[Any, Any], cast(Any, lines).popitem(False))
-    nbytes = _as_float(size)
-    if key not in dirty:
+    line = lines.pop_oldest()
+    key: Any = line.key
+    nbytes = _as_float(line.nbytes)
+    if not line.dirty:
         return key, nbytes, 0.0, dirty_used
-    del dirty[key]
     return key, nbytes, nbytes, dirty_used - nbytes
 
 
@@ -1114,7 +1105,7 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
         if action != _LOAD:
             l2_write += accessed
     timed = state.hbm_read + write_cost * state.hbm_write
-    hbm_write = state.hbm_write + sum(lines[key] for key in state.dirty)  # the final write-back: after the run, untimed
+    hbm_write = state.hbm_write + sum(lines.dirty_bytes())  # the final write-back: after the run, untimed
     counts = MissCounts(l2_bytes, read_bytes, written_bytes)
     return ReplayBytes(
         state.hbm_read,
@@ -1227,24 +1218,21 @@ def _keys_touched(
                     reached.setdefault(number, 0)
 
 
-def _newest_kept(
-    lines: OrderedDict[int, float],
-    touched: Sequence[tuple[_Touched, float]],
-    capacity_bytes: float,
-    later: float,
-) -> float:
+def _newest_kept(lines: Lines, touched: Sequence[tuple[_Touched, float]], capacity_bytes: float, later: float) -> float:
     """How many of the newest resident bytes the run keeps (`replay`'s `later_heads`): a line last accessed in
     kernel k is older than the later heads' bytes of kernels k to the last, `later` times what the replay touched."""
     kernel = len(touched) - 1
     others = later * touched[kernel][1]
     newer = 0.0
-    for key in reversed(lines):
-        while kernel > 0 and not touched[kernel][0].has(key):
+    line = lines.last
+    while line is not None:
+        while kernel > 0 and not touched[kernel][0].has(line.key):
             kernel -= 1
             others += later * touched[kernel][1]
-        if newer + lines[key] + others > capacity_bytes:
+        if newer + line.nbytes + others > capacity_bytes:
             break
-        newer += lines[key]
+        newer += line.nbytes
+        line = line.prev
     return newer
 
 
@@ -1262,13 +1250,14 @@ def _ballast(state: ReplayState, nbytes: float, newest: bool) -> float:
     if nbytes <= 0:
         return 0.0
     lines = state.lines
-    fresh = min(0, *lines) - 1 if lines else -1
+    fresh = min(0, *lines.by_key) - 1 if len(lines) else -1
     piece = nbytes / BALLAST_PIECES
     for number in range(BALLAST_PIECES):
         key = fresh - number
-        lines[key] = piece
-        if not newest:
-            lines.move_to_end(key, last=False)
+        if newest:
+            lines.add(key, piece)
+        else:
+            lines.add_oldest(key, piece)
         state.ballast.add(key)
     return nbytes
 
@@ -1277,41 +1266,30 @@ def _drop_ballast(state: ReplayState) -> float:
     """Take the lines of `_ballast` out of L2 (the next kernel's start puts its own); return their bytes."""
     dropped = 0.0
     for key in state.ballast:
-        nbytes = state.lines.pop(key, None)
-        if nbytes is not None:
-            dropped += nbytes
+        line = state.lines.remove(key)
+        if line is not None:
+            dropped += line.nbytes
     state.ballast.clear()
     return dropped
 
 
-def _rename_oldest(
-    lines: OrderedDict[int, float],
-    dirty: OrderedDict[int, None],
-    nbytes: float,
-    owners: Sequence[str],
-    owner_of_renamed: dict[int, str],
-) -> None:
-    """Give the least recently used lines, at least `nbytes` of them, keys no access has (negative), in place; each
-    new key's tensor goes to `owner_of_renamed` (a renamed key's own entry moves to its new key)."""
-    renamed: list[int] = []
+def _rename_oldest(lines: Lines, nbytes: float, owners: Sequence[str], owner_of_renamed: dict[int, str]) -> None:
+    """Give the least recently used lines, at least `nbytes` of them, keys no access has (negative), in place (in
+    both orders); each new key's tensor goes to `owner_of_renamed` (a renamed key's own entry moves to its new
+    key)."""
+    renamed: list[Line] = []
     total = 0.0
-    for key, line_bytes in lines.items():
-        if total >= nbytes:
-            break
-        renamed.append(key)
-        total += line_bytes
-    fresh = min(0, *lines) - 1
-    names: dict[int, int] = {}
-    for key in reversed(renamed):  # each goes back to the front: the order stays
-        lines[fresh] = lines.pop(key)
-        lines.move_to_end(fresh, last=False)
+    line = lines.first
+    while line is not None and total < nbytes:
+        renamed.append(line)
+        total += line.nbytes
+        line = line.next
+    fresh = min(0, *lines.by_key) - 1
+    for line in reversed(renamed):
+        key = line.key
+        lines.rename(line, fresh)
         owner_of_renamed[fresh] = _owner(key, owners, owner_of_renamed)
-        names[key] = fresh
         fresh -= 1
-    if any(key in dirty for key in names):  # the dirty keys keep their order under their new names
-        order = [names.get(key, key) for key in dirty]
-        dirty.clear()
-        dirty.update(dict.fromkeys(order))
 
 
 def _owner(key: int, owners: Sequence[str], owner_of_renamed: dict[int, str]) -> str:
@@ -1323,7 +1301,7 @@ def _owner(key: int, owners: Sequence[str], owner_of_renamed: dict[int, str]) ->
 def _covered(
     memory: MemoryKey,
     key: Any,
-    lines: OrderedDict[int, float],
+    lines: Lines,
     numbers: dict[Hashable, int],
     wholes: dict[int, tuple[int, ...]],
 ) -> bool:
@@ -1338,14 +1316,14 @@ def _covered(
         found = []
         for whole in piece.wholes:
             number = numbers.get((tensor, whole))
-            if number is None or number not in lines:
+            if number is None or lines.get(number) is None:
                 return False
             found.append(number)
         known = wholes[key] = tuple(found)
-    elif not all(whole in lines for whole in known):
+    elif not all(lines.get(whole) is not None for whole in known):
         return False
     for whole in known:
-        lines.move_to_end(whole)
+        lines.use(lines.by_key[whole])
     return True
 
 

@@ -3,7 +3,6 @@ exact on toy kernels (exactly equal) and on every algorithm (bytes equal, cycles
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from unittest import mock
@@ -46,6 +45,7 @@ from simgpu.fast_schedule import _at_weight, shared_schedule
 from simgpu.fast_whole import unit_ops
 from simgpu.fold import FoldSpec, fold_tile, mark_retouches, outline
 from simgpu.kernel import BarrierSpec, CtaResources, Kernel, Role, TileGrid, with_programs
+from simgpu.lru_lines import Lines
 from simgpu.ops import Advance, Arrive, Delay, Exp, Fma, Load, Op, Repeat, Store, Wait
 from simgpu.replay import KernelAccesses, _rename_oldest, records, rehead, replay
 from simgpu.result import BYTE_FIELDS
@@ -446,15 +446,17 @@ def test_lines_the_later_heads_push_out_keep_their_tensor_under_their_new_keys()
     # The replay renames the lines that the run's later heads would push out (negative keys no access has); the
     # lines evicted as the next kernel starts charge their write-backs to their tensor, looked up by key. A negative
     # key indexed the list of numbered keys' tensors from its end: another tensor's, or past it (an IndexError).
-    lines = OrderedDict([(0, MB), (1, MB), (2, MB)])
-    dirty: OrderedDict[int, None] = OrderedDict([(0, None)])
+    lines = Lines()
+    for key in range(3):
+        lines.add(key, MB)
+    lines.mark_dirty(lines.by_key[0])
     owners = ["A", "B", "C"]
     renamed: dict[int, str] = {}
-    _rename_oldest(lines, dirty, 1.5 * MB, owners, renamed)
-    assert list(lines) == [-2, -1, 2] and list(dirty) == [-2]
+    _rename_oldest(lines, 1.5 * MB, owners, renamed)
+    assert lines.keys() == [-2, -1, 2] and lines.dirty_keys() == [-2]
     assert renamed == {-2: "A", -1: "B"}
-    _rename_oldest(lines, dirty, 0.5 * MB, owners, renamed)  # renamed again: the entry moves to the new key
-    assert list(lines) == [-3, -1, 2] and renamed == {-3: "A", -1: "B"}
+    _rename_oldest(lines, 0.5 * MB, owners, renamed)  # renamed again: the entry moves to the new key
+    assert lines.keys() == [-3, -1, 2] and renamed == {-3: "A", -1: "B"}
 
 
 def test_fast_mode_answers_where_lines_are_renamed_and_then_evicted() -> None:

@@ -17,6 +17,7 @@ from simgpu import Problem, load_arch
 from simgpu.api import schedule
 from simgpu.fast_plan import plan_kernel
 from simgpu.fold import memory_accesses
+from simgpu.lru_lines import Lines
 from simgpu.ops import Delay, Load, Repeat, Store
 from simgpu.replay import Record, program_records, records
 from tests.core.l2_reference import dirtied
@@ -115,15 +116,16 @@ def test_a_wave_cut_by_index_walks_as_before() -> None:
 def test_dirtied_sums_the_write_backs_as_the_l2_models_list_summed() -> None:
     # Three dirty keys of 3, 0.1 and 0.2 bytes past a capacity of 0.25 after key 4 (7 bytes) is dirtied: all three
     # and key 4 itself are cleaned, oldest first, their bytes summed from 0.0 in that order (0.1 + 0.2 is not 0.3).
-    def state() -> tuple[OrderedDict[int, float], OrderedDict[int, None]]:
-        lines = OrderedDict([(1, 3), (2, 0.1), (3, 0.2), (4, 7)])
-        return lines, OrderedDict.fromkeys([1, 2, 3])
-
-    lines, dirty = state()
+    sizes: list[tuple[int, int | float]] = [(1, 3), (2, 0.1), (3, 0.2), (4, 7)]
+    lines, dirty = OrderedDict(sizes), OrderedDict.fromkeys([1, 2, 3])
     left, cleaned = dirtied(4, lines, dirty, 3.3000000000000003, 0.25)
-    lines_new, dirty_new = state()
-    assert simgpu.replay._dirtied(4, lines_new, dirty_new, 3.3000000000000003, 0.25) == (left, sum(cleaned, 0.0))
-    assert dirty_new == dirty == OrderedDict() and lines_new == lines
+    linked = Lines()
+    for key, nbytes in sizes:
+        linked.add(key, nbytes)
+    for key in (1, 2, 3):
+        linked.mark_dirty(linked.by_key[key])
+    assert simgpu.replay._dirtied(linked.by_key[4], linked, 3.3000000000000003, 0.25) == (left, sum(cleaned, 0.0))
+    assert linked.dirty_keys() == list(dirty) == [] and linked.keys() == list(lines) == [1, 2, 3, 4]
     assert sum(cleaned, 0.0) == ((0.0 + 3) + 0.1) + 0.2 + 7
 
 
