@@ -1,14 +1,15 @@
-"""The lines of fast mode's L2 replay (`simgpu.replay`): resident keys in least recently used order, and the dirty
-ones among them in the order they were dirtied, as doubly linked lists of native objects with a dictionary by key.
+"""The lines of an L2 model: resident keys in least recently used order, and the dirty ones among them in the order
+they were dirtied, as doubly linked lists of native objects with a dictionary by key. Exact mode's L2
+(`simgpu.units.l2.L2`) and fast mode's L2 replay (`simgpu.replay`) keep their lines so.
 
-Nothing here is modelled: it is the bookkeeping of the replay's L2, which walks every access of the replayed tiles
-(its hottest loop). Until the sixty-second session the replay kept two `OrderedDict`s; an eviction (`popitem`, a
-method called by name, then a second lookup in the dirty keys) cost some 1,200 instructions and an insertion 540,
-where a miss here unlinks and links a few native objects (the exact mode's `simgpu.units.l2.L2` keeps its lines so
-since the forty-third session). A line keeps its key (an int: the replay numbers its keys; typed `Any`, so that
-compiled, the walk's boxed key is looked up as it is, where an `int` would be unboxed at each call and boxed anew,
-past 256 allocated, for the dictionary) and its bytes as the access gave them (an int or a float, summed as such at
-the run's end).
+Nothing here is modelled: it is bookkeeping. Linked lists, not `OrderedDict`s: an `OrderedDict` hashes the key again
+for each move, pop and test and keeps a node table of its own beside the dictionary (a nested tuple key's hash is
+worked out anew each time); here a key is looked up once per access (and once more to insert it), and moves,
+evictions and write-backs are pointer updates. Until the sixty-second session the replay kept two `OrderedDict`s,
+where an eviction (`popitem`, a method called by name, then a second lookup among the dirty keys) cost some 1,200
+instructions and an insertion 540. A line's key is typed `Any`: compiled, the replay's boxed int keys are looked up
+as they are, where an `int` would be unboxed at each call and boxed anew (past 256, allocated) for the dictionary.
+Its bytes are a float (the replay's sizes are whole numbers far below 2**53: as floats they sum exactly as before).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ class Line:
 
     __slots__ = ("dirty", "dirty_next", "dirty_prev", "key", "nbytes", "next", "prev")
 
-    def __init__(self, key: Any, nbytes: int | float) -> None:
+    def __init__(self, key: Any, nbytes: float) -> None:
         self.key = key
         self.nbytes = nbytes
         self.dirty = False
@@ -63,13 +64,13 @@ class Lines:
     def get(self, key: Any) -> Line | None:
         return self.by_key.get(key)
 
-    def add(self, key: Any, nbytes: int | float) -> Line:
+    def add(self, key: Any, nbytes: float) -> Line:
         """A new line for `key` (not resident), the most recently used."""
         line = self.by_key[key] = Line(key, nbytes)
-        self._append(line)
+        self.append(line)
         return line
 
-    def add_oldest(self, key: Any, nbytes: int | float) -> Line:
+    def add_oldest(self, key: Any, nbytes: float) -> Line:
         """A new line for `key` (not resident), the least recently used."""
         line = self.by_key[key] = Line(key, nbytes)
         first = self.first
@@ -85,7 +86,7 @@ class Lines:
         """Make resident `line` the most recently used."""
         if self.last is not line:
             self._unlink(line)
-            self._append(line)
+            self.append(line)
 
     def pop_oldest(self) -> Line:
         """Take the least recently used line out (and out of the dirty order; its `dirty` stays as it was)."""
@@ -140,49 +141,35 @@ class Lines:
         line.dirty = False
         return line
 
-    def keys(self) -> list[Any]:
-        """The resident keys, least recently used first (for inspection)."""
-        out: list[Any] = []
+    def lru_lines(self) -> list[Line]:
+        """The resident lines, least recently used first."""
+        out: list[Line] = []
         line = self.first
         while line is not None:
-            out.append(line.key)
+            out.append(line)
             line = line.next
         return out
 
-    def dirty_keys(self) -> list[Any]:
-        """The dirty keys, dirtied longest ago first (for inspection)."""
-        out: list[Any] = []
+    def dirty_lines(self) -> list[Line]:
+        """The dirty lines, dirtied longest ago first."""
+        out: list[Line] = []
         line = self.dirty_first
         while line is not None:
-            out.append(line.key)
-            line = line.dirty_next
-        return out
-
-    def dirty_bytes(self) -> list[int | float]:
-        """The dirty lines' bytes, dirtied longest ago first."""
-        out: list[int | float] = []
-        line = self.dirty_first
-        while line is not None:
-            out.append(line.nbytes)
+            out.append(line)
             line = line.dirty_next
         return out
 
     def copy(self) -> Lines:
         """Lines of the same keys, bytes and orders, which change apart from these."""
         made = Lines()
-        twins: dict[Any, Line] = {}
-        line = self.first
-        while line is not None:
-            twin = made.add(line.key, line.nbytes)
-            twins[line.key] = twin
-            line = line.next
-        line = self.dirty_first
-        while line is not None:
-            made.mark_dirty(twins[line.key])
-            line = line.dirty_next
+        for line in self.lru_lines():
+            made.add(line.key, line.nbytes)
+        for line in self.dirty_lines():
+            made.mark_dirty(made.by_key[line.key])
         return made
 
-    def _append(self, line: Line) -> None:
+    def append(self, line: Line) -> None:
+        """Link `line` (in `by_key`, in no list) as the most recently used."""
         last = self.last
         line.prev = last
         line.next = None

@@ -800,7 +800,7 @@ def _walk(
                                 _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty_used)
                                 used -= old_bytes
                                 written += back
-                        line = lines.add(key, nbytes)
+                        line = lines.add(key, added)
                         used += added
                         at_end = action == _LOAD
                         if action != _LOAD:
@@ -1037,10 +1037,10 @@ def _dirtied(line: Line, lines: Lines, dirty_used: float, capacity: float) -> tu
     eighth of its time.)"""
     if not line.dirty:
         lines.mark_dirty(line)
-    dirty_used += _as_float(line.nbytes)
+    dirty_used += line.nbytes
     cleaned = 0.0
     while dirty_used > capacity:
-        old_bytes = _as_float(lines.clean_oldest().nbytes)
+        old_bytes = lines.clean_oldest().nbytes
         dirty_used -= old_bytes
         cleaned += old_bytes
     return dirty_used, cleaned
@@ -1051,7 +1051,7 @@ def _evict_oldest(lines: Lines, dirty_used: float) -> tuple[Any, float, float, f
     dirty bytes left. (The key stays boxed, `Any`: compiled, an int past 256 is boxed anew where it is looked up.)"""
     line = lines.pop_oldest()
     key: Any = line.key
-    nbytes = _as_float(line.nbytes)
+    nbytes = line.nbytes
     if not line.dirty:
         return key, nbytes, 0.0, dirty_used
     return key, nbytes, nbytes, dirty_used - nbytes
@@ -1105,7 +1105,8 @@ def _totals(state: ReplayState, kernels: int, states: Mapping[int, ReplayState],
         if action != _LOAD:
             l2_write += accessed
     timed = state.hbm_read + write_cost * state.hbm_write
-    hbm_write = state.hbm_write + sum(lines.dirty_bytes())  # the final write-back: after the run, untimed
+    # The final write-back: after the run, untimed.
+    hbm_write = state.hbm_write + sum([line.nbytes for line in lines.dirty_lines()])
     counts = MissCounts(l2_bytes, read_bytes, written_bytes)
     return ReplayBytes(
         state.hbm_read,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from simgpu.lru_lines import Line, Lines
 from simgpu.ops import Piece, TileKey
 from simgpu.units.hbm import Hbm
 from simgpu.units.server import Server, SpanRecorder
@@ -38,33 +39,10 @@ class Access:
         self.hit = hit
 
 
-class _Line:
-    """A resident tile: its key and bytes, its place in the LRU order and, while dirty, in the dirty order. (Linked
-    lists of native objects, not `OrderedDict`s: an `OrderedDict` hashes the key again for each move, pop and test,
-    and keeps a node table of its own beside the dictionary; a nested tuple key's hash is worked out anew each time.
-    Here a tile's key is looked up once per access (and once more to insert it), and moves, evictions and
-    write-backs are pointer updates.) A line out of a list links to nothing, so that reference counting frees a line
-    that left L2; the lists are not circular, so an empty one is no cycle either."""
-
-    __slots__ = ("dirty", "dirty_next", "dirty_prev", "key", "nbytes", "next", "prev")
-
-    def __init__(self, key: Hashable, nbytes: float) -> None:
-        self.key = key
-        self.nbytes = nbytes
-        self.dirty = False
-        self.prev: _Line | None = None
-        self.next: _Line | None = None
-        self.dirty_prev: _Line | None = None
-        self.dirty_next: _Line | None = None
-
-
 class L2:
     __slots__ = (
         "_by_key",
-        "_dirty_first",
-        "_dirty_last",
-        "_first",
-        "_last",
+        "_lines",
         "_spare",
         "capacity_bytes",
         "dirty_bytes",
@@ -93,16 +71,13 @@ class L2:
         self.dirty_capacity_bytes = float(capacity_bytes) if dirty_capacity_bytes is None else dirty_capacity_bytes
         self.hit_latency = hit_latency_cycles
         self.hbm = hbm
-        self._by_key: dict[Hashable, _Line] = {}
-        # The resident tiles, least recently used first.
-        self._first: _Line | None = None
-        self._last: _Line | None = None
-        # The dirty tiles, those dirtied longest ago first (a store to a dirty tile moves it to the end).
-        self._dirty_first: _Line | None = None
-        self._dirty_last: _Line | None = None
+        # The resident tiles, least recently used first, and the dirty ones, those dirtied longest ago first (a store
+        # to a dirty tile moves it to the end); `_by_key` is their dictionary, read without a call.
+        self._lines = Lines()
+        self._by_key = self._lines.by_key
         # The line the latest eviction freed, which the insertion that made room takes (a native object's allocation
         # and its collector bookkeeping spared per miss).
-        self._spare: _Line | None = None
+        self._spare: Line | None = None
         self.dirty_bytes = 0.0
         self.used_bytes = 0.0
         self.read_bytes = 0.0
@@ -111,22 +86,12 @@ class L2:
     @property
     def lines(self) -> dict[Hashable, float]:
         """The resident tiles' bytes by key, least recently used first (a copy, for inspection)."""
-        lines: dict[Hashable, float] = {}
-        line = self._first
-        while line is not None:
-            lines[line.key] = line.nbytes
-            line = line.next
-        return lines
+        return {line.key: line.nbytes for line in self._lines.lru_lines()}
 
     @property
     def dirty(self) -> list[Hashable]:
         """The dirty tiles' keys, dirtied longest ago first (a copy, for inspection)."""
-        keys = []
-        line = self._dirty_first
-        while line is not None:
-            keys.append(line.key)
-            line = line.dirty_next
-        return keys
+        return [line.key for line in self._lines.dirty_lines()]
 
     def load(self, now: float, key: Hashable, nbytes: float) -> Access:
         self.read_bytes += nbytes
@@ -162,7 +127,7 @@ class L2:
         l2_done = self.server.reserve(now, 2 * nbytes)
         line = self._by_key.get(key)
         if line is not None:
-            self._use(line)
+            self._lines.use(line)
             return max(l2_done + self.hit_latency, self._dirty(now, line))
         hbm_done = self.hbm.read(now, nbytes)
         written = self._insert(now, key, nbytes, dirty=True)
@@ -176,7 +141,7 @@ class L2:
         else read from HBM and not cached."""
         line = self._by_key.get(key)
         if line is not None:
-            self._use(line)
+            self._lines.use(line)
             return Access(l2_done + self.hit_latency, True)
         if self._covered(key):
             return Access(l2_done + self.hit_latency, True)
@@ -200,7 +165,7 @@ class L2:
                 return False
             wholes.append(line)
         for line in wholes:
-            self._use(line)
+            self._lines.use(line)
         return True
 
     def shrink(self, now: float, keep_bytes: float) -> None:
@@ -210,153 +175,79 @@ class L2:
 
     def flush(self) -> None:
         """Write back every dirty tile (after the simulated interval: bytes counted, no time charged)."""
-        line = self._dirty_first
-        while line is not None:
-            self.hbm.write_untimed(line.nbytes)
-            after = line.dirty_next
-            line.dirty = False
-            line.dirty_prev = line.dirty_next = None
-            line = after
-        self._dirty_first = self._dirty_last = None
+        lines = self._lines
+        while lines.dirty_first is not None:
+            self.hbm.write_untimed(lines.clean_oldest().nbytes)
         self.dirty_bytes = 0.0
 
     def untie(self) -> None:
         """Forget the resident tiles once the run is over (neighbours in a list link to each other: cycles, which
-        reference counting cannot free), so that the L2 goes with its engine (`Engine._untie`)."""
-        line = self._first
-        while line is not None:
-            after = line.next
-            line.prev = line.next = line.dirty_prev = line.dirty_next = None
-            line = after
-        self._first = self._last = self._dirty_first = self._dirty_last = self._spare = None
-        self._by_key.clear()
+        reference counting cannot free), so that the L2 goes with its engine (`Engine._untie`): new, empty lines
+        (the old ones unlink theirs as they go, `Lines.__del__`)."""
+        self._lines = Lines()
+        self._by_key = self._lines.by_key
+        self._spare = None
         self.used_bytes = 0.0
         self.dirty_bytes = 0.0
 
-    def _use(self, line: _Line) -> None:
-        """Make resident `line` the most recently used."""
-        last = self._last
-        if last is line:
-            return
-        self._unlink(line)
-        line.prev = last
-        line.next = None
-        if last is None:
-            self._first = line
-        else:
-            last.next = line
-        self._last = line
-
-    def _unlink(self, line: _Line) -> None:
-        """Take `line` out of the LRU order."""
-        before, after = line.prev, line.next
-        if before is None:
-            self._first = after
-        else:
-            before.next = after
-        if after is None:
-            self._last = before
-        else:
-            after.prev = before
-        line.prev = line.next = None
-
     def _evict(self, now: float) -> float:
         """Evict the least recently used tile, writing it back if dirty; return when that write-back ends (0: none)."""
-        old = self._first
-        if old is None:
-            raise KeyError("L2: no resident tile to evict")
-        self._unlink(old)
-        del self._by_key[old.key]
+        old = self._lines.pop_oldest()
         self._spare = old
         self.used_bytes -= old.nbytes
         if not old.dirty:
             return 0.0
         old.dirty = False
-        self._unlink_dirty(old)
         self.dirty_bytes -= old.nbytes
         return self.hbm.write(now, old.nbytes)
 
-    def _dirty(self, now: float, line: _Line) -> float:
+    def _dirty(self, now: float, line: Line) -> float:
         """Mark resident `line` dirty (now its newest dirty tile), then write back the oldest dirty tiles, which
         stay resident, while the dirty bytes exceed their capacity; return when those write-backs end (0: none).
         (The rule as it was kept over ordered dictionaries: `tests/core/l2_reference.py`.)"""
+        lines = self._lines
         if line.dirty:
-            if self._dirty_last is not line:
-                self._unlink_dirty(line)
-                self._append_dirty(line)
+            lines.use_dirty(line)
             return 0.0
-        line.dirty = True
-        self._append_dirty(line)
+        lines.mark_dirty(line)
         self.dirty_bytes += line.nbytes
         written = 0.0
         while self.dirty_bytes > self.dirty_capacity_bytes:
-            old = self._dirty_first
-            if old is None:
-                raise KeyError("L2: no dirty tile to write back")
-            self._unlink_dirty(old)
-            old.dirty = False
+            old = lines.clean_oldest()
             self.dirty_bytes -= old.nbytes
             written = self.hbm.write(now, old.nbytes)
         return written
 
-    def _append_dirty(self, line: _Line) -> None:
-        last = self._dirty_last
-        line.dirty_prev = last
-        line.dirty_next = None
-        if last is None:
-            self._dirty_first = line
-        else:
-            last.dirty_next = line
-        self._dirty_last = line
-
-    def _unlink_dirty(self, line: _Line) -> None:
-        before, after = line.dirty_prev, line.dirty_next
-        if before is None:
-            self._dirty_first = after
-        else:
-            before.dirty_next = after
-        if after is None:
-            self._dirty_last = before
-        else:
-            after.dirty_prev = before
-        line.dirty_prev = line.dirty_next = None
-
-    def _claim(self, key: Hashable) -> tuple[_Line, bool]:
+    def _claim(self, key: Hashable) -> tuple[Line, bool]:
         """`key`'s line and whether it is fresh: where `key` is not resident, it is entered with a fresh line, not yet
         in the LRU order (`_place` puts it there, `_release` takes it out again), in one lookup of the key's hash for
         both (a tile key's hash is a nested tuple's, worked out anew at each lookup); a resident line is made the most
         recently used."""
         line = self._spare
         if line is None:
-            line = _Line(key, 0.0)
+            line = Line(key, 0.0)
         resident = self._by_key.setdefault(key, line)
         if resident is not line:
             self._spare = line
-            self._use(resident)
+            self._lines.use(resident)
             return resident, False
         self._spare = None
         line.key = key
         return line, True
 
-    def _release(self, key: Hashable, line: _Line) -> None:
+    def _release(self, key: Hashable, line: Line) -> None:
         """Take back the line `_claim` entered for `key`."""
         del self._by_key[key]
         self._spare = line
 
-    def _place(self, now: float, line: _Line, nbytes: float) -> float:
+    def _place(self, now: float, line: Line, nbytes: float) -> float:
         """Make the line `_claim` entered resident with `nbytes`, the most recently used, evicting LRU tiles (never
         it: it is not in the LRU order yet); return when the write-backs that made room end (0: none)."""
         written = 0.0
         while self.used_bytes + nbytes > self.capacity_bytes:
             written = max(written, self._evict(now))
         line.nbytes = nbytes
-        last = self._last
-        line.prev = last
-        if last is None:
-            self._first = line
-        else:
-            last.next = line
-        self._last = line
+        self._lines.append(line)
         self.used_bytes += nbytes
         return written
 

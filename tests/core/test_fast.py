@@ -453,10 +453,11 @@ def test_lines_the_later_heads_push_out_keep_their_tensor_under_their_new_keys()
     owners = ["A", "B", "C"]
     renamed: dict[int, str] = {}
     _rename_oldest(lines, 1.5 * MB, owners, renamed)
-    assert lines.keys() == [-2, -1, 2] and lines.dirty_keys() == [-2]
+    assert [line.key for line in lines.lru_lines()] == [-2, -1, 2]
+    assert [line.key for line in lines.dirty_lines()] == [-2]
     assert renamed == {-2: "A", -1: "B"}
     _rename_oldest(lines, 0.5 * MB, owners, renamed)  # renamed again: the entry moves to the new key
-    assert lines.keys() == [-3, -1, 2] and renamed == {-3: "A", -1: "B"}
+    assert [line.key for line in lines.lru_lines()] == [-3, -1, 2] and renamed == {-3: "A", -1: "B"}
 
 
 def test_fast_mode_answers_where_lines_are_renamed_and_then_evicted() -> None:

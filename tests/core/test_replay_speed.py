@@ -125,7 +125,8 @@ def test_dirtied_sums_the_write_backs_as_the_l2_models_list_summed() -> None:
     for key in (1, 2, 3):
         linked.mark_dirty(linked.by_key[key])
     assert simgpu.replay._dirtied(linked.by_key[4], linked, 3.3000000000000003, 0.25) == (left, sum(cleaned, 0.0))
-    assert linked.dirty_keys() == list(dirty) == [] and linked.keys() == list(lines) == [1, 2, 3, 4]
+    assert [line.key for line in linked.dirty_lines()] == list(dirty) == []
+    assert [line.key for line in linked.lru_lines()] == list(lines) == [1, 2, 3, 4]
     assert sum(cleaned, 0.0) == ((0.0 + 3) + 0.1) + 0.2 + 7
 
 
