@@ -105,7 +105,8 @@ class Cost:
     are the cost of one removed top-level iteration and of one nested iteration of each kind
     (`FoldedTile.executed`). `ctas` tiles run at once; `bounds` are the positions of the per-tile busy cycles of
     the SM's units (`bounds[0]`) and of its HBM and L2 share (`bounds[1]`), as index arrays (`of` runs per class
-    and setting: a tuple of positions made into an index array at each call took a tenth of it)."""
+    and setting: with tuples of positions made into index arrays at each call it took 6.0 us, with the arrays made
+    once 4.6 us, `docs/results/lines_62/fixed_costs.txt`)."""
 
     base: np.ndarray
     slopes: np.ndarray
@@ -128,9 +129,10 @@ class Cost:
 class _Runnable:
     """A kernel's folded tiles as kernels of their own (`with_programs`), each cut to a number of tiles, made once
     per `class_costs` call: its representative runs take each folded tile at every occupancy, alone and busy, once
-    and over further rounds, and each such kernel was two `dataclasses.replace` (Python functions, some 7-11 us
-    each: 4-6% of v3's backward at 16k tokens, 142 runs). A plain class, never changed but for its memo; the memo
-    keeps each tile it was asked for alive, so that the tile's `id` keys it alone."""
+    and over further rounds, and each run made its kernel anew, a `with_programs` and a `dataclasses.replace`
+    (Python functions: 5.7 and 3.5 us, `docs/results/lines_62/fixed_costs.txt`), for each of the 140 runs of v3's
+    backward at 16k tokens. A plain class, never changed but for its memo; the memo keeps each tile it was asked for
+    alive, so that the tile's `id` keys it alone."""
 
     __slots__ = ("kernel", "made")
 
@@ -624,7 +626,8 @@ _RUN_METRICS: Final = {
     "l2_service_bytes": _L2_SERVICE,
 }
 # The recipes made, by names: one per set of an arch's units (a few), each read per run (`metric_vector` named each
-# metric by formatting the units' names anew at every call: 10 us a run, 2-3% of v3's backward at 16k tokens).
+# metric by formatting the units' names anew at every call: 5.4 us a call, 3.0 us by its recipe,
+# `docs/results/lines_62/fixed_costs.txt`).
 _RECIPES: Final[dict[tuple[str, ...], list[tuple[int, str]]]] = {}
 
 

@@ -6,10 +6,11 @@ Nothing here is modelled: it is bookkeeping. Linked lists, not `OrderedDict`s: a
 for each move, pop and test and keeps a node table of its own beside the dictionary (a nested tuple key's hash is
 worked out anew each time); here a key is looked up once per access (and once more to insert it), and moves,
 evictions and write-backs are pointer updates. Until the sixty-second session the replay kept two `OrderedDict`s,
-where an eviction (`popitem`, a method called by name, then a second lookup among the dirty keys) cost some 1,200
-instructions and an insertion 540. A line's key is typed `Any`: compiled, the replay's boxed int keys are looked up
-as they are, where an `int` would be unboxed at each call and boxed anew (past 256, allocated) for the dictionary.
-Its bytes are a float (the replay's sizes are whole numbers far below 2**53: as floats they sum exactly as before).
+where an eviction (`popitem`, a method called by name, then a second lookup among the dirty keys) cost 1,216
+instructions and a dictionary insertion 542 (`docs/results/lines_62/walk_callees_base.txt`). A line's key is typed
+`Any`: compiled, the replay's boxed int keys are looked up as they are, where an `int` would be unboxed at each call
+and boxed anew (past 256, allocated) for the dictionary. Its bytes are a float (the replay's sizes are whole numbers
+far below 2**53: as floats they sum exactly as before).
 """
 
 from __future__ import annotations
