@@ -65,9 +65,18 @@ class Lines:
     def get(self, key: Any) -> Line | None:
         return self.by_key.get(key)
 
-    def add(self, key: Any, nbytes: float) -> Line:
-        """A new line for `key` (not resident), the most recently used."""
-        line = self.by_key[key] = Line(key, nbytes)
+    def add(self, key: Any, nbytes: float, spare: Line | None = None) -> Line:
+        """A line for `key` (not resident), the most recently used: `spare` where given (a line taken out of these,
+        `pop_oldest`, that nothing else holds: a miss's insertion takes the line its eviction freed, sparing an
+        object's allocation and freeing), else a new one."""
+        if spare is None:
+            line = Line(key, nbytes)
+        else:
+            line = spare
+            line.key = key
+            line.nbytes = nbytes
+            line.dirty = False
+        self.by_key[key] = line
         self.append(line)
         return line
 

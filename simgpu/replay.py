@@ -658,10 +658,10 @@ def _walk(
         evicted = True
         previous = {tensor for n, tensor, _ in l2_bytes if n == number - 1}
         while len(lines) and used > kept:
-            old_key, old_bytes, back, dirty_used = _evict_oldest(lines, dirty_used)
-            used -= old_bytes
+            old, back, dirty_used = _evict_oldest(lines, dirty_used)
+            used -= old.nbytes
             hbm_write += back
-            owner = _owner(old_key, owners, state.renamed)
+            owner = _owner(old.key, owners, state.renamed)
             if back and owner in previous:
                 written_bytes[number - 1, owner] += back
     if named is not None and used > named:
@@ -794,13 +794,14 @@ def _walk(
                         if action != _LOAD:
                             written = added
                     else:
+                        spare: Line | None = None  # the line evicted last, which the new one takes
                         if used + added > room_float:
                             evicted = True
                             while used + added > room_float:
-                                _, old_bytes, back, dirty_used = _evict_oldest(lines, dirty_used)
-                                used -= old_bytes
+                                spare, back, dirty_used = _evict_oldest(lines, dirty_used)
+                                used -= spare.nbytes
                                 written += back
-                        line = lines.add(key, added)
+                        line = lines.add(key, added, spare)
                         used += added
                         at_end = action == _LOAD
                         if action != _LOAD:
@@ -1023,8 +1024,8 @@ def _evict_to(lines: Lines, used: float, dirty_used: float, limit: float) -> tup
     and the bytes written back."""
     written = 0.0
     while len(lines) and used > limit:
-        _, nbytes, back, dirty_used = _evict_oldest(lines, dirty_used)
-        used -= nbytes
+        old, back, dirty_used = _evict_oldest(lines, dirty_used)
+        used -= old.nbytes
         written += back
     return used, dirty_used, written
 
@@ -1046,15 +1047,13 @@ def _dirtied(line: Line, lines: Lines, dirty_used: float, capacity: float) -> tu
     return dirty_used, cleaned
 
 
-def _evict_oldest(lines: Lines, dirty_used: float) -> tuple[Any, float, float, float]:
-    """Evict the least recently used key: it, its bytes, the bytes written back (its own where it was dirty) and the
-    dirty bytes left. (The key stays boxed, `Any`: compiled, an int past 256 is boxed anew where it is looked up.)"""
+def _evict_oldest(lines: Lines, dirty_used: float) -> tuple[Line, float, float]:
+    """Evict the least recently used line: it (out of `lines`: the insertion that made room takes it for its own,
+    `Lines.add`), the bytes written back (its own where it was dirty) and the dirty bytes left."""
     line = lines.pop_oldest()
-    key: Any = line.key
-    nbytes = line.nbytes
     if not line.dirty:
-        return key, nbytes, 0.0, dirty_used
-    return key, nbytes, nbytes, dirty_used - nbytes
+        return line, 0.0, dirty_used
+    return line, line.nbytes, dirty_used - line.nbytes
 
 
 def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: KernelAccesses) -> None:
