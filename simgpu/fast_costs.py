@@ -105,8 +105,8 @@ class Cost:
     are the cost of one removed top-level iteration and of one nested iteration of each kind
     (`FoldedTile.executed`). `ctas` tiles run at once; `bounds` are the positions of the per-tile busy cycles of
     the SM's units (`bounds[0]`) and of its HBM and L2 share (`bounds[1]`), as index arrays (`of` runs per class
-    and setting: with tuples of positions made into index arrays at each call it took 6.0 us, with the arrays made
-    once 4.6 us, `docs/results/lines_62/fixed_costs.txt`)."""
+    and setting: with tuples of positions made into index arrays at each call it took 5.8-6.2 us, with the arrays
+    made once 4.6 us, `docs/results/lines_62/fixed_costs.txt`)."""
 
     base: np.ndarray
     slopes: np.ndarray

@@ -103,19 +103,15 @@ class Lines:
         line = self.first
         if line is None:
             raise KeyError("no resident line")
-        self._unlink(line)
         del self.by_key[line.key]
-        if line.dirty:
-            self._unlink_dirty(line)
+        self._take(line)
         return line
 
     def remove(self, key: Any) -> Line | None:
         """Take `key`'s line out, if resident (and out of the dirty order; its `dirty` stays as it was)."""
         line = self.by_key.pop(key, None)
         if line is not None:
-            self._unlink(line)
-            if line.dirty:
-                self._unlink_dirty(line)
+            self._take(line)
         return line
 
     def rename(self, line: Line, key: Any) -> None:
@@ -188,6 +184,12 @@ class Lines:
         else:
             last.next = line
         self.last = line
+
+    def _take(self, line: Line) -> None:
+        """Unlink `line`, out of `by_key` already, from both orders."""
+        self._unlink(line)
+        if line.dirty:
+            self._unlink_dirty(line)
 
     def _unlink(self, line: Line) -> None:
         before, after = line.prev, line.next
