@@ -35,19 +35,19 @@ _FIXED: Final = -1  # a record whose key is the first tile's in every tile (`Rec
 
 class _Affine:
     """An index tuple whose entry c is `base[c] + slopes[c] * step` (`step`: how far the tile's varying entry lies
-    from the first tile's)."""
+    from the first tile's). Kept: `moves`, the (c, slopes[c]) whose slope is not 0, the entries `at` changes."""
 
-    __slots__ = ("base", "slopes")
+    __slots__ = ("base", "moves")
 
     def __init__(self, base: tuple[object, ...], slopes: tuple[int, ...]) -> None:
         self.base = base
-        self.slopes = slopes
+        self.moves = tuple((c, slope) for c, slope in enumerate(slopes) if slope)
 
     def at(self, step: int) -> tuple[object, ...]:
-        return tuple(
-            entry if slope == 0 else cast(int, entry) + slope * step
-            for entry, slope in zip(self.base, self.slopes, strict=True)
-        )
+        entries = list(self.base)
+        for c, slope in self.moves:
+            entries[c] = cast(int, entries[c]) + slope * step
+        return tuple(entries)
 
 
 class _MovingWholes:
@@ -96,7 +96,7 @@ class RecordTemplate:
     `keys[r]`: which moving key record r accesses (`_FIXED`: the first tile's own key); `moving_wholes`: the wholes
     of its pieces that move."""
 
-    __slots__ = ("axis", "first", "keys", "moving", "moving_wholes", "records")
+    __slots__ = ("axis", "first", "keys", "moved", "moving", "moving_wholes", "records")
 
     def __init__(
         self,
@@ -113,6 +113,8 @@ class RecordTemplate:
         self.keys = keys
         self.moving = moving
         self.moving_wholes = moving_wholes
+        # (record position, moving key number) of the records whose key moves.
+        self.moved = tuple((position, number) for position, number in enumerate(keys) if number != _FIXED)
 
     def step(self, source: Hashable) -> int | None:
         """How far `source` lies from the first tile along the template's axis; None where it differs elsewhere (or
@@ -131,12 +133,15 @@ class RecordTemplate:
 
     def records_for(self, step: int) -> tuple[Record, ...]:
         """The records of the tile `step` entries from the first along the axis. A tile's accesses of one key share
-        one key object, as a fold's records do."""
+        one key object, as a fold's records do; a record whose key is the first tile's is the first tile's record
+        (the key blocks a query block reads: most of a forward's records)."""
         made_wholes = [wholes.at(step) for wholes in self.moving_wholes]
         made = [moving.at(step, made_wholes) for moving in self.moving]
-        out: list[Record] = []
-        for (kind, tensor, key, nbytes), number in zip(self.records, self.keys, strict=True):
-            out.append((kind, tensor, key if number == _FIXED else made[number], nbytes))
+        records = self.records
+        out = list(records)
+        for position, number in self.moved:
+            kind, tensor, _, nbytes = records[position]
+            out[position] = (kind, tensor, made[number], nbytes)
         return tuple(out)
 
     def reproduces(self, source: Hashable, tile_records: Sequence[Record]) -> bool:
