@@ -457,9 +457,10 @@ def fold_tile(
                     executed[NESTED + kind] += ran[kind]
                     full[NESTED + kind] += held[kind]
                     nested_removed[kind] = nested_removed[kind] or ran[kind] < held[kind]
-            # Removed iterations are only built when the kept ones have nested loops to count.
+            # Removed iterations are only built when the kept ones have nested loops to count, and then only where
+            # the loop cannot tell what they hold (`Repeat.held`).
             for i in range(first, first + removed) if looped else ():
-                full[NESTED] += _count(op.body(i))
+                full[NESTED] += _count(op.body(i)) if op.held is None else op.held(i)
         flat.append(tuple(out))
         gaps.append(tuple(role_gaps))
     return FoldedTile(

@@ -541,14 +541,22 @@ class Repeat(_Frozen):
     """Run `body(i)` for i in range(count): a loop the engine can see (the fast mode extrapolates it).
 
     The body is a function of the iteration so that each iteration can name its own tiles (for L2 residency).
+    `held`, where given: the loop iterations that `body(i)` holds, told without building it (the count of its
+    nested loops, and of theirs where those hold loops: `simgpu.fold`'s count). Fast mode's folds count the
+    nested iterations of every iteration they remove by it; without it they build each removed body to count them
+    (v1's tiles at 128k tokens: 1,016 key blocks' bodies a prediction, in the schedule's Python).
     """
 
     count: int
     body: Callable[[int], Sequence[Op]]
+    held: Callable[[int], int] | None = field(default=None, compare=False)
 
-    def __init__(self, count: int, body: Callable[[int], Sequence[Op]]) -> None:
+    def __init__(
+        self, count: int, body: Callable[[int], Sequence[Op]], held: Callable[[int], int] | None = None
+    ) -> None:
         self.count = count  # type: ignore[misc]
         self.body = body  # type: ignore[misc]
+        self.held = held  # type: ignore[misc]
 
 
 UnitOp = Load | Store | Mma | Exp | Fma | Alu | Vector | Smem | Tmem

@@ -304,9 +304,19 @@ class _QueryBlocks:
 
     def steps(self, j: int, splits: int = 1, z: int = 0) -> _Steps:
         """The query blocks that see key block j, in order, of those with index z modulo `splits`."""
+        start = self._start(j, splits, z)
+        return _Steps(self, j, start, splits, self._count_from(start, splits))
+
+    def count(self, j: int, splits: int = 1, z: int = 0) -> int:
+        """How many query blocks `steps` gives, told without making them: a key block's loop's `Repeat.held`."""
+        return self._count_from(self._start(j, splits, z), splits)
+
+    def _start(self, j: int, splits: int, z: int) -> int:
         start = bisect.bisect_right(self.visited, j)
-        start += (z - start) % splits
-        return _Steps(self, j, start, splits, max(0, ceil_div(len(self.rows) - start, splits)))
+        return start + (z - start) % splits
+
+    def _count_from(self, start: int, splits: int) -> int:
+        return max(0, ceil_div(len(self.rows) - start, splits))
 
 
 class _Steps:
@@ -477,9 +487,9 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         )
 
     # A tile's program, and each key block's body in it, built once: fast mode folds a tile some five times (the
-    # plan, the L2 replay and their fit variants), and every fold builds each key block's body, the removed ones too
-    # (to count their query steps): at 128k tokens, 1,024 bodies of 8-11 us each per fold. Only values are reused
-    # (ops are immutable); exact mode builds each once anyway.
+    # plan, the L2 replay and their fit variants), each building the key blocks it keeps (it counts the query steps
+    # of those it removes by the loop's `held`, without building them). Only values are reused (ops are immutable);
+    # exact mode builds each once anyway.
     @functools.cache
     def program(tile: Hashable) -> Sequence[Op]:
         b, h, z = cast(tuple[int, ...], tile) if cfg.splits > 1 else (*cast(tuple[int, int], tile), 0)
@@ -534,8 +544,8 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
         @functools.cache
         def head(first: bool, cols: int, s0: _Step) -> tuple[Op, ...]:
             """A key block's ops between its K_j and V_j loads and its loop, which name no key block: built once per
-            (first key block or not, columns, first step) for the tile's key blocks, as the tile's first fold builds
-            every one (1,024 at 128k tokens). HBM: the first step's Q (and lse) into registers; committed to smem
+            (first key block or not, columns, first step) for the tile's key blocks (exact mode builds every one:
+            1,024 at 128k tokens). HBM: the first step's Q (and lse) into registers; committed to smem
             with K and V (which share one buffer: K goes on into each warp's registers before V is written), then
             each warp's slices of K and V into its registers for the whole key block."""
             ops: list[Op] = [Load("Q", (b, h, s0.i), s0.rows * d * eb, engine="ldg", arrive="q")]
@@ -550,7 +560,8 @@ def forward_kernel(p: Problem, cfg: Config) -> Kernel:
             # HBM: O_i = 0 (output dtype) and lse_i = -inf for rows that see no key
             return (Store("O", (b, h, i), rows * d * eb), Store("LSE", (b, h, i), rows * ACC_BYTES))
 
-        loop = Repeat(n_k, outer)
+        # A key block holds one loop, of its query steps, which hold none (`Repeat.held`).
+        loop = Repeat(n_k, outer, functools.partial(blocks.count, splits=cfg.splits, z=z))
         return (Repeat(len(unseen_mine), empty), loop) if unseen_mine else (loop,)
 
     # Q double-buffered, K and V sharing one buffer (flag 0x08: K is moved to registers before V lands), the
@@ -726,7 +737,7 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
         def around(first: bool, cols: int, s0: _Step | None) -> tuple[tuple[Op, ...], tuple[Op, ...]]:
             """A key block's ops between its K_j and V_j loads and its loop, and between its loop and its dK_j and
             dV_j stores, which name no key block: built once per (first key block or not, columns, first step) for
-            the tile's key blocks, as the tile's first fold builds every one (1,024 at 128k tokens). Before: HBM:
+            the tile's key blocks (exact mode builds every one: 1,024 at 128k tokens). Before: HBM:
             the first step's rows into registers, committed to smem with K and V. After: dK_j scaled (FMUL); dK_j,
             dV_j packed to 16 bits and written through smem."""
             head: list[Op] = []
@@ -747,7 +758,8 @@ def backward_kernel(p: Problem, cfg: Config) -> Kernel:
             i = unseen[k]  # HBM: dQ_i = 0 (output dtype) for rows that see no key
             return (Store("dQ", (b, h, i), rows_in_block(p.seqlen_q, cfg.block_m, i) * d * eb),)
 
-        return (Repeat(len(unseen), empty), Repeat(n_k, outer)) if unseen else (Repeat(n_k, outer),)
+        loop = Repeat(n_k, outer, blocks.count)  # a key block holds one loop, of its query steps (`Repeat.held`)
+        return (Repeat(len(unseen), empty), loop) if unseen else (loop,)
 
     # Q_i and dO_i double-buffered, K_j and V_j in separate buffers (flag 0x100), P and dP staged, the split-K
     # partials of dQ_i.
