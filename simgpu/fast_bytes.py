@@ -829,8 +829,8 @@ def _touch_more_than(shapes: Sequence[Shape | _HeadCopy], limit: float) -> bool:
 
 
 def _uniform(plan: KernelPlan) -> bool:
-    """Whether the kernel's tiles fold alike: one kind, as many iterations removed."""
-    return len(set(zip(plan.kinds, plan.removed, strict=True))) == 1
+    """Whether the kernel's tiles fold alike (`KernelPlan.uniform`)."""
+    return plan.uniform
 
 
 def _head_prefix_bytes(

@@ -97,6 +97,14 @@ class KernelPlan:
         return any(record[0] == REREAD for shape in self.folded.values() for record in shape.records)
 
     @cached_property
+    def uniform(self) -> bool:
+        """Whether the kernel's tiles fold alike: one kind, as many iterations removed. Found once per plan, by
+        counting (in C) rather than by a set of (kind, removed) pairs: standard attention's backward at 16k tokens
+        hashed its kernels' 20,864 shapes' pairs at the L2 replay's prefix checks, 2% of a prediction."""
+        kinds, removed = self.kinds, self.removed
+        return bool(kinds) and kinds.count(kinds[0]) == len(kinds) and removed.count(removed[0]) == len(removed)
+
+    @cached_property
     def fold_memo(self) -> FoldMemo:
         """The weighted loop bodies of the L2 replay's folds of this kernel (`simgpu.fold.FoldMemo`), shared by them
         in this prediction: FlashAttention's backward at long sequences samples the same Q block visits in each of
