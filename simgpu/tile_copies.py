@@ -12,13 +12,15 @@ the tile entry's change (an affine index: block 2t and 2t + 1 of tile t), or a (
 has such a name and either one wholes object in both (standard attention's dV and dK: each k step's piece of the rows
 a row-wise kernel wrote) or wholes that move so too, one object per tile (dQ and O = P V: the row groups of the
 tile's own query block). A template is used only once it gives the records of further tiles folded as usual
-(`RecordTemplate.reproduces`); the caller folds every tile of a group whose template does not. Only kernels with
-loops to fold are copied (FlashAttention's main kernels, standard attention's long-k GEMMs): tiles without loops are
-made as cheaply as copied, and the walk finds their keys, which the schedules' ops share, faster than a copy's new
-ones. Every prediction is bit for bit the same (`docs/results/tile_copies_50/`); v2's forward at 128k tokens
-takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.91x; the pieces copied too (fifty-ninth
-session), standard attention's replay -5.0% of its instructions over its 16 benchmark cases at 4k-16k tokens
-(`docs/results/queue_59/`).
+(`RecordTemplate.reproduces`); the caller folds every tile of a group whose template does not. Kernels with loops
+to fold are copied (FlashAttention's main kernels, standard attention's long-k GEMMs), and kernels without loops whose
+tiles touch only their own keys, none a piece (`RecordTemplate.own_keys`: FlashAttention's backward's row kernels,
+whose programs the schedule builds in Python; v2's backward at 128k tokens: -20% of a prediction's instructions,
+`docs/results/copies_63/`). Other tiles without loops are made as cheaply as copied, and the walk finds their keys,
+which the schedules' ops share, faster than a copy's new ones. Every prediction is bit for bit the same
+(`docs/results/tile_copies_50/`); v2's forward at 128k tokens takes 0.46x the CPU time, the FlashAttention passes at
+16k-128k 0.46-0.91x; the pieces copied too (fifty-ninth session), standard attention's replay -5.0% of its
+instructions over its 16 benchmark cases at 4k-16k tokens (`docs/results/queue_59/`).
 """
 
 from __future__ import annotations
@@ -94,9 +96,9 @@ class RecordTemplate:
     """The records of the tiles of a group (tiles that equal `first` but in entry `axis` of their grid index), made
     for any of them by `records_for`. `records`: the first tile's; `moving[k]` the k-th of its keys that move;
     `keys[r]`: which moving key record r accesses (`_FIXED`: the first tile's own key); `moving_wholes`: the wholes
-    of its pieces that move."""
+    of its pieces that move; `own_keys`: whether every key moves and none is a piece."""
 
-    __slots__ = ("axis", "first", "keys", "moved", "moving", "moving_wholes", "records")
+    __slots__ = ("axis", "first", "keys", "moved", "moving", "moving_wholes", "own_keys", "records")
 
     def __init__(
         self,
@@ -115,6 +117,10 @@ class RecordTemplate:
         self.moving_wholes = moving_wholes
         # (record position, moving key number) of the records whose key moves.
         self.moved = tuple((position, number) for position, number in enumerate(keys) if number != _FIXED)
+        # Whether every record's key moves with the tile, none of them a piece: the tiles touch no key in common.
+        self.own_keys = len(self.moved) == len(keys) and all(
+            key.wholes is None and key.moving_wholes < 0 for key in moving
+        )
 
     def step(self, source: Hashable) -> int | None:
         """How far `source` lies from the first tile along the template's axis; None where it differs elsewhere (or

@@ -96,6 +96,52 @@ def test_a_template_moves_pieces_whose_wholes_move_with_the_tile() -> None:
     assert copied[0][2][1].wholes is copied[1][2][1].wholes  # the tile's pieces share their wholes, as a fold's do
 
 
+def test_a_template_tells_whether_its_tiles_touch_only_their_own_keys() -> None:
+    def rows(t: int) -> list[tuple[int, str, Any, int]]:  # a backward's row kernel: O_t and dO_t in, Delta_t out
+        return [_load("O", (0, 0, t)), _load("dO", (0, 0, t)), (1, "Delta", ("Delta", (0, 0, t)), 512)]
+
+    def scores(t: int) -> list[tuple[int, str, Any, int]]:  # a score tile of query block 0: reads Q_0 with K_t
+        return [_load("Q", (0, 0, 0)), _load("K", (0, 0, t)), (1, "S", ("S", (0, 0, 0, t)), 512)]
+
+    wholes = tuple([(0, 0, 0, 0)])
+
+    def pieces(t: int) -> list[tuple[int, str, Any, int]]:  # a piece of P's row group, then the tile's own output
+        return [(0, "P", ("P", Piece((0, 0, 0, t), wholes)), 64), (1, "dV", ("dV", (0, 0, t)), 32)]
+
+    made = {name: learn((0, 0, 3), of(3), (0, 0, 4), of(4)) for name, of in (("rows", rows), ("scores", scores))}
+    made["pieces"] = learn((0, 0, 3), pieces(3), (0, 0, 4), pieces(4))
+    assert {name: template is not None and template.own_keys for name, template in made.items()} == {
+        "rows": True,
+        "scores": False,
+        "pieces": False,
+    }
+
+
+@pytest.mark.parametrize(
+    ("algo", "copied"),
+    [
+        ("v2", {"v2_bwd_preprocess", "v2_bwd_convert_dq"}),
+        ("v3", {"v3_bwd_preprocess", "v3_bwd_convert_dq"}),
+        ("standard", set()),
+    ],
+)
+def test_loop_free_tiles_are_copied_where_each_touches_only_its_own_keys(
+    algo: str, copied: set[str], monkeypatch: pytest.MonkeyPatch, fast_bytes_source: ModuleType
+) -> None:
+    # A backward's row kernels (each tile on its own query block's rows) are made from templates; standard
+    # attention's score and softmax tiles (a query block's rows read by a row of tiles, pieces of P) are folded.
+    arch = load_arch("h100", {"sms": 4})
+    kernels = schedule(arch, algo, Problem(1, 1, 8192, 128, pass_="bwd"), {})
+    plans = [plan for plan in (plan_kernel(arch, kernel) for kernel in kernels) if not plan.looped]
+    made = {plan.kernel.name: _head_copies(fast_bytes_source, plan, list(plan.kernel.tiles)) for plan in plans}
+    monkeypatch.setattr(fast_bytes_source, "GROUP_COPY_TILES", NO_COPIES)
+    for plan in plans:
+        folded = _head_copies(fast_bytes_source, plan, list(plan.kernel.tiles))
+        for copy, fold in zip(made[plan.kernel.name], folded, strict=True):
+            assert (copy.records, copy.removed, copy.executed) == (fold.records, fold.removed, fold.executed)
+    assert {name for name, tiles in made.items() if any(type(t).__name__ == "TileCopy" for t in tiles)} == copied
+
+
 def _head_copies(module: ModuleType, plan: Any, tiles: list[Any]) -> list[Any]:
     return module._head_copies(plan, tiles, module._replay_folded(plan))
 
