@@ -427,9 +427,9 @@ def _tile_groups(
     loops is copied only where its tiles touch no key in common and none is a piece (`RecordTemplate.own_keys`,
     told on each group's first two tiles): FlashAttention's backward's row kernels, each tile on its own query
     block's rows, whose folds built their programs in the schedule's Python (v2's backward at 128k tokens on the
-    H100: -20% of a prediction's instructions). Other loop-free tiles' folds share the schedule's key objects, which
-    the walk finds by identity: copied, standard attention's backward at 16k tokens took +26%. Told on the first two
-    shapes of the plan's first group (`_own_keys`)."""
+    H100: -19.0% of a prediction's instructions). Other loop-free tiles' folds share the schedule's key objects,
+    which the walk finds by identity: copied, standard attention's backward at 16k tokens took +25.8%
+    (`docs/results/copies_63/steps.txt`). Told on the first two shapes of the plan's first group (`_own_keys`)."""
     if not plan.looped and not _own_keys(plan, folder):
         return {}
     members: dict[int, list[int]] = {}
@@ -919,7 +919,8 @@ def _unit(tile: Hashable, kernel: Kernel) -> tuple[object, ...]:
 def _units(tiles: Sequence[Hashable], kernel: Kernel) -> list[tuple[object, ...]]:
     """`_unit` of each of `tiles`, the kernel's attributes read once: a call of `_unit` per tile read them by name
     from the kernel (not a native class) and sliced the tile as a generic sequence, some 900 instructions a tile
-    (standard attention's forward at 1k tokens: some 11,500 calls a prediction, 5% of its instructions)."""
+    (standard attention's forward at 1k tokens: some 11,500 calls a prediction, 5% of its instructions,
+    `docs/results/copies_63/callgrind_excerpts.txt`)."""
     axes, apart = kernel.head_axes, kernel.launched_apart_axis
     units: list[tuple[object, ...]] = []
     for tile in tiles:
@@ -1076,7 +1077,8 @@ def _accesses(
     """The replay's view of a kernel's tiles (`keys`: the tiles they fold, in the same order); where some are head
     copies or tile copies (`simgpu.tile_copies`), with the tiles' totals, which a shape and its copies share (a
     tile's own would cost what summing its records in the walk does; v2's forward at 128k tokens on the H100 summed
-    its 1,020 tile copies' records, 35,840 with its folds', at some 320 instructions each). In a kernel of several
+    the records of its 1,014 tile copies and 10 folds, 35,840, at some 320 instructions each,
+    `docs/results/copies_63/callgrind_excerpts.txt`). In a kernel of several
     cost kinds that is not run whole, and whose kinds of a head the chip starts in different waves
     (`KernelPlan.kind_waves`), each record's tensor carries its tile's kind (`_labelled_records`), so that each
     kind's representative meets its own misses."""

@@ -544,7 +544,8 @@ class Repeat(_Frozen):
     `held`, where given: the loop iterations that `body(i)` holds, told without building it (the count of its
     nested loops, and of theirs where those hold loops: `simgpu.fold`'s count). Fast mode's folds count the
     nested iterations of every iteration they remove by it; without it they build each removed body to count them
-    (v1's tiles at 128k tokens: 1,016 key blocks' bodies a prediction, in the schedule's Python).
+    (v1's tile at 128k tokens: 1,016 removed key blocks in each of its folds, each body built in the schedule's
+    Python).
     """
 
     count: int
