@@ -424,12 +424,12 @@ def _tile_groups(
     """Per unfolded shape of a tile of the planned head among `tiles` (at positions `shapes_at`), the group of the
     shapes that fold like the same planned one (`KernelPlan.like`), where it holds `GROUP_COPY_TILES` such tiles at
     least: four of them folded, the others made from the template they give (`simgpu.tile_copies`). A kernel without
-    loops is copied only where its tiles touch no key in common and none is a piece (`RecordTemplate.own_keys`,
-    told on each group's first two tiles): FlashAttention's backward's row kernels, each tile on its own query
-    block's rows, whose folds built their programs in the schedule's Python (v2's backward at 128k tokens on the
-    H100: -19.0% of a prediction's instructions). Other loop-free tiles' folds share the schedule's key objects,
-    which the walk finds by identity: copied, standard attention's backward at 16k tokens took +25.8%
-    (`docs/results/copies_63/steps.txt`). Told on the first two shapes of the plan's first group (`_own_keys`)."""
+    loops is copied only where its tiles touch no key in common and none is a piece (`RecordTemplate.own_keys`, told
+    on the first two shapes of the plan's first group, `_own_keys`): FlashAttention's backward's row kernels, each
+    tile on its own query block's rows, whose folds built their programs in the schedule's Python (v2's backward at
+    128k tokens on the H100: -19.0% of a prediction's instructions). Other loop-free tiles' folds share the
+    schedule's key objects, which the walk finds by identity: copied, standard attention's backward at 16k tokens
+    took +25.8% (`docs/results/copies_63/steps.txt`)."""
     if not plan.looped and not _own_keys(plan, folder):
         return {}
     members: dict[int, list[int]] = {}
@@ -1078,10 +1078,9 @@ def _accesses(
     copies or tile copies (`simgpu.tile_copies`), with the tiles' totals, which a shape and its copies share (a
     tile's own would cost what summing its records in the walk does; v2's forward at 128k tokens on the H100 summed
     the records of its 1,014 tile copies and 10 folds, 35,840, at some 320 instructions each,
-    `docs/results/copies_63/callgrind_excerpts.txt`). In a kernel of several
-    cost kinds that is not run whole, and whose kinds of a head the chip starts in different waves
-    (`KernelPlan.kind_waves`), each record's tensor carries its tile's kind (`_labelled_records`), so that each
-    kind's representative meets its own misses."""
+    `docs/results/copies_63/callgrind_excerpts.txt`). In a kernel of several cost kinds that is not run whole, and
+    whose kinds of a head the chip starts in different waves (`KernelPlan.kind_waves`), each record's tensor carries
+    its tile's kind (`_labelled_records`), so that each kind's representative meets its own misses."""
     slots = arch.sms * plan.fit
     kind_waves = plan.kind_waves(slots) if plan.several_kinds and not plan.whole else None
     if kind_waves is not None:

@@ -1078,9 +1078,9 @@ def _add_l2_bytes(l2_bytes: defaultdict[_Key, float], number: int, kernel: Kerne
             l2_bytes[number, tensor, kind] += by_kind[kind][tensor].value
         return
     # Copies of a tile share its totals object (`simgpu.tile_copies`, head copies): each is summed once, times its
-    # tiles, in the order first met (a key then comes first where it came first tile by tile), where the dictionary
-    # by (kind, tensor) was updated per tile and key (v2's forward at 128k tokens: 1,024 tiles of 5 keys, 10 totals
-    # objects).
+    # tiles, in the order first met (a key then comes first where it came first tile by tile), rather than the
+    # dictionary by (kind, tensor) updated per tile and key (v2's forward at 128k tokens: 1,024 tiles of 5 keys, 10
+    # totals objects).
     tiles_of: dict[int, int] = {}
     distinct: list[TileTotals] = []
     for totals in kernel.totals:
