@@ -673,7 +673,7 @@ def _wave_prefixes(head: _LongHead) -> _Prefixes | None:
     larger prefix is at most `HEAD_PREFIX_SHARE` of the looped kernel's tiles; causal tiles are not uniform."""
     arch, plans, tiles, known = head.arch, head.plans, head.tiles, head.known
     looped = [k for k, plan in enumerate(plans) if plan.looped]
-    if len(looped) != 1 or not _uniform(plans[looped[0]]):
+    if len(looped) != 1 or not plans[looped[0]].uniform:
         return None
     number = looped[0]
     per_head, slots = len(tiles[number]), arch.sms * plans[number].fit
@@ -708,7 +708,7 @@ def _resident_prefixes(head: _LongHead) -> _Prefixes | None:
     N = 8k: prefixes of 8 and 16 tiles timed 18.9 MB of HBM traffic, the whole head 25.3,
     `docs/results/prefix_46/resident_timed.txt`). None unless the larger prefix is at most
     `HEAD_PREFIX_SHARE` of the head's tiles."""
-    if len(head.plans) != 1 or not _uniform(head.plans[0]):
+    if len(head.plans) != 1 or not head.plans[0].uniform:
         return None
     plan, tiles, arch = head.plans[0], head.tiles[0], head.arch
     slots = arch.sms * plan.fit
@@ -773,7 +773,7 @@ def _overflow_prefixes(head: _LongHead) -> _Prefixes | None:
     1 MiB L2). None unless the larger prefix is at most `HEAD_PREFIX_SHARE` of the head's tiles of the kernels it
     takes a share of."""
     arch, plans, tiles, known = head.arch, head.plans, head.tiles, head.known
-    if not all(_uniform(plan) for plan in plans):
+    if not all(plan.uniform for plan in plans):
         return None
     per_head = [len(ts) for ts in tiles]
     # (Told on a head's first few tiles: a product's tiles share K or V, a row of score tiles its Q block.)
@@ -849,11 +849,6 @@ def _touch_more_than(shapes: Sequence[Shape | _HeadCopy], limit: float) -> bool:
     return False
 
 
-def _uniform(plan: KernelPlan) -> bool:
-    """Whether the kernel's tiles fold alike (`KernelPlan.uniform`)."""
-    return plan.uniform
-
-
 def _head_prefix_bytes(
     arch: Arch,
     plans: Sequence[KernelPlan],
@@ -911,24 +906,21 @@ def _unit(tile: Hashable, kernel: Kernel) -> tuple[object, ...]:
     """The head the replay takes `tile` for: its head, and the entry its grid launches apart where there is one
     (`Kernel.launched_apart_axis`: v1's split grid, whose splits of a head never meet in L2, replays each split as a
     head of its own)."""
-    head = _head(tile, kernel.head_axes)
-    apart = kernel.launched_apart_axis
-    return head if apart is None else (*head, cast(tuple[object, ...], tile)[apart])
+    return _units((tile,), kernel)[0]
 
 
 def _units(tiles: Sequence[Hashable], kernel: Kernel) -> list[tuple[object, ...]]:
-    """`_unit` of each of `tiles`, the kernel's attributes read once: a call of `_unit` per tile read them by name
-    from the kernel (not a native class) and sliced the tile as a generic sequence, some 900 instructions a tile
-    (standard attention's forward at 1k tokens: some 11,500 calls a prediction, 5% of its instructions,
+    """`_unit` of each of `tiles`, the kernel's attributes read once: read by name from the kernel (not a native
+    class) per tile, with the tile sliced as a generic sequence, they cost some 900 instructions a tile (standard
+    attention's forward at 1k tokens: some 11,500 tiles a prediction, 5% of its instructions,
     `docs/results/copies_63/callgrind_excerpts.txt`)."""
     axes, apart = kernel.head_axes, kernel.launched_apart_axis
     units: list[tuple[object, ...]] = []
     for tile in tiles:
-        if type(tile) is not tuple:
-            units.append(_unit(tile, kernel))
-            continue
-        entries = cast(tuple[object, ...], tile)
-        units.append(entries[:axes] if apart is None else (*entries[:axes], entries[apart]))
+        # (A tile that is another sequence is taken as the tuple of its entries, as `_head` takes it.)
+        entries = cast(tuple[object, ...], tile if type(tile) is tuple else tuple(tile))  # type: ignore[arg-type]
+        head = entries[:axes]
+        units.append(head if apart is None else (*head, entries[apart]))
     return units
 
 
@@ -1078,9 +1070,9 @@ def _accesses(
     copies or tile copies (`simgpu.tile_copies`), with the tiles' totals, which a shape and its copies share (a
     tile's own would cost what summing its records in the walk does; v2's forward at 128k tokens on the H100 summed
     the records of its 1,014 tile copies and 10 folds, 35,840, at some 320 instructions each,
-    `docs/results/copies_63/callgrind_excerpts.txt`). In a kernel of several cost kinds that is not run whole, and
-    whose kinds of a head the chip starts in different waves (`KernelPlan.kind_waves`), each record's tensor carries
-    its tile's kind (`_labelled_records`), so that each kind's representative meets its own misses."""
+    `docs/results/copies_63/callgrind_excerpts.txt`, `counts.txt`). In a kernel of several cost kinds that is not
+    run whole, and whose kinds of a head the chip starts in different waves (`KernelPlan.kind_waves`), each record's
+    tensor carries its tile's kind (`_labelled_records`), so that each kind's representative meets its own misses."""
     slots = arch.sms * plan.fit
     kind_waves = plan.kind_waves(slots) if plan.several_kinds and not plan.whole else None
     if kind_waves is not None:

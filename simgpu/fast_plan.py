@@ -101,7 +101,7 @@ class KernelPlan:
         """Whether the kernel's tiles fold alike: one kind, as many iterations removed. Found once per plan, by
         counting (in C) rather than by a set of (kind, removed) pairs: standard attention's backward at 16k tokens
         hashed its kernels' 20,864 shapes' pairs at the L2 replay's prefix checks, 2% of a prediction
-        (`docs/results/copies_63/callgrind_excerpts.txt`)."""
+        (`docs/results/copies_63/callgrind_excerpts.txt`, `counts.txt`)."""
         kinds, removed = self.kinds, self.removed
         return bool(kinds) and kinds.count(kinds[0]) == len(kinds) and removed.count(removed[0]) == len(removed)
 

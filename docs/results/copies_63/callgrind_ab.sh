@@ -1,10 +1,10 @@
 #!/bin/bash
 # Instructions of one fast-mode prediction (or, with SCRIPT, of one exact-mode one), the base and the change side by
 # side under callgrind, PYTHONHASHSEED=0: each checkout first runs the case once as is (so that its .pyc caches are
-# written before the counted runs: a compile landing in one of the two runs moved a count by up to 4%), then under
+# written before the counted runs: a compile landing in only one of the two runs skews the difference), then under
 # callgrind with 0 and with 2 predictions after its warm-up; half the difference is one prediction. One BLAS thread
-# (OPENBLAS_NUM_THREADS=1): callgrind counts the instructions of idle BLAS threads spinning, which another busy
-# process on the machine made 0.9G in one run.
+# (OPENBLAS_NUM_THREADS=1): callgrind counts the instructions of idle BLAS threads spinning, which grow when another
+# process keeps the machine busy.
 # Base: the worktree at BASE (default /tmp/wt_base, of 003cb14), the change: the checkout at CHANGE (default
 # /work/main); each with its own native build (`PYTHONPATH=DIR python build_native.py`) and the main checkout's .venv
 # linked in. One change's own figures: BASE and CHANGE worktrees of the commits before and after it (`steps.txt`).
