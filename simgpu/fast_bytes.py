@@ -433,9 +433,11 @@ def _tile_groups(
     if not plan.looped and not _own_keys(plan, folder):
         return {}
     members: dict[int, list[int]] = {}
+    # (Read once: the plan is a Python object, and this walks every tile of the head's share.)
+    likes, sources, folded = plan.like, plan.sources, folder.folded
     for tile, n in zip(tiles, shapes_at, strict=True):
-        like = plan.like.get(n)
-        if like is not None and n not in folder.folded and plan.sources[n] == tile:
+        like = likes.get(n)
+        if like is not None and n not in folded and sources[n] == tile:
             group = members.setdefault(like, [])
             if not group or group[-1] != n:
                 group.append(n)
