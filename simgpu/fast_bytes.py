@@ -427,9 +427,10 @@ def _tile_groups(
     loops is copied only where its tiles touch no key in common and none is a piece (`RecordTemplate.own_keys`, told
     on the first two shapes of the plan's first group, `_own_keys`): FlashAttention's backward's row kernels, each
     tile on its own query block's rows, whose folds built their programs in the schedule's Python (v2's backward at
-    128k tokens on the H100: -19.0% of a prediction's instructions). Other loop-free tiles' folds share the
-    schedule's key objects, which the walk finds by identity: copied, standard attention's backward at 16k tokens
-    took +25.8% (`docs/results/copies_63/steps.txt`)."""
+    128k tokens on the H100: -19.0% of a prediction's instructions). Other loop-free tiles are folded: copied as
+    this copies them, standard attention's backward at 16k tokens took +25.8% (`docs/results/copies_63/steps.txt`),
+    and its score tiles copied row by row, nearly all of them, saved about 1% (`docs/results/session_64/`): a fold
+    of a few records costs little more than a copy."""
     if not plan.looped and not _own_keys(plan, folder):
         return {}
     members: dict[int, list[int]] = {}

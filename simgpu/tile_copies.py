@@ -16,12 +16,12 @@ tile's own query block). A template is used only once it gives the records of fu
 to fold are copied (FlashAttention's main kernels, standard attention's long-k GEMMs), and kernels without loops whose
 tiles touch only their own keys, none a piece (`RecordTemplate.own_keys`: FlashAttention's backward's row kernels,
 whose programs the schedule builds in Python; v2's backward at 128k tokens: -19.0% of a prediction's instructions,
-`docs/results/copies_63/steps.txt`). Other tiles without loops are made as cheaply as copied, and the walk finds
-their keys, which the schedules' ops share, faster than a copy's new ones (copied, standard attention's backward at
-16k tokens took +25.8%). Every prediction is bit for bit the same (`docs/results/tile_copies_50/`); v2's forward at
-128k tokens takes 0.46x the CPU time, the FlashAttention passes at 16k-128k 0.46-0.91x; the pieces copied too
-(fifty-ninth session), standard attention's replay -5.0% of its instructions over its 16 benchmark cases at 4k-16k
-tokens (`docs/results/queue_59/`).
+`docs/results/copies_63/steps.txt`). Other tiles without loops are folded: a fold of their few records costs little
+more than a copy (copied, standard attention's backward at 16k tokens took +25.8%; its score tiles copied row by row
+saved about 1%, `docs/results/session_64/`). Every prediction is bit for bit the same
+(`docs/results/tile_copies_50/`); v2's forward at 128k tokens takes 0.46x the CPU time, the FlashAttention passes at
+16k-128k 0.46-0.91x; the pieces copied too (fifty-ninth session), standard attention's replay -5.0% of its
+instructions over its 16 benchmark cases at 4k-16k tokens (`docs/results/queue_59/`).
 """
 
 from __future__ import annotations
