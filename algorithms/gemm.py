@@ -1,8 +1,11 @@
 """Tiled GEMM C = A @ B, scheduled as the usual kernel of each tensor-core generation.
 
 - mma.sync (A100): one CTA per C tile, 8 warps in a 2 x 4 grid, a `stages`-deep cp.async ring in smem; each k-step
-  waits for its stage, starts the copy `stages - 1` steps ahead, reads the warp tiles from smem (ldmatrix) and
-  issues the MMAs. The same warps load and compute.
+  waits for its stage, starts the copy `stages - 1` steps ahead and issues the MMAs, whose warp tiles come from smem
+  by ldmatrix beside them (`Mma.operand_smem_bytes`, as in v2's schedule): CUTLASS's multistage mainloop loads the
+  next k-group's fragments into a second register buffer while the current one's MMAs run. The same warps load and
+  compute. (Until the sixty-fifth session the ldmatrix was an op before the MMAs, so the two never overlapped: the
+  A100's 8192^3 GEMM came out at 66% of peak, where cuBLAS and CUTLASS reach 95%; `archs/a100.yaml`.)
 - wgmma (Hopper): persistent CTAs, 1 producer warpgroup issuing TMA loads into a `stages`-deep ring with full/empty
   barriers, 2 consumer warpgroups each computing half of the rows with wgmma reading A and B from smem. CTAs pair
   up in clusters of `cluster` along M that share each B tile: each fetches 1/cluster of it from L2 and multicasts
@@ -120,8 +123,7 @@ def _mma_sync_kernel(arch: Arch, p: GemmProblem, bm: int, bn: int, bk: int, stag
             return (
                 Wait(("full", kt % stages)),
                 *(refill if ahead < n_k else ()),
-                Smem(read_bytes=operand_bytes),
-                Mma(bm, bn, bk, p.dtype, a="reg", b="reg", acc="reg"),
+                Mma(bm, bn, bk, p.dtype, a="reg", b="reg", acc="reg", operand_smem_bytes=operand_bytes),
             )
 
         return (*prologue, Repeat(n_k, step), Store("C", tile, bm * bn * eb, wait=True))

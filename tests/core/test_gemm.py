@@ -66,6 +66,15 @@ def test_large_gemm_is_tensor_bound_on_hopper() -> None:
     assert result.bottleneck == "tensor", dict(result.busy)
 
 
+def test_the_a100_kernel_reads_its_fragments_beside_its_mmas() -> None:
+    # CUTLASS's multistage mainloop loads the next k-group's fragments (ldmatrix) while the MMAs run: the tensor
+    # cores and the smem port are busy at once, so their busy fractions add up to more than the whole run. (Issued
+    # one after the other, as before the sixty-fifth session, they could not: 0.66 + 0.33 at 8192^3.)
+    result = simulate(load_arch("a100", {"contention": None}), "gemm", GemmProblem(4096, 4096, 4096))
+    assert result.busy["tensor"] > 0.9
+    assert result.busy["tensor"] + result.busy["smem"] > 1.0
+
+
 def test_a_lone_cta_of_a_partial_cluster_loads_all_of_b() -> None:
     # One M tile (m = 128) in clusters of 2: no partner shares B, so the CTA fetches it whole.
     problem = GemmProblem(128, 256, 256)
