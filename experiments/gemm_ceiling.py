@@ -6,7 +6,11 @@ Two power states, two arch files, no GEMM-specific factor:
 - `h200_sustained`: tens of seconds at the 700 W cap, with the cycle-counted saturated clock of that state (1303
   MHz, `validation/h200/sustained_clock_h200.csv`). Measured for it: the ceilings file's sustained torch matmul
   (`validation/h200/ceilings.json`, 693 TFLOP/s).
-Writes one CSV row per arch, then a bar chart of predicted against measured TFLOP/s from it.
+Writes one CSV row per arch, then a bar chart of predicted against measured TFLOP/s from it (`gemm_ceiling_h200`).
+
+The A100 the same way, against a published figure (`gemm_ceiling_a100`): cuBLAS's 8192^3 fp16 GEMM on an A100 SXM4
+40GB at 297 TFLOP/s (github.com/NVIDIA/cutlass discussion #241, CUDA 11.3; CUTLASS 295 there; fp16 and bf16 share
+the A100's 312 TFLOP/s peak). We have no A100 to measure.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from simgpu import GemmProblem, simulate
 VALIDATION = Path(__file__).resolve().parents[1] / "validation" / "h200"
 CEILINGS = VALIDATION / "ceilings.json"
 NCU_GEMM = VALIDATION / "gemm_ncu_h200.csv"
+A100_PUBLISHED = ("cuBLAS fp16, published (CUTLASS #241)", 297.0)  # TFLOP/s; the module's docstring gives the source
 
 
 def ncu_gemm_tflops(size: int = 8192) -> float:
@@ -43,6 +48,12 @@ def main(argv: list[str] | None = None) -> None:
         "h200": ("cuBLAS, one launch (ncu)", ncu_gemm_tflops()),
         "h200_sustained": ("torch, sustained (ceilings file)", json.loads(CEILINGS.read_text())["bf16_mm_TFLOPs"]),
     }
+    save(_rows(measured, size), args.out, "gemm_ceiling_h200", plot)
+    save(_rows({"a100": A100_PUBLISHED}, size), args.out, "gemm_ceiling_a100", plot)
+
+
+def _rows(measured: dict[str, tuple[str, float]], size: int) -> list[dict[str, object]]:
+    """One row per arch: the exact-mode prediction of the size^3 bf16 GEMM, and the measured figure at 8192^3."""
     rows = []
     for arch, (source, tflops) in measured.items():
         result = simulate(arch, "gemm", GemmProblem(size, size, size, "bf16"), mode="exact")
@@ -61,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
             }
         )
         print_row(rows[-1])
-    save(rows, args.out, "gemm_ceiling_h200", plot)
+    return rows
 
 
 def plot(csv_path: Path, png_path: Path) -> None:
@@ -87,7 +98,8 @@ def plot(csv_path: Path, png_path: Path) -> None:
     axis.set_ylabel("TFLOP/s")
     axis.tick_params(axis="x", labelsize=7)
     bounds = ", ".join(sorted({row["bottleneck"] for row in rows}))
-    axis.set_title(f"H200 GEMM {rows[0]['shape']}, short run and sustained power state: bound by {bounds}")
+    archs = ", ".join(row["arch"] for row in rows)
+    axis.set_title(f"GEMM {rows[0]['shape']} ({archs}): bound by {bounds}")
     figure.tight_layout()
     figure.savefig(png_path, dpi=130)
     plt.close(figure)

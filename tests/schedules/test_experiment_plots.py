@@ -156,6 +156,12 @@ def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm_in_both_power_state
     assert float(sustained["predicted_tflops"]) < float(short["predicted_tflops"])
 
 
+def test_gemm_ceiling_quick_run_predicts_the_a100_apart(tmp_path: Path) -> None:
+    (a100,) = _run(gemm_ceiling, "gemm_ceiling_a100", tmp_path)
+    assert (a100["arch"], a100["shape"], a100["measured_tflops"]) == ("a100", "2048^3 bf16", "")
+    assert float(a100["predicted_tflops"]) > 0 and a100["bottleneck"] == "tensor"
+
+
 def test_the_ncu_gemm_time_gives_its_throughput() -> None:
     # 2 x 8192^3 FLOP in the 1,383,296 ns that Nsight Compute timed.
     assert gemm_ceiling.ncu_gemm_tflops() == pytest.approx(2 * 8192**3 / 1.383296e-3 / 1e12)
