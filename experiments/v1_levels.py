@@ -13,9 +13,10 @@ and smem, and the simulator's wall time. Writes `v1_levels.csv`, then `v1_levels
 one line per set and pass, the 25-40% band shaded). `--quick`: two small shapes of each set at 1k tokens, forward
 only (a smoke test).
 
-Where the model stands (exact, `docs/results/v1_levels.csv`): on FA2's sweep 36-40% of peak forward and 26-37%
-forward+backward, against FA1's published 25-40% (40-44% forward before the forty-fourth session, which took the
-step's integer and control instructions and the mask on every tile from the kernel's SASS; 43-48% before the
+Where the model stands (exact, `docs/results/v1_levels.csv`): on FA2's sweep 37-42% of peak forward and 27-39%
+forward+backward, against FA1's published 25-40% (36-40% and 26-37% before the sixty-fifth session, whose A100 keeps
+mma.sync's rate beside ldmatrix, from the published A100 GEMM; 40-44% forward before the forty-fourth session, which
+took the step's integer and control instructions and the mask on every tile from the kernel's SASS; 43-48% before the
 forty-first, whose measurement of the released kernel on an H100 moved the o_tmp wait to where its SASS has it;
 44-57% and 30-43% before the A100 file took the H200's measured mma.sync contention in the twentieth session:
 `archs/a100.yaml`). On the H100 the model is still 9-35% fast on that kernel (`validation/h200/fa1_release/README.md`:

@@ -18,8 +18,9 @@ The K/V copies (cp.async) follow option `kv_layout`:
                PyTorch's FA2 on the H200 (`docs/results/torch_fa2_vs_model.txt`) its forward MAPE at d = 256 is
                14.7% (the ring 64.3%), at d = 64 and 128 10.3% and 3.4% (the ring 9.1% and 4.3%). Not the
                default at d <= 128, where the ring is what we validated: the two agree within 3% on the H100 and
-               H200; on the A100 the split's two CTAs per SM give 56-60% of peak against the ring's 51-60%
-               (`docs/results/v2_kv_layout.txt`; 88-97% before the A100 file took the H200's mma.sync contention).
+               H200; on the A100 the split's two CTAs per SM give 66-74% of peak against the ring's 53-64%
+               (`docs/results/v2_kv_layout.txt`; 56-60% against 51-60% before the sixty-fifth session's A100 GEMM
+               rate, 88-97% before the A100 file took the H200's mma.sync contention).
 The default tiles are FA2's launch choices (`flash_fwd_launch_template.h`): 128 x 128 at d <= 64, 128 x 64 at
 d <= 128, 4 warps; at d = 256, 128 x 64 with 8 warps where a CTA may take 128 KiB of smem and the SM has less
 than 192 KiB (A100), else 64 x 64 with 4 warps.
