@@ -31,7 +31,8 @@ for path in sorted((RESULTS / "levels").glob("v2_a100_*.json")):
     after = json.loads(text(path, None) or "{}")
     before_text = text(path, BASE)
     before = f"{json.loads(before_text)['tflops']:6.1f}" if before_text else "   new"
-    print(f"{path.stem:38s} {before} -> {after['tflops']:6.1f} ({after['tflops'] / PEAK_TFLOPS:.1%}), {after['bottleneck']}")
+    share = after["tflops"] / PEAK_TFLOPS
+    print(f"{path.stem:38s} {before} -> {after['tflops']:6.1f} ({share:.1%}), {after['bottleneck']}")
 
 print("\n## v1 as FA1's released kernels (docs/results/v1_levels.csv), % of peak")
 for old, new in zip(rows(RESULTS / "v1_levels.csv", BASE), rows(RESULTS / "v1_levels.csv", None), strict=True):
@@ -45,6 +46,7 @@ for old, new in zip(rows(RESULTS / "gpt2_medium.csv", BASE), rows(RESULTS / "gpt
     print(f"{label} {gb}, {float(old['predicted_ms']):.2f} -> {float(new['predicted_ms']):.2f} ms")
 
 print("\n## FA1 Fig. 2 middle (docs/results/fa1_block_size.csv): HBM GB, ms")
-for old, new in zip(rows(RESULTS / "fa1_block_size.csv", BASE), rows(RESULTS / "fa1_block_size.csv", None), strict=True):
+blocks = RESULTS / "fa1_block_size.csv"
+for old, new in zip(rows(blocks, BASE), rows(blocks, None), strict=True):
     gb = f"{float(old['hbm_gb']):.2f} -> {float(new['hbm_gb']):.2f} GB"
     print(f"B_c={new['block_n']:4s} {gb}, {float(old['runtime_ms']):.3f} -> {float(new['runtime_ms']):.3f} ms")
