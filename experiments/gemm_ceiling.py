@@ -1,6 +1,6 @@
-"""The H200 GEMM check of the core issue: predict the 8192^3 bf16 GEMM and compare with measurements.
+"""The GEMM check of the core issue: predict the 8192^3 bf16 GEMM and compare with measurements.
 
-Two power states, two arch files, no GEMM-specific factor:
+On the H200, two power states, two arch files, no GEMM-specific factor:
 - `h200`: a short run, whose power-limited clock comes from a wgmma microbenchmark (1598 MHz saturated). Measured
   for it: one cuBLAS launch under Nsight Compute (`validation/h200/gemm_ncu_h200.csv`: 1.383 ms, 795 TFLOP/s).
 - `h200_sustained`: tens of seconds at the 700 W cap, with the cycle-counted saturated clock of that state (1303

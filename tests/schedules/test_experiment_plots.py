@@ -156,7 +156,7 @@ def test_gemm_ceiling_quick_run_predicts_a_tensor_bound_gemm_in_both_power_state
     assert float(sustained["predicted_tflops"]) < float(short["predicted_tflops"])
 
 
-def test_gemm_ceiling_quick_run_predicts_the_a100_apart(tmp_path: Path) -> None:
+def test_gemm_ceiling_quick_run_writes_the_a100_apart(tmp_path: Path) -> None:
     (a100,) = _run(gemm_ceiling, "gemm_ceiling_a100", tmp_path)
     assert (a100["arch"], a100["shape"], a100["measured_tflops"]) == ("a100", "2048^3 bf16", "")
     assert float(a100["predicted_tflops"]) > 0 and a100["bottleneck"] == "tensor"
