@@ -53,18 +53,18 @@ def _row_max_pass(headdim: int) -> frozenset[Vector]:
     return frozenset(op for masked in (False, True) for op in online_softmax(ROWS, block_n, headdim, masked=masked)[:2])
 
 
-def _ablate_op(op: Op, mask: int, stages: int, headdim: int) -> Op | None:
-    """`op` with the parts in `mask` taken out: None drops it."""
+def _ablate_op(op: Op, mask: int, stages: int, headdim: int, parts: int = 1) -> Op | None:
+    """`op` with the parts in `mask` taken out: None drops it. `parts`: the ops the exp pass is cut into."""
     if isinstance(op, Repeat):
-        return Repeat(op.count, _ablate_body(op.body, mask, stages, headdim))
+        return Repeat(op.count, _ablate_body(op.body, mask, stages, headdim, parts))
     if isinstance(op, Vector) and mask & MAX and op in _row_max_pass(headdim):
         return None
     if isinstance(op, Vector) and mask & RESCALE:
         if op == o_rescale(ROWS, headdim):
             return None
-        if op.ex2 > ROWS and op.fma > 2 * op.ex2:  # the exps with the rescale folded in (FA3's order without
-            # overlap; the epilogue's op has one ex2 per row)
-            op = replace(op, fma=op.fma - ROWS * headdim)
+        if op.ex2 > ROWS and op.fma > 2 * op.ex2:  # a part of the exps with the rescale folded in (FA3's order
+            # without overlap; the epilogue's op has one ex2 per row)
+            op = replace(op, fma=op.fma - ROWS * headdim / parts)
     if isinstance(op, Load) and mask & LOADS and op.tensor in ("K", "V") and op.tile[-1] >= stages:  # type: ignore[index]
         return Arrive(op.arrive) if op.arrive is not None else None
     if isinstance(op, Mma) and mask & (PV if op.a == "reg" else S):
@@ -81,20 +81,21 @@ def _ablate_op(op: Op, mask: int, stages: int, headdim: int) -> Op | None:
 
 
 def _ablate_body(
-    body: Callable[[int], Sequence[Op]], mask: int, stages: int, headdim: int
+    body: Callable[[int], Sequence[Op]], mask: int, stages: int, headdim: int, parts: int
 ) -> Callable[[int], Sequence[Op]]:
     def ablated_body(j: int) -> Sequence[Op]:
-        return [out for op in body(j) if (out := _ablate_op(op, mask, stages, headdim)) is not None]
+        return [out for op in body(j) if (out := _ablate_op(op, mask, stages, headdim, parts)) is not None]
 
     return ablated_body
 
 
-def ablated(kernel: Kernel, mask: int, stages: int, headdim: int) -> Kernel:
-    """`kernel` with the parts in `mask` taken out of every role's program (setups stay)."""
+def ablated(kernel: Kernel, mask: int, stages: int, headdim: int, parts: int) -> Kernel:
+    """`kernel` with the parts in `mask` taken out of every role's program (setups stay); its exp passes are cut into
+    `parts` ops."""
 
     def role(r: Role) -> Role:
         def program(tile: Hashable) -> Sequence[Op]:
-            return [out for op in r.program(tile) if (out := _ablate_op(op, mask, stages, headdim)) is not None]
+            return [out for op in r.program(tile) if (out := _ablate_op(op, mask, stages, headdim, parts)) is not None]
 
         return Role(r.name, r.warps, program, r.setup)
 
@@ -108,7 +109,7 @@ def model_row(
     problem = Problem(batch, 2048 // headdim, seqlen, headdim, causal=False, dtype="bf16", pass_="fwd")
     options = {**KERNEL_OPTIONS, "pingpong": pingpong, "intra_wg_overlap": overlap}
     cfg = config(problem, options)
-    kernel = ablated(forward_kernel(arch, problem, cfg), mask, cfg.stages, headdim)
+    kernel = ablated(forward_kernel(arch, problem, cfg), mask, cfg.stages, headdim, cfg.exp_pass_parts)
     stats = Engine(arch).run([kernel])
     key_tiles = len(kernel.tiles) * (seqlen // cfg.block_n)
     cycles = stats.cycles - arch.kernel_launch_s * arch.clock_hz

@@ -31,10 +31,14 @@ Bytes an `Smem` op copies to a peer CTA of the cluster (`dsmem_bytes`) pass the 
 `dsmem.bandwidth_bytes_per_cycle` and land `dsmem.latency_cycles` after the last one (a unit of its own, "dsmem").
 On an arch with contention an op's completion is provisional: work that other roles reserve on the tensor cores
 while it runs slows its pipes further, and the op's `Revision` gives the completion those stretched units imply
-(the engine waits for it). Copies (`Load`, `Store`) are not revised. Async MMAs with the issue hold from two
-roles at once interleave instruction by instruction (`_interleave`), whatever the contention: a new one delays the
-other roles' MMAs still running, through their `Revision`s (the phase trace of our FA3 kernel: without ping-pong
-the two warpgroups' softmaxes meet).
+(the engine waits for it). Copies (`Load`, `Store`) are not revised. Async MMAs from two roles are served first come,
+first served like any op: on the chip FA3's two consumers at d = 128 take turns from every start delay, and the
+consumer toy that runs their SASS has the leader's S done 641 cycles before the other's from a common start
+(`docs/results/basins_36/`). (Until the sixty-seventh session the two roles' MMAs interleaved instruction by
+instruction, which kept the consumers' softmaxes meeting while the lane pipes served each softmax as one op; with the
+exp pass in parts, `algorithms._schedule.softmax`, the softmaxes meet by themselves, and beside the parts the
+interleave would keep d = 128 in step: 3,656 cycles per key tile against the chip's 2,584 when the twenty-fifth
+session shared the pipes fluidly, `docs/results/lockstep_rules_not_kept_2026-12-04.txt`.)
 Ignored: instruction caches, and otherwise the warp schedulers' interleaving of co-resident roles on one unit (each
 unit serves whole ops in FIFO order; mma.sync from two roles included); of the chip-wide limit that slows fragment
 stores to 31-36 cycles per instruction when every SM issues them at once, all but the L2's partial-sector cost
@@ -186,8 +190,8 @@ class Sm:
         return units
 
     def untie(self) -> None:
-        """Forget the run's roles once it is over: the last op's role (whose CTA holds this SM), the watched ends'
-        owners and the last op's revision, so that reference counting frees the run (`Engine._untie`)."""
+        """Forget the run's roles once it is over: the last op's role (whose CTA holds this SM), the watched ends and
+        the last op's revision, so that reference counting frees the run (`Engine._untie`)."""
         self._role = None
         self.revision = None
         for server in self.servers().values():
@@ -195,7 +199,7 @@ class Sm:
 
     def execute(self, op: UnitOp, now: float, warps: int, role: object = None) -> float:
         """Reserve the units `op` needs for warp role `role`; return its completion time in cycles. `revision` is
-        then the op's `Revision` if contention or another role's MMAs may still move that time, else None."""
+        then the op's `Revision` if contention may still move that time, else None."""
         self.revision = None
         self._role = role
         # Matched by exact type, the commonest first, each a native call: compiled, a table of bound methods made
@@ -450,11 +454,8 @@ class Sm:
             plan = self._mma_plan_of(op, warps)
             object.__setattr__(op, "memo", PlanMemo(self.arch, warps, plan))
         # An async MMA's result is usable `result_latency` after its tensor-core work; mma.sync's k-steps chain.
-        queued_until = self.tensor.server.busy_until
         tensor_done = self.tensor.mma(now, plan.flops, plan.tensor_share, plan.native_cycles, plan.instruction)
         issue_tail = plan.issue_tail
-        if issue_tail is not None:
-            self._interleave(now, tensor_done - (queued_until if queued_until > now else now))
         # Its issuing role goes on once the tensor cores have taken all but the queue's worth of its instructions.
         # (max() written out: once per MMA.)
         if issue_tail is None or (released := tensor_done - issue_tail) <= now:
@@ -469,11 +470,10 @@ class Sm:
             assert self.tmem is not None  # tcgen05 implies TMEM (arch validation)
             base = max(base, self.tmem.access(now, plan.tmem_read, 0.0))
         port_done = self.smem.access(now, plan.smem_read, 0.0) if plan.smem_read else now
-        if self.contention is None and plan.issue_tail is None:  # nothing can move this op's end
+        if self.contention is None:  # nothing can move this op's end
             return max(base, tensor_done + plan.result_latency, port_done)
         smem_watch = (self.smem.server.watch(port_done, now),) if plan.smem_read else ()
-        owner = self._role if plan.issue_tail is not None else None
-        tensor = self.tensor.server.watch(tensor_done, now, owner)
+        tensor = self.tensor.server.watch(tensor_done, now)
         revision = Revision(now, base, smem_watch, None, tensor, plan.result_latency, plan.issue_tail)
         self.revision = revision
         return revision.done()
@@ -486,16 +486,6 @@ class Sm:
         if plan is None:
             plan = self._mma_plans[key] = self._mma_plan(op, warps)
         return plan
-
-    def _interleave(self, now: float, cycles: float) -> None:
-        """Async MMAs that hold their role while the tensor cores take their instructions (`issue_tail`) are fed one
-        instruction at a time, so two roles issuing at once interleave: `cycles` of this role's MMA work delay each
-        other role's MMA still running by as much of it as runs beside them (min(its remaining work, `cycles`)).
-        This role's own end is kept at the FIFO one (a bound: it may end earlier when the other's work is longer)."""
-        for pending in self.tensor.server.watchers:
-            remaining = pending.end - now
-            if remaining > 0 and pending.owner is not None and pending.owner is not self._role:
-                pending.end += min(remaining, cycles)
 
     def _mma_plan(self, op: Mma, warps: int) -> _MmaPlan:
         """Check `op` against the instruction's operand rules and shape; derive its instruction and byte counts, and

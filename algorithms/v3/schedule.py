@@ -23,6 +23,9 @@ Mechanisms, each an option for the ablations:
                        tile, launched in tile order.
   epilogue             "tma" (FA3's): O leaves through shared memory in a TMA store; "registers" (our kernel's,
                        `cupy_kernels/v3`): each thread stores its accumulator fragments, 4 bytes per instruction.
+  exp_pass_parts       the ops each consumer's softmax exp pass is cut into (16): two consumers' passes then share the
+                       pipes a part at a time, as the chip's share them an instruction at a time
+                       (`algorithms._schedule.softmax`); 1 serves each pass whole, first come, first served.
   lpt                  longest-processing-time first (default when causal): the Q blocks with the most keys first.
                        Persistent: FA3's L2-aware scheduler order, heads in sections whose K and V fill
                        `L2_SECTION_BYTES`, Q blocks outermost within a section. One CTA per tile: the grid's order
@@ -89,6 +92,7 @@ OPTIONS: dict[str, Any] = {
     "persistent": True,
     "epilogue": "tma",
     "lpt": None,
+    "exp_pass_parts": 16,
 }
 EPILOGUES = ("tma", "registers")
 
@@ -112,6 +116,7 @@ class Config:
     persistent: bool
     epilogue: str
     lpt: bool
+    exp_pass_parts: int
 
     @property
     def consumers(self) -> int:
@@ -138,7 +143,7 @@ def config(problem: Problem, options: dict[str, Any]) -> Config:
     block_m, block_n = default_tile(problem.headdim, problem.causal, problem.dtype)
     values = {**OPTIONS, "block_m": block_m, "block_n": block_n, "stages": 2, "lpt": problem.causal}
     values.update({k: v for k, v in options.items() if v is not None})
-    for name in ("block_m", "block_n", "stages"):
+    for name in ("block_m", "block_n", "stages", "exp_pass_parts"):
         value = values[name]
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
             raise OptionError(f"v3 option {name} must be a positive integer, got {value!r}")
@@ -273,7 +278,10 @@ def forward_kernel(arch: Arch, problem: Problem, cfg: Config) -> Kernel:
         @functools.cache
         def softmax_ops(masked: bool, rescale_o: bool = True) -> tuple[Op, ...]:
             """The softmax of a key block, which names no tile: built once (long sequences fold thousands of tiles)."""
-            return (*online_softmax(WGMMA_ROWS, c, d, masked=masked, rescale_o=rescale_o), *permute)
+            return (
+                *online_softmax(WGMMA_ROWS, c, d, masked=masked, rescale_o=rescale_o, parts=cfg.exp_pass_parts),
+                *permute,
+            )
 
         rescale = o_rescale(WGMMA_ROWS, d)
 

@@ -19,14 +19,12 @@ WATCH_PRUNE: Final = 64  # watched completions kept before those already past ar
 
 
 class PendingEnd:
-    """An op's completion on one unit; `Server.stretch` moves it later while it lies in the stretched work. `owner`:
-    the warp role whose op it is, where the unit's user needs to know (None otherwise)."""
+    """An op's completion on one unit; `Server.stretch` moves it later while it lies in the stretched work."""
 
-    __slots__ = ("end", "owner")
+    __slots__ = ("end",)
 
-    def __init__(self, end: float, owner: object) -> None:
+    def __init__(self, end: float) -> None:
         self.end = end
-        self.owner = owner
 
 
 class Server:
@@ -59,9 +57,9 @@ class Server:
             self.recorder(self.name, start, end)
         return end
 
-    def watch(self, end: float, now: float, owner: object = None) -> PendingEnd:
+    def watch(self, end: float, now: float) -> PendingEnd:
         """Follow the completion `end` of work just reserved, as later stretches move it."""
-        pending = PendingEnd(end, owner)
+        pending = PendingEnd(end)
         if len(self.watchers) >= WATCH_PRUNE:  # a stretch starts at `now` or later: ends before it are final
             self.watchers = [w for w in self.watchers if w.end > now]
         self.watchers.append(pending)

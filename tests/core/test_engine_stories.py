@@ -6,6 +6,7 @@ from collections.abc import Hashable, Sequence
 
 import pytest
 
+from algorithms._schedule.softmax import online_softmax
 from simgpu.arch import Arch, load_arch
 from simgpu.engine import Engine, ctas_per_sm
 from simgpu.errors import DeadlockError, EventBudgetError, ResourceError, ScheduleError
@@ -299,11 +300,11 @@ def test_an_op_in_flight_ends_when_its_stretched_work_does(toy_hopper: Arch) -> 
     assert exp_span.end_cycles == pytest.approx(3000 + 2 * (1 - mufu_rate) * 1024)
 
 
-def test_two_roles_issuing_wgmma_at_once_interleave_their_instructions(toy_hopper: Arch) -> None:
+def test_two_roles_issuing_wgmma_at_once_are_served_in_turn(toy_hopper: Arch) -> None:
     # Two warpgroups each issue one 1024-cycle wgmma (2 x 128 x 256 x 64 FLOP at 4096/cycle), the second one cycle
-    # later. A warpgroup is held until the tensor cores take its instructions, so theirs alternate: the first ends
-    # with the second (2047 + the result latency) instead of at 1024 as a whole-op FIFO would have it. Without the
-    # issue hold the first runs alone to its end. (Each then loads a few bytes: the time its wait ended.)
+    # later. The tensor cores take them first come, first served, issue hold or not: the second's result comes 1024
+    # cycles after the first's: FA3's consumers at d = 128 take turns on the chip from every start delay.
+    # (Each then loads a few bytes: the time its wait ended.)
     def role(name: str, start: int) -> Role:
         mma = Mma(128, 256, 64, "bf16", a="smem", b="smem", acc="reg", arrive=name)
         return Role(name, 4, lambda tile: (Delay(start), mma, Wait(name), Load("x", name, 64)))
@@ -315,9 +316,32 @@ def test_two_roles_issuing_wgmma_at_once_interleave_their_instructions(toy_hoppe
         return {span.track[-1]: span.start_cycles for span in trace.spans if span.name == "Load"}
 
     held = results_at(toy_hopper)
-    assert held["b"] - held["a"] == pytest.approx(1)
+    assert held["b"] - held["a"] == pytest.approx(1024)
     free = results_at(toy_hopper.with_overrides({"tensor_core.issue_queue_instructions": None}))
-    assert free["b"] - free["a"] == pytest.approx(1024)
+    assert free == held
+
+
+def test_two_roles_exp_passes_in_parts_share_the_mufu(toy_hopper: Arch) -> None:
+    # Two warpgroups run the same exp pass (64 x 128 scores: 8256 ex2, 516 cycles of MUFU), the second one cycle
+    # later. Alone, a pass takes 654.5 cycles whole or in 16 parts (its in-order issue beside the MUFU). Whole, the
+    # MUFU serves the first's pass and then the second's: the second ends a pass later. In 16 parts they take the
+    # MUFU a part at a time (32.25 cycles) and end a part apart, as two warpgroups sharing it an instruction at a
+    # time do on the chip, with the MUFU busy throughout: each one's issue fills the other's gaps.
+    def ends(parts: int, names: Sequence[str]) -> dict[str, float]:
+        def role(name: str, start: int) -> Role:
+            ops = online_softmax(64, 128, 128, masked=False, parts=parts)[2:]
+            return Role(name, 4, lambda tile: (Delay(start), *ops, Load("x", name, 64)))
+
+        trace = Trace()
+        Engine(toy_hopper, trace=trace).run([one_cta([role(name, n) for n, name in enumerate(names)], [])])
+        return {span.track[-1]: span.start_cycles for span in trace.spans if span.name == "Load"}
+
+    alone = ends(1, "a")["a"]
+    assert alone == pytest.approx(654.51) and ends(16, "a")["a"] == pytest.approx(alone)
+    whole, cut = ends(1, "ab"), ends(16, "ab")
+    assert whole["a"] == pytest.approx(alone) and whole["b"] - whole["a"] == pytest.approx(alone - 1, abs=0.1)
+    assert cut["b"] - cut["a"] == pytest.approx(8256 / 16 / 16)
+    assert cut["b"] == pytest.approx(2 * 8256 / 16, rel=0.01)
 
 
 def test_mma_sync_and_ffma_slow_each_other_down(toy_hopper: Arch) -> None:

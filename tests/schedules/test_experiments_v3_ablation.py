@@ -45,6 +45,10 @@ def test_softmax_parts_go_as_the_ablated_sass_lacks_them() -> None:
     assert _ablate_op(o_rescale(64, D), RESCALE, STAGES, D) is None
     folded = online_softmax(64, 128, D, masked=False, rescale_o=True)[2]
     assert _ablate_op(folded, RESCALE, STAGES, D) == exps
+    # Cut into 16 parts, each part loses a sixteenth of the rescale.
+    parts = online_softmax(64, 128, D, masked=False, rescale_o=True, parts=16)[2:]
+    bare = online_softmax(64, 128, D, masked=False, rescale_o=False, parts=16)[2:]
+    assert [_ablate_op(part, RESCALE, STAGES, D, parts=16) for part in parts] == list(bare)
     epilogue = Vector(fma=64 * D, ex2=64)
     assert _ablate_op(epilogue, RESCALE, STAGES, D) == epilogue
 
