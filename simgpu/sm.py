@@ -8,6 +8,10 @@ the next) takes at least that latency once per round, so that a CTA moves at mos
 warp-instruction issue slots. On an arch with a `latency:` section an op also cannot finish before its warps'
 dependency chain (`simgpu.latency`): a delay of the role that occupies no unit. On an arch with a `contention:`
 section the tensor cores and the lane pipes slow each other down while both are busy (`simgpu.units.contention`).
+An MMA whose operands come from shared memory (wgmma's SS, tcgen05) reads them per instruction: its A tile once per
+instruction column of N (past `tensor_core.instruction_n_max`) and its B tile once per instruction row of M (past
+`tensor_core.instruction_m`), as no instruction shares another's operands (the v3 backward's dQ^T at d = 256, M = 256
+on one consumer, reads dS^T four times).
 An async MMA (wgmma) holds the role that issues it until the tensor cores have taken all but
 `tensor_core.issue_queue_instructions` + 1 of its instructions (`async_release`): measured on the H200, a warpgroup
 issuing S = QK^T and PV back to back is held for about their whole tensor-core time. A role with at most one warp
@@ -525,7 +529,14 @@ class Sm:
         instructions += op.operand_smem_bytes / VECTOR_BYTES_PER_LANE / WARP_LANES
         a_bytes = op.m * op.k * element
         b_bytes = op.n * op.k * element / op.b_share
-        smem_read = (a_bytes if op.a == "smem" else 0) + (b_bytes if op.b == "smem" else 0) + op.operand_smem_bytes
+        # Each instruction reads its own tiles: B once per instruction row of M, A once per instruction column of N.
+        m_blocks = op.m // shape_m if instruction == tc.instruction else 1
+        n_blocks = -(-op.n // shape_n) if instruction == tc.instruction else 1
+        smem_read = (
+            (a_bytes * n_blocks if op.a == "smem" else 0)
+            + (b_bytes * m_blocks if op.b == "smem" else 0)
+            + op.operand_smem_bytes
+        )
         issue_tail = None
         native_rate = tc.flops_per_cycle.get(op.dtype)  # type: ignore[call-overload]
         if instruction == tc.instruction != "mma_sync" and tc.issue_queue_instructions is not None and native_rate:

@@ -112,6 +112,7 @@ PROBE_BUILDS = {  # the device probes' kernels, as their scripts instantiate the
                         + [f"cp_async_issue<{c}>" for c in (2, 4, 8, 16, 32)]),
     "smem_port": (PROBES / "smem_port.cu", "", [f"smem_port<{r}, {m}>" for r in range(4) for m in range(5)]),
     "dq_atomics": (PROBES / "dq_atomics.cu", "", [f"dq_atomics<{d}, {mode}>" for d in (64, 128) for mode in range(3)]),
+    "bulk_reduce": (PROBES / "bulk_reduce.cu", "", [f"bulk_reduce<20480, {mode}>" for mode in range(4)]),
     "tma_boxes": (PROBES / "tma_boxes.cu", "", ["tma_boxes"]),
     "tma_cold": (PROBES / "tma_cold.cu", "", ["tma_cold"]),
     "loaded_latency": (PROBES / "loaded_latency.cu", "", ["loaded_latency"]),

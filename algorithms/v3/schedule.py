@@ -45,9 +45,12 @@ K_j, V_j once and streams Q_i, dO_i, LSE_i, Delta_i through a `stages`-deep ring
   S^T = K Q^T, dP^T = V dO^T   wgmma SS, 64 x block_m x d each;
   P^T, dS^T                    per score 1 FFMA + 1 MUFU.EX2 (P), 2 FMA (dS), two conversions;
   dV += P^T dO, dK += dS^T Q   wgmma RS (P^T, dS^T from registers), 64 x d x block_m each;
-  dQ_i = dS K                  dS^T goes to smem; each consumer computes dQ_i for half of the query rows (wgmma
-                               SS, d x block_m/2 x block_n as dQ^T = K^T dS^T), stages it in smem and adds it to
-                               the fp32 accumulator with a TMA reduce-add (an L2 read-modify-write).
+  dQ_i = dS K                  dS^T goes to smem; each consumer computes dQ_i^T = K^T dS^T (wgmma SS) for its half
+                               of the head dimension and all the block's queries, d/2 x block_m x block_n, where
+                               d/2 is a whole wgmma M (FA3's TiledMmadQ at d = 128: hopper/mainloop_bwd_sm90_tma_
+                               gmma_ws.hpp), else for half of the queries and all of d, d x block_m/2 x block_n;
+                               stages it in smem and adds it to the fp32 accumulator with a TMA reduce-add (an L2
+                               read-modify-write).
 dK_j, dV_j are written once at the end.
 Every role of both kernels starts its CTA with the prologue of `algorithms._schedule.prologue` (barrier init,
 `__syncthreads`, `setmaxnreg` with warp specialization, the TMA issuer's tensor-map fences).
@@ -452,7 +455,16 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
     keys = WGMMA_ROWS  # per consumer warpgroup
     consumers = cfg.consumers_for_keys
     n_q_blocks = ceil_div(problem.seqlen_q, r)
-    dq_rows = r // consumers  # each consumer computes dQ_i for these query rows
+    # dQ_i^T = K^T dS^T: where each consumer's share of the head dimension is a whole wgmma M, each computes its
+    # share of d for all the block's queries (FA3's TiledMmadQ at d = 128); else its share of the queries for all of d.
+    split_d = consumers > 1 and (d // consumers) % WGMMA_ROWS == 0
+    dq_m, dq_n = (d // consumers, r) if split_d else (d, r // consumers)
+
+    def dq_bytes(rows: int, index: int) -> int:
+        """The fp32 dQ a consumer adds for a Q block of `rows` real rows."""
+        if split_d:
+            return rows * dq_m * ACC_BYTES
+        return max(0, min(dq_n, rows - index * dq_n)) * d * ACC_BYTES
 
     def q_blocks(j: int) -> range:
         return range(first_query_block(problem, j * c, r), n_q_blocks)
@@ -516,7 +528,7 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
                 Smem(write_bytes=scores * eb),  # dS^T for the dQ product
                 Arrive("ds_ready"),
                 Wait("ds_ready"),  # both halves of dS^T are in smem
-                Mma(d, dq_rows, c, problem.dtype),  # dQ_i^T (its query rows) = K^T dS^T, SS
+                Mma(dq_m, dq_n, c, problem.dtype),  # its part of dQ_i^T = K^T dS^T, SS
                 Wait(f"dkv{index}"),
             )
 
@@ -545,7 +557,7 @@ def backward_kernels(arch: Arch, problem: Problem, cfg: Config) -> tuple[Kernel,
         def visit(b: int, h: int, i: int, rows: int, masked: bool) -> tuple[Op, ...]:
             return (
                 *compute(masked),
-                *_dq_reduce(b, h, i, max(0, min(dq_rows, rows - index * dq_rows)) * d * ACC_BYTES),
+                *_dq_reduce(b, h, i, dq_bytes(rows, index)),
                 Arrive("q_empty"),
                 Advance(("q_full", "q_empty", "ds_ready")),
             )

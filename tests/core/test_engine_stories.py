@@ -248,6 +248,22 @@ def test_a_role_that_issues_an_async_mma_waits_until_the_tensor_cores_take_its_i
     assert cycles(3) == 1 + 1000  # the whole MMA fits the queue
 
 
+def test_an_mma_from_smem_reads_b_once_per_instruction_row_and_a_once_per_instruction_column(
+    toy_hopper: Arch,
+) -> None:
+    # wgmma's instruction is m64nNk16 with N up to 256: an MMA of M = 128 is two instruction rows, each reading the
+    # whole B tile (N x K), and one of N = 512 two instruction columns, each reading the whole A tile (M x K).
+    def smem_read(m: int, n: int, a: str = "smem") -> float:
+        role = fixed(Mma(m, n, 64, "bf16", a=a, b="smem", acc="reg"))
+        return Engine(toy_hopper).run([one_cta([role])]).smem_read_bytes
+
+    a_bytes, b_bytes = 64 * 64 * 2, 128 * 64 * 2  # M = 64 or N = 128 by K = 64, 2 bytes each
+    assert smem_read(64, 128) == a_bytes + b_bytes
+    assert smem_read(128, 128) == 2 * a_bytes + 2 * b_bytes  # A is twice as tall, B read twice
+    assert smem_read(128, 128, a="reg") == 2 * b_bytes
+    assert smem_read(64, 512) == 2 * a_bytes + 4 * b_bytes  # B is four times as wide, A read twice
+
+
 def test_an_empty_mma_is_refused_with_its_shape(toy_hopper: Arch) -> None:
     # A schedule that splits a product into k-steps must not leave an empty one (a ZeroDivisionError before).
     with pytest.raises(ScheduleError, match="an MMA needs positive M, N and K; got 64x128x0"):

@@ -177,3 +177,20 @@ def test_every_role_starts_its_cta_with_the_measured_prologue() -> None:
     assert setup == {"consumer0": 108 + 106 + 3 * 12, "consumer1": 108 + 106}
     b200 = load_arch("b200").with_overrides({"features.wgmma": True, "tensor_core.instruction": "wgmma"})
     assert all(not role.setup for role in schedule(b200, "v3", Problem(1, 1, 256, 128), {})[0].roles)
+
+
+@pytest.mark.parametrize(("headdim", "dq_shape", "dq_bytes"), [(128, (64, 80, 128), 80 * 64 * 4),
+                                                                  (64, (64, 32, 128), 32 * 64 * 4)])  # fmt: skip
+def test_the_backwards_consumers_split_dq_as_fa3s_tiled_mma_does(
+    headdim: int, dq_shape: tuple[int, int, int], dq_bytes: int
+) -> None:
+    # FA3's TiledMmadQ at d = 128 (80 x 128 tiles, dQ_swapAB): each of the two warpgroups computes dQ_i^T = K^T dS^T
+    # for half of the head dimension and all 80 queries of the block, M = 64. At d = 64 half of d is no wgmma M:
+    # each computes all of d for half of the 64 queries. Either way each adds its part of dQ_i once.
+    (_, main, _) = schedule(load_arch("h100"), "v3", Problem(1, 1, 512, headdim, pass_="bwd"), {})
+    for role in main.roles[1:]:
+        (loop,) = [op for op in role.program(main.tiles[0]) if isinstance(op, Repeat)]
+        step = loop.body(0)
+        products = [(op.m, op.n, op.k) for op in step if isinstance(op, Mma)]
+        assert products[-1] == dq_shape
+        assert [op.nbytes for op in step if getattr(op, "tensor", None) == "dQacc"] == [dq_bytes]

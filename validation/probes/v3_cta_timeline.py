@@ -25,10 +25,15 @@ With `--shared` it runs one shape instead, where CTAs share K and V: B = 1, H = 
 and its 8 CTAs ask for them at about the same time. Whether the CTA that asks first (in exact mode the one that
 misses, the others hit) takes longer shows in the CTA's cycles by query tile (`cta % 8`, the grid's x). Writes
 v3_cta_timeline_shared_h200.csv.gz and v3_cta_timeline_shared_summary_h200.csv.
+
+With `--pingpong-both` every shape runs twice, with ping-pong on and off (the overlap on in both), so that the chip's
+larger fixed cost per CTA without ping-pong at d = 128 (`docs/results/session_66/periods_base.txt`) shows by phase.
+Every row gets a `pingpong` column. Writes v3_cta_timeline_pp_h200.csv.gz and v3_cta_timeline_pp_summary_h200.csv.
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import sys
 from pathlib import Path
@@ -98,13 +103,14 @@ def summarize(name: str, d: int, rows: list[dict[str, float]], plain_ms: float, 
 def main() -> None:
     out_dir = Path(sys.argv[1])
     shared = "--shared" in sys.argv[2:]
-    stem = "v3_cta_timeline_shared" if shared else "v3_cta_timeline"
+    both = "--pingpong-both" in sys.argv[2:]
+    stem = "v3_cta_timeline_shared" if shared else "v3_cta_timeline_pp" if both else "v3_cta_timeline"
     flush, clock = common.L2Flusher(), common.ClockTrace()
     raw: list[dict[str, object]] = []
     summary: list[dict[str, object]] = []
-    for d in common.SUPPORTED_HEADDIMS:
+    for d, pingpong in itertools.product(common.SUPPORTED_HEADDIMS, (True, False) if both else (True,)):
         config = launch.fwd_config(d)
-        name = launch.kernel_name(d, config, False, True, True)
+        name = launch.kernel_name(d, config, False, pingpong, True)
         defines = {"FA3_CTA_TRACE": "", "FA3_TRACE_CTAS": TRACE_CTAS}
         module = common.module_with_defines(launch.SOURCE, defines, [name], launch.NVRTC_OPTIONS)
         stamps = cp.ndarray((TRACE_CTAS, len(FIELDS)), cp.int64, module.get_global("fa3_cta_trace"))
@@ -113,8 +119,8 @@ def main() -> None:
             q, k, v = (common.random_tensor(shape, "bf16", seed) for seed in range(3))
             o, lse = cp.empty_like(q), cp.empty(shape[:3], dtype=cp.float32)
 
-            def run(q=q, k=k, v=v, o=o, lse=lse) -> object:  # binds this shape's tensors
-                return launch.forward(q, k, v, False, pingpong=True, intra_wg_overlap=True, out=(o, lse))
+            def run(q=q, k=k, v=v, o=o, lse=lse, pingpong=pingpong) -> object:  # binds this shape's tensors
+                return launch.forward(q, k, v, False, pingpong=pingpong, intra_wg_overlap=True, out=(o, lse))
 
             launch.precompile([name])
             plain = common.time_gpu(run, flush=flush, clock=clock)
@@ -130,8 +136,9 @@ def main() -> None:
                 cp.cuda.Stream.null.synchronize()
                 rows += cta_rows(stamps.get(), ctas, (n + launch.BLOCK_N - 1) // launch.BLOCK_N)
             launch._functions.pop(name)
-            raw += [{"headdim": d, "shape": shape_name, **r} for r in rows]
-            summary.append(summarize(shape_name, d, rows, plain.median_ms, traced.median_ms))
+            variant = {"pingpong": pingpong} if both else {}
+            raw += [{"headdim": d, **variant, "shape": shape_name, **r} for r in rows]
+            summary.append({**variant, **summarize(shape_name, d, rows, plain.median_ms, traced.median_ms)})
             summary[-1]["plain_clock_mhz"] = plain.probe_clock_mhz
             print(summary[-1], flush=True)
     common.write_rows(out_dir / f"{stem}_h200.csv.gz", raw)
