@@ -83,9 +83,21 @@ __device__ long long fa3_phase_trace[2][FA3_TRACE_BLOCKS][PHASES];
 // Per-CTA timestamps, for validation/probes/v3_cta_timeline.py only: compiled in when the source is prefixed with
 // FA3_CTA_TRACE (and FA3_TRACE_CTAS), else CTA_STAMP is empty. One thread writes clock64() (a per-SM counter, so
 // stamps compare only within one SM: hence the SM id) at the CTA's entry, the producer's Q issue, and per consumer
-// (lane 0 of its first warp) at Q ready, S_0 ready, the last P V done and the epilogue's stores issued.
-enum CtaStamp { CTA_SM = 0, CTA_ENTRY, CTA_Q_ISSUED, CTA_Q_READY, CTA_S0_READY, CTA_LOOP_DONE, CTA_EPILOGUE_DONE };
-constexpr int CTA_FIELDS = 3 + 2 * 4;  // SM id, entry, Q issued, then the four consumer stamps of each consumer
+// (lane 0 of its first warp) at Q ready, its first turn taken (at once without ping-pong), S_0's wgmmas issued (K_0
+// waited for), S_0 ready, the last P V done and the epilogue's stores issued.
+enum CtaStamp {
+  CTA_SM = 0,
+  CTA_ENTRY,
+  CTA_Q_ISSUED,
+  CTA_Q_READY,
+  CTA_TURN_TAKEN,
+  CTA_S0_ISSUED,
+  CTA_S0_READY,
+  CTA_LOOP_DONE,
+  CTA_EPILOGUE_DONE
+};
+constexpr int CONSUMER_STAMPS = CTA_EPILOGUE_DONE - CTA_Q_READY + 1;
+constexpr int CTA_FIELDS = CTA_Q_READY + 2 * CONSUMER_STAMPS;  // SM id, entry, Q issued, each consumer's stamps
 // The order of a causal grid's Q tiles: the longest first, as FA3 launches them. FA3_CAUSAL_INDEX_ORDER (for
 // validation/probes/v3_lpt.py only) launches them in index order, the shortest first, to measure what the order buys.
 #ifdef FA3_CAUSAL_INDEX_ORDER
@@ -121,7 +133,7 @@ __device__ __forceinline__ long long* cta_trace_row() {
   const long long cta = static_cast<long long>(blockIdx.y) * gridDim.x + blockIdx.x;
   return cta < FA3_TRACE_CTAS ? fa3_cta_trace[cta] : nullptr;
 }
-// `field` of the CTA (consumer stamps: field + 4 * c for consumer c), written by the calling thread.
+// `field` of the CTA (consumer stamps: field + CONSUMER_STAMPS * c for consumer c), written by the calling thread.
 #define CTA_STAMP(field)                                                \
   do {                                                                  \
     long long* row_ = cta_trace_row();                                  \
@@ -129,7 +141,7 @@ __device__ __forceinline__ long long* cta_trace_row() {
   } while (0)
 #define CTA_CONSUMER_STAMP(field)                                                   \
   do {                                                                              \
-    if (lane == 0 && warp == 0) CTA_STAMP((field) + ((field) >= CTA_Q_READY ? 4 * c : 0)); \
+    if (lane == 0 && warp == 0) CTA_STAMP((field) + ((field) >= CTA_Q_READY ? CONSUMER_STAMPS * c : 0)); \
   } while (0)
 #else
 #define CTA_STAMP(field) \
@@ -493,7 +505,9 @@ __global__ void __launch_bounds__(THREADS, 1)
   if constexpr (OVERLAP) {
     // Tile 0: S_0 alone (there is no P V yet).
     turn_wait();
+    CTA_CONSUMER_STAMP(CTA_TURN_TAKEN);
     issue_s(0);
+    CTA_CONSUMER_STAMP(CTA_S0_ISSUED);
     turn_pass();
     wgmma_wait<0>();
     fence_regs(s_acc);
@@ -538,7 +552,9 @@ __global__ void __launch_bounds__(THREADS, 1)
     for (int j = 0; j < n_blocks; ++j) {
       turn_wait();
       PHASE(j, PHASE_TURN);
+      if (j == 0) CTA_CONSUMER_STAMP(CTA_TURN_TAKEN);
       issue_s(j);
+      if (j == 0) CTA_CONSUMER_STAMP(CTA_S0_ISSUED);
       if (c == 0 || j + 1 < n_blocks) turn_pass();
       PHASE(j, PHASE_ISSUED);
       wgmma_wait<0>();

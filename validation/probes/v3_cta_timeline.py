@@ -3,8 +3,10 @@
 A fit of time per CTA wave as `a + b x key tiles` put the measured fixed cost `a` at 4804 / 8105 cycles (d = 64 /
 128) against the model's ~2500 (validation/h200/README.md, "Our FA3 kernel's executed SASS"). This probe measures
 it directly. `cupy_kernels/v3/fwd.cu` compiled with FA3_CTA_TRACE writes clock64() per CTA: its entry and SM id,
-the producer's Q copies issued, and per consumer warpgroup (lane 0 of its first warp) Q ready, S_0 ready, the last
-P V done and the epilogue's stores issued. clock64 is a per-SM counter, so the time from a CTA's last stamp to the
+the producer's Q copies issued, and per consumer warpgroup (lane 0 of its first warp) Q ready, its first turn taken,
+S_0's wgmmas issued (since the sixty-eighth session: the chip's S_0 lags the model's by ~220 cycles at both head
+dimensions, `docs/results/session_68/cta_phases.txt`), S_0 ready, the last P V done and the epilogue's stores
+issued. clock64 is a per-SM counter, so the time from a CTA's last stamp to the
 next CTA's entry on the same SM (the drain of its stores, its exit and the next launch) is counted too.
 
 Shapes (bf16, not causal, ping-pong and intra-warpgroup overlap on, as the validation's default variant):
@@ -45,7 +47,8 @@ from cupy_kernels import common
 from cupy_kernels.v3 import launch
 
 TRACE_CTAS = 8192  # enough for every shape below (the largest grid: N = 512 at d = 64, 4 x 1024 CTAs)
-FIELDS = ("sm", "entry", "q_issued", *(f"{s}_c{c}" for c in (0, 1) for s in ("q_ready", "s0", "loop", "epi")))
+CONSUMER_FIELDS = ("q_ready", "turn", "s0_issued", "s0", "loop", "epi")  # fwd.cu's CtaStamp order
+FIELDS = ("sm", "entry", "q_issued", *(f"{s}_c{c}" for c in (0, 1) for s in CONSUMER_FIELDS))
 REPEATS = 5  # the one-CTA shape is traced this many times (one run, one CTA each)
 
 
@@ -66,7 +69,7 @@ def cta_rows(stamps: np.ndarray, ctas: int, key_tiles: int) -> list[dict[str, fl
     for cta in np.argsort(t[:, 1], kind="stable"):  # by entry: per SM, in launch order
         sm = int(t[cta, 0])
         entry = t[cta, 1]
-        end = max(t[cta, 6], t[cta, 10])
+        end = max(t[cta, FIELDS.index("epi_c0")], t[cta, FIELDS.index("epi_c1")])
         row = {"cta": float(cta), "sm": float(sm), "first_on_sm": float(sm not in last_on_sm)}
         row["gap_before"] = entry - last_on_sm[sm] if sm in last_on_sm else float("nan")
         for i, name in enumerate(FIELDS[2:], start=2):
