@@ -39,7 +39,8 @@ HBM bytes by the loop structure: Q once, K and V once per visited key block, O a
 
 Backward (FA3 §3.3 and `hopper/mainloop_bwd_sm90`): the preprocess and convert kernels of
 `algorithms._schedule.backward` around a main kernel with one CTA per `block_n` keys of one head (K/V outer;
-default 80 queries x 128 keys at d = 128, 64 x 128 at d = 64, 64 x 64 at d = 256). A producer warpgroup loads
+defaults FA3's, `default_backward_tile`: 80 queries x 128 keys at d = 128, 64 x 128 causal, 128 x 128 at d = 64;
+64 x 64 at d = 256). A producer warpgroup loads
 K_j, V_j once and streams Q_i, dO_i, LSE_i, Delta_i through a `stages`-deep ring; two consumer warpgroups each own
 64 of the keys (the MMAs are swapped so that keys are wgmma's M):
   S^T = K Q^T, dP^T = V dO^T   wgmma SS, 64 x block_m x d each;
@@ -195,9 +196,16 @@ def schedule(arch: Arch, problem: Problem, **options: Any) -> tuple[Kernel, ...]
     return kernels
 
 
-def default_backward_tile(headdim: int) -> tuple[int, int]:
-    """FA3's backward tile (block_m queries, block_n keys) by head dimension (hopper/tile_size.h)."""
-    return (64, 128) if headdim <= 64 else (80, 128) if headdim <= 128 else (64, 64)
+def default_backward_tile(headdim: int, causal: bool = False) -> tuple[int, int]:
+    """FA3's backward tile (block_m queries, block_n keys) by head dimension and causality
+    (hopper/flash_bwd_launch_template.h: 128 x 128 at d = 64; 80 x 128 at d = 128, 64 x 128 causal). At d = 256 FA3
+    takes 64 x 80 with the keys as the products' N (`dKV_swapAB`), which this schedule's 64 keys per consumer cannot
+    express: 64 x 64 here."""
+    if headdim <= 64:
+        return (128, 128)
+    if headdim <= 128:
+        return (64, 128) if causal else (80, 128)
+    return (64, 64)
 
 
 def backward_config(problem: Problem, options: dict[str, Any]) -> Config:
@@ -207,7 +215,7 @@ def backward_config(problem: Problem, options: dict[str, Any]) -> Config:
         # dQ^T = K^T dS^T runs the head dimension as wgmma's M (FA3 swaps operands for other head dimensions; this
         # schedule does not).
         raise ProblemError(f"v3: the backward takes a headdim that is a multiple of 64, got {problem.headdim}")
-    block_m, block_n = default_backward_tile(problem.headdim)
+    block_m, block_n = default_backward_tile(problem.headdim, problem.causal)
     tile = {"block_m": options.get("block_m") or block_m, "block_n": options.get("block_n") or block_n}
     # Checked as the backward pass's (in a forward-and-backward run too: its tile is not the forward's).
     cfg = config(dataclasses.replace(problem, pass_="bwd"), {**options, **tile, "pingpong": False})

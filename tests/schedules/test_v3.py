@@ -117,7 +117,7 @@ def test_backward_bytes_with_l2_off_equal_fa2s_closed_form_with_fa3s_tiles(probl
     # visited (key block, Q block), convert): only the tiles differ.
     backward = Problem(problem.batch, problem.heads, problem.seqlen_q, problem.headdim, problem.nk, problem.causal,
                        pass_="bwd")  # fmt: skip
-    block_m, block_n = default_backward_tile(problem.headdim)
+    block_m, block_n = default_backward_tile(problem.headdim, problem.causal)
     result = simulate(no_l2("h100"), "v3", backward)
     assert (result.hbm_read_bytes, result.hbm_write_bytes) == closed_form_backward(backward, block_m, block_n)
 
@@ -180,14 +180,15 @@ def test_every_role_starts_its_cta_with_the_measured_prologue() -> None:
 
 
 @pytest.mark.parametrize(("headdim", "dq_shape", "dq_bytes"), [(128, (64, 80, 128), 80 * 64 * 4),
-                                                                  (64, (64, 32, 128), 32 * 64 * 4)])  # fmt: skip
+                                                                  (64, (64, 64, 128), 64 * 64 * 4)])  # fmt: skip
 def test_the_backwards_consumers_split_dq_as_fa3s_tiled_mma_does(
     headdim: int, dq_shape: tuple[int, int, int], dq_bytes: int
 ) -> None:
     # FA3's TiledMmadQ at d = 128 (80 x 128 tiles, dQ_swapAB): each of the two warpgroups computes dQ_i^T = K^T dS^T
-    # for half of the head dimension and all 80 queries of the block, M = 64. At d = 64 half of d is no wgmma M:
-    # each computes all of d for half of the 64 queries. Either way each adds its part of dQ_i once.
+    # for half of the head dimension and all 80 queries of the block, M = 64. At d = 64 (128 x 128 tiles) half of d
+    # is no wgmma M: each computes all of d for half of the 128 queries. Either way each adds its part of dQ_i once.
     (_, main, _) = schedule(load_arch("h100"), "v3", Problem(1, 1, 512, headdim, pass_="bwd"), {})
+    assert (main.roles[1].name, len(main.roles)) == ("consumer0", 3)
     for role in main.roles[1:]:
         (loop,) = [op for op in role.program(main.tiles[0]) if isinstance(op, Repeat)]
         step = loop.body(0)
