@@ -522,16 +522,18 @@ class Sm:
             raise ScheduleError(f"{self.arch.name} has no Tensor Memory for the A operand")
         if op.b_share < 1 or (op.b_share > 1 and instruction != "tcgen05"):
             raise ScheduleError(f"b_share={op.b_share}: only tcgen05's 2-CTA MMAs split B across CTAs")
+        # The instruction grid: rows of M, columns of N, k-steps.
+        m_blocks, n_blocks, k_steps = op.m // shape_m, -(-op.n // shape_n), op.k * element / shape_k_bytes
+        mma_instructions = m_blocks * n_blocks * k_steps
         # A 2-CTA MMA (cta_group::2) is issued once for the pair by one thread of the leader CTA: per CTA of the
         # symmetric pair, 1 / b_share of the pair's instructions.
-        instructions = (op.m / shape_m) * -(-op.n // shape_n) * (op.k * element / shape_k_bytes) / op.b_share
+        instructions = mma_instructions / op.b_share
         # ldmatrix: one 16-byte row per lane per instruction for the register operands read from smem.
         instructions += op.operand_smem_bytes / VECTOR_BYTES_PER_LANE / WARP_LANES
         a_bytes = op.m * op.k * element
         b_bytes = op.n * op.k * element / op.b_share
-        # Each instruction reads its own tiles: B once per instruction row of M, A once per instruction column of N.
-        m_blocks = op.m // shape_m if instruction == tc.instruction else 1
-        n_blocks = -(-op.n // shape_n) if instruction == tc.instruction else 1
+        # Each instruction reads its own tiles: B once per instruction row of M, A once per instruction column of N
+        # (mma.sync takes no operand from smem: `_OPERANDS`).
         smem_read = (
             (a_bytes * n_blocks if op.a == "smem" else 0)
             + (b_bytes * m_blocks if op.b == "smem" else 0)
@@ -541,13 +543,11 @@ class Sm:
         native_rate = tc.flops_per_cycle.get(op.dtype)  # type: ignore[call-overload]
         if instruction == tc.instruction != "mma_sync" and tc.issue_queue_instructions is not None and native_rate:
             # Nominal cycles of the instructions still allowed in the tensor cores when the role is released.
-            mma_instructions = (op.m / shape_m) * -(-op.n // shape_n) * (op.k * element / shape_k_bytes)
             queued = min(mma_instructions, tc.issue_queue_instructions + 1)
             issue_tail = queued * op.flops / mma_instructions / native_rate
         floor = result_latency = 0.0
         if self.latency is not None:
             if instruction == "mma_sync":
-                k_steps = op.k * element / shape_k_bytes
                 floor = mma_sync_floor(self.latency, k_steps, op.operand_smem_bytes > 0)
             else:
                 result_latency = self.latency.mma_async_cycles
